@@ -1,0 +1,273 @@
+//! The `parallels` command: flag definitions, glue, messages and exit codes.
+//! All the work happens in the `parallels` library.
+
+mod render;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use parallels::align::{Aligner, Options};
+use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
+use parallels::read::{read_document, Document};
+use rayon::prelude::*;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Find and align the passages texts share: copies, quotations, and parallel
+/// versions (translations, paraphrases, abridgements). CJK-first.
+#[derive(Parser, Debug)]
+#[command(name = "parallels", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Align every pair of the given texts and show what they share.
+    ///
+    /// Each pair of inputs is compared; passages are either `verbatim` (one
+    /// text copies the other, maybe with noise, another script or other
+    /// punctuation) or `parallel` (two renderings of one source, linked
+    /// sentence by sentence). Pairs that share nothing are left out.
+    ///
+    /// Examples:
+    ///   parallels align a.txt b.txt
+    ///   parallels align a.txt b.txt c.txt --format json -o out.json
+    #[command(verbatim_doc_comment)]
+    Align(AlignArgs),
+    /// Score an alignment (JSON from `align --format json`) against gold links.
+    ///
+    /// Prints link precision/recall/F1 over aligned character pairs and
+    /// coverage precision/recall/F1 over aligned characters, per pair and in
+    /// total.
+    ///
+    /// Example:
+    ///   parallels eval --gold gold.json out.json
+    #[command(verbatim_doc_comment)]
+    Eval(EvalArgs),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// A summary per pair and the passages side by side.
+    Text,
+    /// The `parallels.align/1` JSON document.
+    Json,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    /// Colour when writing to a terminal and NO_COLOR is unset.
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+struct AlignArgs {
+    /// Text files to compare (two or more). UTF-8, UTF-16 with BOM,
+    /// GB18030/GBK and Big5 are detected.
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the output to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// When to colour differences in text output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Show only the summary lines in text output, not the passages.
+    #[arg(long)]
+    summary: bool,
+    /// Strictness: a link needs a similarity this many standard deviations
+    /// above that of random sentence pairs of the same two texts.
+    #[arg(long, default_value_t = 4.0, value_name = "SIGMAS")]
+    sigmas: f32,
+    /// Most sentences a passage may skip on either side between two links.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    gap: u32,
+    /// Do not fold traditional characters to simplified.
+    #[arg(long)]
+    no_script: bool,
+    /// Do not read Chinese numerals, 万-notation and thousands separators
+    /// as numbers.
+    #[arg(long)]
+    no_numbers: bool,
+    /// Do not drop footnote markers such as [12] or ①.
+    #[arg(long)]
+    no_footnotes: bool,
+    /// Match serialization headers and update-time lines like any text.
+    #[arg(long)]
+    no_boilerplate: bool,
+}
+
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// Gold links (`{"documents": …, "pairs": {"a-b": [{"a": [s, e], "b": [s, e]}]}}`).
+    #[arg(long, value_name = "FILE")]
+    gold: PathBuf,
+    /// The alignment to score, as written by `parallels align --format json`.
+    #[arg(value_name = "ALIGNMENT")]
+    predicted: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Align(args) => run_align(args),
+        Command::Eval(args) => run_eval(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            // A closed pipe (`parallels … | head`) is not an error.
+            if let Some(io) = err.downcast_ref::<std::io::Error>() {
+                if io.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            eprintln!("parallels: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Read every input; report every failure, not just the first.
+fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
+    let results: Vec<_> = files.par_iter().map(|p| read_document(p)).collect();
+    let mut docs = Vec::new();
+    let mut failed = 0;
+    for r in results {
+        match r {
+            Ok(d) => {
+                if d.replaced > 0 {
+                    eprintln!(
+                        "parallels: warning: {}: {} undecodable byte sequence(s) replaced by U+FFFD (read as {})",
+                        d.path.display(),
+                        d.replaced,
+                        d.encoding
+                    );
+                }
+                if d.text.trim().is_empty() {
+                    eprintln!("parallels: warning: {}: empty file; it can share nothing", d.path.display());
+                }
+                docs.push(d);
+            }
+            Err(e) => {
+                eprintln!("parallels: error: {e}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} input(s) could not be read; nothing was aligned", files.len());
+    }
+    Ok(docs)
+}
+
+/// Document ids: file names without extension, or the whole path where two
+/// inputs share a name.
+fn document_ids(docs: &[Document]) -> Vec<String> {
+    docs.iter()
+        .map(|d| {
+            let clash = docs.iter().filter(|o| o.id == d.id).count() > 1;
+            if clash {
+                d.path.display().to_string()
+            } else {
+                d.id.clone()
+            }
+        })
+        .collect()
+}
+
+fn run_align(args: AlignArgs) -> Result<ExitCode> {
+    let docs = read_inputs(&args.files)?;
+    let ids = document_ids(&docs);
+    let mut opts = Options::default();
+    opts.parallel.sigmas = args.sigmas;
+    opts.parallel.gap = args.gap;
+    opts.normalize.script = !args.no_script;
+    opts.normalize.variants = !args.no_script;
+    opts.normalize.numbers = !args.no_numbers;
+    opts.normalize.footnotes = !args.no_footnotes;
+    opts.normalize.boilerplate = !args.no_boilerplate;
+    let aligner = Aligner::new(opts);
+    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+    let prepared = aligner.prepare_all(&texts);
+
+    let mut jobs = Vec::new();
+    for x in 0..docs.len() {
+        for y in x + 1..docs.len() {
+            jobs.push((x, y));
+        }
+    }
+    let pairs: Vec<PairOutput> = jobs
+        .par_iter()
+        .map(|&(x, y)| PairOutput { a: ids[x].clone(), b: ids[y].clone(), passages: aligner.align(&prepared[x], &prepared[y]) })
+        .filter(|p| !p.passages.is_empty())
+        .collect();
+    let documents: Vec<DocumentInfo> = docs
+        .iter()
+        .zip(&ids)
+        .zip(&prepared)
+        .map(|((d, id), p)| DocumentInfo { id: id.clone(), path: d.path.display().to_string(), chars: p.chars as u64, encoding: d.encoding.clone() })
+        .collect();
+    let out = AlignOutput::new(documents, pairs);
+
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let mut buf: Vec<u8> = Vec::new();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut buf, &out)?;
+            buf.push(b'\n');
+        }
+        Format::Text => {
+            let view = render::TextView { out: &out, docs: &docs, prepared: &prepared, color, width: render::terminal_width(), summary_only: args.summary };
+            view.write(&mut buf)?;
+        }
+    }
+    write_output(args.output.as_deref(), &buf)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Write to a file (through a temporary name, renamed at the end) or stdout.
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    match path {
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(bytes)?;
+            stdout.flush()?;
+        }
+        Some(p) => {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let name = p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
+            let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
+            std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
+            std::fs::rename(&tmp, p).with_context(|| format!("{}: cannot write", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn run_eval(args: EvalArgs) -> Result<ExitCode> {
+    let gold_text = std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", args.gold.display()))?;
+    let gold: parallels::eval::Gold = serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", args.gold.display()))?;
+    let pred_text = std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", args.predicted.display()))?;
+    let pred: AlignOutput =
+        serde_json::from_str(&pred_text).with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
+    let report = parallels::eval::evaluate(&gold, &pred).map_err(|e| anyhow::anyhow!("{}: {e}", args.gold.display()))?;
+    let unknown: Vec<&str> = pred.documents.iter().map(|d| d.id.as_str()).filter(|id| !gold.documents.contains_key(*id)).collect();
+    if !unknown.is_empty() {
+        eprintln!("parallels: warning: documents not in the gold are not scored: {}", unknown.join(", "));
+    }
+    write_output(None, report.table().as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

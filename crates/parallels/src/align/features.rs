@@ -1,0 +1,129 @@
+//! Sentence vectors for the parallel aligner.
+//!
+//! Each sentence becomes a sparse vector of its token unigrams and bigrams
+//! (for Han text: characters and character pairs; elsewhere: words and word
+//! pairs), weighted `(1 + ln tf) · idf`, where the inverse document frequency
+//! is counted over the sentences of *both* texts of the pair — so the weights
+//! are normalized per document pair: a name both texts repeat in every
+//! sentence weighs little, a number or name that occurs once on each side
+//! weighs a lot. Number tokens get an extra factor ([`NUMBER_BOOST`]): they
+//! survive translation unchanged once normalized.
+//!
+//! Vectors are not unit-normalized; groups of consecutive sentences are
+//! compared by adding vectors, and [`Vectors::dot`] plus the stored squared
+//! norms give any group cosine from pairwise dot products.
+
+use crate::segment::{Segmented, TokenKind, WILDCARD};
+use rustc_hash::FxHashMap;
+
+/// Extra weight on features that contain a number.
+pub const NUMBER_BOOST: f32 = 1.5;
+
+/// Feature key: a unigram is its token id; a bigram packs two ids.
+pub type Feature = u64;
+
+/// Sparse vectors of the sentences of one text.
+#[derive(Debug, Default)]
+pub struct Vectors {
+    /// Per sentence: features sorted by key, with weights.
+    pub vecs: Vec<Vec<(Feature, f32)>>,
+    /// Per sentence: squared norm.
+    pub norm2: Vec<f32>,
+}
+
+impl Vectors {
+    pub fn len(&self) -> usize {
+        self.vecs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vecs.is_empty()
+    }
+}
+
+/// Dot product of two sorted sparse vectors.
+pub fn dot(a: &[(Feature, f32)], b: &[(Feature, f32)]) -> f32 {
+    let (mut i, mut j, mut s) = (0, 0, 0f32);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                s += a[i].1 * b[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    s
+}
+
+/// Raw features with term counts and a number flag, per sentence.
+fn raw_features(seg: &Segmented) -> Vec<Vec<(Feature, u16, bool)>> {
+    let mut out = Vec::with_capacity(seg.sentences.len());
+    let mut buf: Vec<(Feature, bool)> = Vec::new();
+    for s in &seg.sentences {
+        buf.clear();
+        let toks = s.tokens(seg);
+        for (k, t) in toks.iter().enumerate() {
+            if t.id == WILDCARD {
+                continue;
+            }
+            let num = t.kind == TokenKind::Number;
+            buf.push((t.id as Feature, num));
+            if let Some(n) = toks.get(k + 1) {
+                if n.id != WILDCARD {
+                    let f = ((t.id as Feature) << 32) | n.id as Feature;
+                    buf.push((f, num || n.kind == TokenKind::Number));
+                }
+            }
+        }
+        buf.sort_unstable();
+        let mut v: Vec<(Feature, u16, bool)> = Vec::with_capacity(buf.len());
+        for &(f, num) in &buf {
+            match v.last_mut() {
+                Some(last) if last.0 == f => last.1 = last.1.saturating_add(1),
+                _ => v.push((f, 1, num)),
+            }
+        }
+        out.push(v);
+    }
+    out
+}
+
+/// Document frequencies of features over the sentences of both texts, and
+/// the weighted vectors of each text.
+pub fn vectors(a: &Segmented, b: &Segmented) -> (Vectors, Vectors, FxHashMap<Feature, u32>) {
+    let ra = raw_features(a);
+    let rb = raw_features(b);
+    let mut df: FxHashMap<Feature, u32> = FxHashMap::default();
+    for v in ra.iter().chain(rb.iter()) {
+        for &(f, _, _) in v {
+            *df.entry(f).or_insert(0) += 1;
+        }
+    }
+    let n = (ra.len() + rb.len()).max(1) as f32;
+    let weigh = |raw: Vec<Vec<(Feature, u16, bool)>>| {
+        let mut out = Vectors::default();
+        for v in raw {
+            let mut w = Vec::with_capacity(v.len());
+            let mut n2 = 0f32;
+            for (f, tf, num) in v {
+                let idf = (n / df[&f] as f32).ln();
+                if idf <= 0.0 {
+                    continue;
+                }
+                let mut x = (1.0 + (tf as f32).ln()) * idf;
+                if num {
+                    x *= NUMBER_BOOST;
+                }
+                n2 += x * x;
+                w.push((f, x));
+            }
+            out.vecs.push(w);
+            out.norm2.push(n2);
+        }
+        out
+    };
+    (weigh(ra), weigh(rb), df)
+}

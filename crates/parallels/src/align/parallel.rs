@@ -1,0 +1,417 @@
+//! The parallel aligner: local chains of sentence groups.
+//!
+//! # Model
+//!
+//! Two texts are sequences of sentences, each a sparse vector
+//! ([`super::features`]). A *link* pairs a group of `da` consecutive sentences
+//! of A with `db` consecutive sentences of B (shapes up to 4-1 / 1-4, see
+//! [`SHAPES`]); its similarity is the cosine of the two groups' summed
+//! vectors. A link earns
+//!
+//! ```text
+//! (sim − τ − step·(da + db − 2)) · (da + db) / 2
+//! ```
+//!
+//! where τ is set *per document pair* from the background: the mean plus
+//! `sigmas` standard deviations of the similarity of random sentence pairs
+//! (floored at `min_threshold`). What two unrelated sentences of these two
+//! texts share by chance — common characters, the cast's names — is thereby
+//! priced out, whatever the language or genre. The `step` makes bigger groups
+//! prove more, so absorbing one more sentence is never free.
+//!
+//! A *chain* is a run of links, strictly increasing on both sides, with at
+//! most `gap` skipped sentences on either side between two links, each
+//! skipped sentence costing `skip`. Chains are scored like local alignments
+//! (Smith–Waterman): a chain starts where evidence starts and ends where it
+//! fades, and no chain at all is a normal answer.
+//!
+//! # Search
+//!
+//! No n×m matrix. Candidate sentence pairs come from an inverted index over
+//! *rare* features (those in at most `rare_cap` sentences of B): for each
+//! sentence the `candidates` best partners by rare-feature overlap, from both
+//! sides. The dynamic programme then runs only over cells within a 4×4
+//! neighbourhood of a candidate, so its cost is linear in the number of
+//! sentences. Predecessors are looked up in a window of `gap` rows.
+//!
+//! # Extraction
+//!
+//! Every cell ends some chain. Cells are visited from the highest score down;
+//! each is traced back, cut at the first link that touches a sentence an
+//! earlier (better) chain already took, and kept if what remains still scores
+//! `min_chain`. This finds several chains per pair — reordered paragraphs, a
+//! version that covers only part of the other — and never lets two chains
+//! share a sentence.
+//!
+//! # Weak spots
+//!
+//! Sentences with no rare feature in common with their counterpart are found
+//! only as members of a group or through the neighbourhood of a candidate.
+//! The model is bag-of-n-grams: word order inside a sentence is ignored.
+
+use super::features::{dot, Feature, Vectors};
+use rustc_hash::FxHashMap;
+
+/// Link shapes tried: (sentences of A, sentences of B).
+pub const SHAPES: [(u32, u32); 8] = [
+    (1, 1),
+    (1, 2),
+    (2, 1),
+    (2, 2),
+    (1, 3),
+    (3, 1),
+    (1, 4),
+    (4, 1),
+];
+
+/// Parameters of the parallel aligner; see the module docs for the model.
+#[derive(Clone, Debug)]
+pub struct ParallelParams {
+    /// Background threshold: mean plus this many standard deviations of the
+    /// similarity of random sentence pairs.
+    pub sigmas: f32,
+    /// Lowest threshold τ whatever the background.
+    pub min_threshold: f32,
+    /// Extra similarity required per extra sentence in a group.
+    pub step: f32,
+    /// Cost of each skipped sentence inside a chain.
+    pub skip: f32,
+    /// Most sentences skipped on one side between two links of a chain.
+    pub gap: u32,
+    /// Lowest chain score kept.
+    pub min_chain: f32,
+    /// Candidate partners per sentence.
+    pub candidates: usize,
+    /// Features in more sentences of B than this give no candidates.
+    pub rare_cap: usize,
+}
+
+impl Default for ParallelParams {
+    fn default() -> Self {
+        ParallelParams {
+            sigmas: 4.0,
+            min_threshold: 0.1,
+            step: 0.04,
+            skip: 0.05,
+            gap: 3,
+            min_chain: 0.08,
+            candidates: 4,
+            rare_cap: 64,
+        }
+    }
+}
+
+/// One link of a chain: sentence ranges `[a0, a1)` and `[b0, b1)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SentLink {
+    pub a0: u32,
+    pub a1: u32,
+    pub b0: u32,
+    pub b1: u32,
+    /// Cosine similarity of the two groups.
+    pub sim: f32,
+}
+
+/// A chain of links, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub links: Vec<SentLink>,
+    pub score: f32,
+}
+
+/// Pairwise dot products, computed on demand and cached.
+struct Dots<'a> {
+    a: &'a Vectors,
+    b: &'a Vectors,
+    cross: FxHashMap<u64, f32>,
+    /// `self_a[i][d-1]` = a_i · a_{i+d}, d = 1..=3.
+    self_a: Vec<[f32; 3]>,
+    self_b: Vec<[f32; 3]>,
+}
+
+fn self_dots(v: &Vectors) -> Vec<[f32; 3]> {
+    (0..v.len())
+        .map(|i| {
+            let mut d = [0f32; 3];
+            for (k, x) in d.iter_mut().enumerate() {
+                if let Some(w) = v.vecs.get(i + k + 1) {
+                    *x = dot(&v.vecs[i], w);
+                }
+            }
+            d
+        })
+        .collect()
+}
+
+impl<'a> Dots<'a> {
+    fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
+        Dots { a, b, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
+    }
+
+    fn cross(&mut self, i: u32, j: u32) -> f32 {
+        let key = ((i as u64) << 32) | j as u64;
+        if let Some(&d) = self.cross.get(&key) {
+            return d;
+        }
+        let d = dot(&self.a.vecs[i as usize], &self.b.vecs[j as usize]);
+        self.cross.insert(key, d);
+        d
+    }
+
+    fn group_norm2(v: &Vectors, selfd: &[[f32; 3]], s0: u32, s1: u32) -> f32 {
+        let mut n2 = 0f32;
+        for i in s0..s1 {
+            n2 += v.norm2[i as usize];
+            for k in (i + 1)..s1 {
+                n2 += 2.0 * selfd[i as usize][(k - i - 1) as usize];
+            }
+        }
+        n2
+    }
+
+    /// Cosine of the summed vectors of `A[a0..a1]` and `B[b0..b1]`.
+    fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
+        let na = Self::group_norm2(self.a, &self.self_a, a0, a1);
+        let nb = Self::group_norm2(self.b, &self.self_b, b0, b1);
+        if na <= 0.0 || nb <= 0.0 {
+            return 0.0;
+        }
+        let mut num = 0f32;
+        for i in a0..a1 {
+            for j in b0..b1 {
+                num += self.cross(i, j);
+            }
+        }
+        (num / (na * nb).sqrt()).clamp(0.0, 1.0)
+    }
+}
+
+/// A small deterministic generator for sampling background pairs.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// The per-pair threshold τ: mean + `sigmas` · sd of random pair similarity.
+fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> f32 {
+    let (n, m) = (a.len() as u64, b.len() as u64);
+    let samples = (n * m).min(4000);
+    if samples < 2 {
+        return p.min_threshold;
+    }
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
+    let (mut s1, mut s2) = (0f64, 0f64);
+    for _ in 0..samples {
+        let i = (rng.next() % n) as usize;
+        let j = (rng.next() % m) as usize;
+        let (na, nb) = (a.norm2[i], b.norm2[j]);
+        let c = if na > 0.0 && nb > 0.0 { (dot(&a.vecs[i], &b.vecs[j]) / (na * nb).sqrt()) as f64 } else { 0.0 };
+        s1 += c;
+        s2 += c * c;
+    }
+    let mean = s1 / samples as f64;
+    let sd = (s2 / samples as f64 - mean * mean).max(0.0).sqrt();
+    ((mean + p.sigmas as f64 * sd) as f32).max(p.min_threshold)
+}
+
+/// Candidate pairs `(i, j)`: each sentence's best partners by rare features.
+fn candidates(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<(u32, u32)> {
+    let mut postings: FxHashMap<Feature, Vec<u32>> = FxHashMap::default();
+    for (j, v) in b.vecs.iter().enumerate() {
+        for &(f, _) in v {
+            postings.entry(f).or_default().push(j as u32);
+        }
+    }
+    let mut acc = vec![0f32; b.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    // (j, score, i) triples for the reverse direction.
+    let mut rev: Vec<(u32, f32, u32)> = Vec::new();
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    let mut best: Vec<(f32, u32)> = Vec::new();
+    for (i, v) in a.vecs.iter().enumerate() {
+        for &(f, w) in v {
+            if let Some(list) = postings.get(&f) {
+                if list.len() > p.rare_cap {
+                    continue;
+                }
+                for &j in list {
+                    if acc[j as usize] == 0.0 {
+                        touched.push(j);
+                    }
+                    let wb = b.vecs[j as usize].binary_search_by_key(&f, |x| x.0).map_or(0.0, |k| b.vecs[j as usize][k].1);
+                    acc[j as usize] += w * wb;
+                }
+            }
+        }
+        best.clear();
+        for &j in &touched {
+            let nb = b.norm2[j as usize].max(1e-12);
+            let s = acc[j as usize] / (a.norm2[i].max(1e-12) * nb).sqrt();
+            best.push((s, j));
+            rev.push((j, s, i as u32));
+            acc[j as usize] = 0.0;
+        }
+        touched.clear();
+        best.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+        out.extend(best.iter().take(p.candidates).map(|&(_, j)| (i as u32, j)));
+    }
+    rev.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)).then(x.2.cmp(&y.2)));
+    let mut k = 0;
+    while k < rev.len() {
+        let j = rev[k].0;
+        let mut taken = 0;
+        while k < rev.len() && rev[k].0 == j {
+            if taken < p.candidates {
+                out.push((rev[k].2, j));
+                taken += 1;
+            }
+            k += 1;
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    i: u32,
+    j: u32,
+    h: f32,
+    da: u32,
+    db: u32,
+    sim: f32,
+    /// Index of the previous link's cell, or `u32::MAX` at a chain start.
+    back: u32,
+}
+
+/// Align two texts' sentence vectors: the chains found, best first.
+pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chain> {
+    if a.is_empty() || b.is_empty() {
+        return Vec::new();
+    }
+    let tau = background_threshold(a, b, p);
+    let cands = candidates(a, b, p);
+    // Cells: ends of groups near a candidate.
+    let (n, m) = (a.len() as u32, b.len() as u32);
+    let mut cells_ij: Vec<(u32, u32)> = Vec::with_capacity(cands.len() * 16);
+    for &(i, j) in &cands {
+        for di in 0..4 {
+            for dj in 0..4 {
+                if i + di < n && j + dj < m {
+                    cells_ij.push((i + di, j + dj));
+                }
+            }
+        }
+    }
+    cells_ij.sort_unstable();
+    cells_ij.dedup();
+
+    let mut dots = Dots::new(a, b);
+    let mut cells: Vec<Cell> = Vec::new();
+    // rows[i] = (j, cell index) of stored cells in row i, by increasing j.
+    let mut rows: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n as usize];
+    for &(i, j) in &cells_ij {
+        let mut best: Option<Cell> = None;
+        for &(da, db) in &SHAPES {
+            if da > i + 1 || db > j + 1 {
+                continue;
+            }
+            let (a0, b0) = (i + 1 - da, j + 1 - db);
+            let sim = dots.group_cos(a0, i + 1, b0, j + 1);
+            let size = (da + db) as f32;
+            let s = (sim - tau - p.step * (size - 2.0)) * size / 2.0;
+            if s <= 0.0 {
+                continue;
+            }
+            // Best predecessor: a cell ending at (i', j') with i' < a0, j' < b0.
+            let (mut pred, mut back) = (0f32, u32::MAX);
+            if a0 > 0 && b0 > 0 {
+                let lo_i = a0.saturating_sub(p.gap + 1);
+                for pi in lo_i..a0 {
+                    let row = &rows[pi as usize];
+                    let lo_j = b0.saturating_sub(p.gap + 1);
+                    let start = row.partition_point(|x| x.0 < lo_j);
+                    for &(pj, idx) in &row[start..] {
+                        if pj >= b0 {
+                            break;
+                        }
+                        let gaps = (a0 - 1 - pi) + (b0 - 1 - pj);
+                        let v = cells[idx as usize].h - p.skip * gaps as f32;
+                        if v > pred {
+                            pred = v;
+                            back = idx;
+                        }
+                    }
+                }
+            }
+            let h = s + pred;
+            if best.is_none_or(|c| h > c.h) {
+                best = Some(Cell { i, j, h, da, db, sim, back });
+            }
+        }
+        if let Some(c) = best {
+            rows[i as usize].push((j, cells.len() as u32));
+            cells.push(c);
+        }
+    }
+    extract(&cells, n, m, p)
+}
+
+/// Pull non-overlapping chains out of the filled cells, best first.
+fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
+    let mut order: Vec<u32> = (0..cells.len() as u32).collect();
+    order.sort_unstable_by(|&x, &y| {
+        let (cx, cy) = (&cells[x as usize], &cells[y as usize]);
+        cy.h.total_cmp(&cx.h).then(cx.i.cmp(&cy.i)).then(cx.j.cmp(&cy.j))
+    });
+    let mut used_a = vec![false; n as usize];
+    let mut used_b = vec![false; m as usize];
+    let mut done = vec![false; cells.len()];
+    let mut chains = Vec::new();
+    let mut path: Vec<u32> = Vec::new();
+    for &end in &order {
+        if done[end as usize] || cells[end as usize].h < p.min_chain {
+            continue;
+        }
+        path.clear();
+        let mut k = end;
+        let mut floor = 0f32;
+        while k != u32::MAX {
+            let c = &cells[k as usize];
+            let (a0, b0) = (c.i + 1 - c.da, c.j + 1 - c.db);
+            let clash = (a0..=c.i).any(|x| used_a[x as usize]) || (b0..=c.j).any(|x| used_b[x as usize]);
+            if clash {
+                floor = c.h;
+                break;
+            }
+            done[k as usize] = true;
+            path.push(k);
+            k = c.back;
+        }
+        let score = cells[end as usize].h - floor;
+        if path.is_empty() || score < p.min_chain {
+            continue;
+        }
+        path.reverse();
+        let links: Vec<SentLink> = path
+            .iter()
+            .map(|&k| {
+                let c = &cells[k as usize];
+                SentLink { a0: c.i + 1 - c.da, a1: c.i + 1, b0: c.j + 1 - c.db, b1: c.j + 1, sim: c.sim }
+            })
+            .collect();
+        for l in &links {
+            used_a[l.a0 as usize..l.a1 as usize].iter_mut().for_each(|x| *x = true);
+            used_b[l.b0 as usize..l.b1 as usize].iter_mut().for_each(|x| *x = true);
+        }
+        chains.push(Chain { links, score });
+    }
+    chains
+}

@@ -1,0 +1,45 @@
+//! `parallels` finds and aligns the passages that texts share: verbatim
+//! copies, noisy reprints, quotations, and *parallel versions* (different
+//! translations, paraphrases and abridgements of one source).
+//!
+//! The library is a pipeline of stages, one module each; data only moves
+//! forward:
+//!
+//! ```text
+//! read (decode) → normalize (+offset map) → segment → align → output
+//! ```
+//!
+//! * [`read`] turns bytes into text and records the encoding.
+//! * [`normalize`] folds width, script, variants, numerals, footnote markers
+//!   and boilerplate into the text the matchers see, keeping for every
+//!   normalized character the span of the original it came from.
+//! * [`segment`] cuts the normalized text into sentences and tokens whose
+//!   spans point into the original text.
+//! * [`align`] finds shared passages between two segmented texts: sentence
+//!   chains for parallel versions, token runs for verbatim reuse.
+//! * [`output`] holds the versioned JSON schema (`parallels.align/1`).
+//! * [`eval`] scores alignments against gold links.
+//!
+//! Every offset that leaves the library is a half-open range of Unicode code
+//! points into the original decoded text.
+//!
+//! ```
+//! use parallels::{Aligner, Options};
+//!
+//! let a = "魏斯明德是一座港口城市。城里住着两万三千人。";
+//! let b = "魏斯明德是座港口城市。城中居民有23,000人。";
+//! let aligner = Aligner::new(Options::default());
+//! let passages = aligner.align_texts(a, b);
+//! assert_eq!(passages.len(), 1);
+//! assert_eq!(passages[0].links.len(), 2);
+//! ```
+
+pub mod align;
+pub mod diff;
+pub mod eval;
+pub mod normalize;
+pub mod output;
+pub mod read;
+pub mod segment;
+
+pub use align::{Aligner, Link, Options, Passage, PassageKind, Span};

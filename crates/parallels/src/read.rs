@@ -1,0 +1,799 @@
+//! Reading and decoding input files.
+//!
+//! This module owns the first stage of the pipeline: it turns the bytes of
+//! one text file into a `String` and records which encoding they were in. It
+//! takes a path ([`read_document`]) or a byte string ([`decode`], pure, no
+//! I/O) and hands on a [`Document`] (or [`Decoded`]) whose `text` is exactly
+//! the decoded text: line endings are kept as they are, and a byte-order mark
+//! is not text, so it is dropped. Every later offset points into that text.
+//!
+//! # How bytes become text
+//!
+//! The rules are applied in this order; the first that applies decides.
+//!
+//! 1. **Byte-order mark.** `EF BB BF` → UTF-8 (`"utf-8"`), `FF FE` → UTF-16LE
+//!    (`"utf-16le"`), `FE FF` → UTF-16BE (`"utf-16be"`). UTF-16 without a BOM
+//!    is not guessed.
+//! 2. **NUL bytes** in a file that is not UTF-16 (by its BOM) make it
+//!    [binary](DecodeError::Binary); the reason names the first one's offset.
+//! 3. **Valid UTF-8** is UTF-8, always (one fast validity check).
+//! 4. **Nearly UTF-8.** If the bytes are not valid UTF-8 but carry at least
+//!    [`UTF8_VALID_PER_BAD`] valid multi-byte UTF-8 characters for every
+//!    invalid sequence, the file is UTF-8 with a few damaged bytes (a stray
+//!    byte, a file cut in the middle of a character, a paste from another
+//!    encoding) and is decoded lossily as UTF-8. Text in a legacy CJK encoding
+//!    shows the opposite ratio (roughly one accidental valid UTF-8 sequence
+//!    per ten invalid ones), and legacy single-byte text has almost no valid
+//!    multi-byte sequences, so the rule does not take a real legacy file for
+//!    UTF-8, while a UTF-8 file with one bad byte is not mis-decoded as a
+//!    legacy encoding. (A byte-share rule such as "99.9% of the bytes parse"
+//!    would send a short UTF-8 paragraph with one stray byte to the legacy
+//!    detector, and a long Latin-1 file with few accents to UTF-8.)
+//! 5. **Legacy encodings.** Otherwise `chardetng` guesses (no TLD hint,
+//!    UTF-8 not allowed) and `encoding_rs` decodes. GBK is reported and decoded
+//!    as `"gb18030"` (GBK is a subset), Big5 as `"big5"`, anything else by its
+//!    `encoding_rs` name in lower case (`"windows-1252"`, `"shift_jis"`, …).
+//!    `chardetng` rules an encoding out on a single invalid sequence, so a
+//!    GBK or Big5 file with one bad byte would come out as windows-1252
+//!    mojibake without a single replacement. To avoid that, unless the guess
+//!    is Big5, the bytes are also tried as GB18030, Big5, Shift_JIS, EUC-JP
+//!    and EUC-KR (in that order, skipping the guess): if one of them leaves
+//!    a few invalid sequences, at most one per [`LEGACY_VALID_PER_BAD`]
+//!    non-ASCII characters, the detector is run again on the bytes without
+//!    those sequences, and that encoding is taken if the detector now picks
+//!    it. (Big5 is tried even after a guess of GBK: Big5 text is valid GBK,
+//!    so a Big5 file whose stray byte ruled Big5 out can come back as GBK.)
+//!
+//! Undecodable sequences are replaced by U+FFFD, one per sequence (the
+//! WHATWG/`encoding_rs` "maximal subpart" rule), and counted in `replaced`;
+//! the caller warns about them. Two checks then run on the decoded text:
+//!
+//! * more than [`MAX_CONTROL_PERCENT`]% control characters (other than tab,
+//!   line feed, carriage return and form feed) among the first
+//!   [`SNIFF_CHARS`] characters → [`DecodeError::Binary`];
+//! * more than [`MAX_REPLACED_PERCENT`]% of the characters replaced →
+//!   [`DecodeError::Undecodable`], naming the first bad byte's offset.
+//!
+//! An empty input (no bytes, or only a BOM) is valid: empty text.
+//! Everything is linear in the input size, and no input makes it panic.
+
+use std::io::ErrorKind;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+use encoding_rs::{DecoderResult, Encoding};
+
+/// How many decoded characters at the start of the text the binary check
+/// looks at.
+pub const SNIFF_CHARS: usize = 8192;
+
+/// Above this share (in percent) of control characters among the first
+/// [`SNIFF_CHARS`] characters the input is taken for binary.
+pub const MAX_CONTROL_PERCENT: usize = 10;
+
+/// Above this share (in percent) of replaced characters the input is
+/// [undecodable](DecodeError::Undecodable) rather than text with a few bad
+/// bytes.
+pub const MAX_REPLACED_PERCENT: usize = 5;
+
+/// Invalid UTF-8 is still read as (lossy) UTF-8 when it has at least this many
+/// valid multi-byte characters for each invalid sequence (rule 4 above).
+pub const UTF8_VALID_PER_BAD: usize = 10;
+
+/// A legacy CJK encoding that the detector ruled out because of invalid
+/// sequences is reconsidered when it has at least this many non-ASCII
+/// characters for each invalid sequence (rule 5 above).
+pub const LEGACY_VALID_PER_BAD: usize = 20;
+
+/// A decoded input document.
+#[derive(Clone, Debug)]
+pub struct Document {
+    /// File name without extension.
+    pub id: String,
+    pub path: PathBuf,
+    /// The decoded text (a BOM is not text).
+    pub text: String,
+    /// Encoding label as written in `documents[].encoding`: `utf-8`,
+    /// `utf-16le`, `utf-16be`, `gb18030`, `big5`, ...
+    pub encoding: String,
+    /// Number of byte sequences that could not be decoded and were replaced
+    /// by U+FFFD (0 for a clean file).
+    pub replaced: usize,
+}
+
+/// The result of [`decode`]: the text, the encoding it was in, and how many
+/// undecodable byte sequences were replaced by U+FFFD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    /// The decoded text, without a BOM, line endings untouched.
+    pub text: String,
+    /// Encoding label: `utf-8`, `utf-16le`, `utf-16be`, `gb18030`, `big5`,
+    /// or another `encoding_rs` name in lower case.
+    pub encoding: String,
+    /// Number of undecodable byte sequences replaced by U+FFFD.
+    pub replaced: usize,
+}
+
+/// Why a byte string is not text. [`ReadError`] adds the path.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// NUL bytes, or too many control characters.
+    #[error("looks like binary data ({reason})")]
+    Binary { reason: String },
+    /// Even the best guess of the encoding leaves too much undecodable.
+    #[error(
+        "cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
+         are undecodable (first bad byte at offset {offset})"
+    )]
+    Undecodable {
+        /// The encoding that was tried (the best guess).
+        encoding: String,
+        /// Number of replaced sequences.
+        replaced: usize,
+        /// Number of characters in the decoded text.
+        chars: usize,
+        /// Byte offset of the first undecodable sequence in the input.
+        offset: usize,
+    },
+}
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: no such file; check the path")]
+    NotFound { path: PathBuf },
+    #[error("{path}: is a directory, not a text file; give the text files inside it")]
+    IsDirectory { path: PathBuf },
+    #[error("{path}: looks like a binary file ({reason}); give a text file")]
+    Binary { path: PathBuf, reason: String },
+    #[error(
+        "{path}: cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
+         are undecodable (first bad byte at offset {offset}); convert it to UTF-8 \
+         (e.g. with iconv) and retry"
+    )]
+    Undecodable {
+        path: PathBuf,
+        encoding: String,
+        replaced: usize,
+        chars: usize,
+        offset: usize,
+    },
+    #[error("{path}: cannot read it: {source}; check that it is a readable file")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+impl ReadError {
+    /// The path the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::NotFound { path }
+            | ReadError::IsDirectory { path }
+            | ReadError::Binary { path, .. }
+            | ReadError::Undecodable { path, .. }
+            | ReadError::Io { path, .. } => path,
+        }
+    }
+
+    fn from_decode(path: &Path, error: DecodeError) -> Self {
+        let path = path.to_path_buf();
+        match error {
+            DecodeError::Binary { reason } => ReadError::Binary { path, reason },
+            DecodeError::Undecodable { encoding, replaced, chars, offset } => {
+                ReadError::Undecodable { path, encoding, replaced, chars, offset }
+            }
+        }
+    }
+}
+
+/// Read and decode one text file (see the module docs for the rules).
+pub fn read_document(path: &Path) -> Result<Document, ReadError> {
+    let bytes = read_bytes(path)?;
+    let decoded = decode(&bytes).map_err(|e| ReadError::from_decode(path, e))?;
+    Ok(Document {
+        id: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        path: path.to_path_buf(),
+        text: decoded.text,
+        encoding: decoded.encoding,
+        replaced: decoded.replaced,
+    })
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
+    let owned = || path.to_path_buf();
+    let classify = |source: std::io::Error| match source.kind() {
+        ErrorKind::NotFound => ReadError::NotFound { path: owned() },
+        ErrorKind::IsADirectory => ReadError::IsDirectory { path: owned() },
+        _ => ReadError::Io { path: owned(), source },
+    };
+    let meta = std::fs::metadata(path).map_err(classify)?;
+    if meta.is_dir() {
+        return Err(ReadError::IsDirectory { path: owned() });
+    }
+    std::fs::read(path).map_err(classify)
+}
+
+/// Decode the bytes of a text file: detect the encoding, decode, and check
+/// that the result is text (see the module docs for the rules).
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        check_nul(rest, 3)?;
+        return finish(decode_utf8(rest, 3));
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return finish(decode_with(encoding_rs::UTF_16LE, rest, 2));
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return finish(decode_with(encoding_rs::UTF_16BE, rest, 2));
+    }
+    check_nul(bytes, 0)?;
+    let (valid_multibyte, bad) = utf8_counts(bytes);
+    if bad == 0 || valid_multibyte >= bad.saturating_mul(UTF8_VALID_PER_BAD) {
+        return finish(decode_utf8(bytes, 0));
+    }
+    finish(decode_with(detect_legacy(bytes), bytes, 0))
+}
+
+/// A decoding before the text checks: the first undecodable byte's offset
+/// is kept for the error message.
+struct Attempt {
+    decoded: Decoded,
+    first_bad: Option<usize>,
+}
+
+/// Reject text that is mostly control characters or replacement characters.
+fn finish(attempt: Attempt) -> Result<Decoded, DecodeError> {
+    let Attempt { decoded, first_bad } = attempt;
+    let mut sniffed = 0usize;
+    let mut controls = 0usize;
+    let mut first_control = None;
+    for (at, c) in decoded.text.char_indices().take(SNIFF_CHARS) {
+        sniffed += 1;
+        if c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{0C}') {
+            controls += 1;
+            first_control.get_or_insert((at, c));
+        }
+    }
+    if controls.saturating_mul(100) > sniffed.saturating_mul(MAX_CONTROL_PERCENT) {
+        let (at, c) = first_control.unwrap_or((0, '\0'));
+        let reason = format!(
+            "{controls} of the first {sniffed} characters are control characters, \
+             the first U+{:04X} at character {}",
+            u32::from(c),
+            decoded.text[..at].chars().count()
+        );
+        return Err(DecodeError::Binary { reason });
+    }
+    if decoded.replaced > 0 {
+        let chars = decoded.text.chars().count();
+        if decoded.replaced.saturating_mul(100) > chars.saturating_mul(MAX_REPLACED_PERCENT) {
+            return Err(DecodeError::Undecodable {
+                encoding: decoded.encoding,
+                replaced: decoded.replaced,
+                chars,
+                offset: first_bad.unwrap_or(0),
+            });
+        }
+    }
+    Ok(decoded)
+}
+
+/// NUL bytes mean binary (outside UTF-16). `base` is the offset of `bytes`
+/// in the input, so that the reason names the offset in the file.
+fn check_nul(bytes: &[u8], base: usize) -> Result<(), DecodeError> {
+    let Some(at) = bytes.iter().position(|&b| b == 0) else {
+        return Ok(());
+    };
+    let mut reason = format!("contains NUL bytes, the first at byte {}", base + at);
+    if looks_like_utf16_without_bom(bytes) {
+        reason.push_str(
+            "; if it is UTF-16 text without a byte-order mark, convert it to UTF-8 \
+             or add a BOM",
+        );
+    }
+    Err(DecodeError::Binary { reason })
+}
+
+/// Mostly-ASCII UTF-16 has a NUL in every other byte, all on one side.
+fn looks_like_utf16_without_bom(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    let (mut even, mut odd) = (0usize, 0usize);
+    for (i, &b) in head.iter().enumerate() {
+        if b == 0 {
+            if i % 2 == 0 {
+                even += 1;
+            } else {
+                odd += 1;
+            }
+        }
+    }
+    let nuls = even + odd;
+    nuls * 4 >= head.len() && even.max(odd) * 10 >= nuls * 9
+}
+
+/// Count valid multi-byte UTF-8 characters and invalid sequences.
+fn utf8_counts(bytes: &[u8]) -> (usize, usize) {
+    let mut valid_multibyte = 0usize;
+    let mut bad = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        valid_multibyte += chunk.valid().bytes().filter(|&b| b >= 0xC0).count();
+        if !chunk.invalid().is_empty() {
+            bad += 1;
+        }
+    }
+    (valid_multibyte, bad)
+}
+
+/// Decode as UTF-8, replacing each invalid sequence (maximal subpart) by
+/// U+FFFD. `base` is the offset of `bytes` in the input.
+fn decode_utf8(bytes: &[u8], base: usize) -> Attempt {
+    let (text, replaced, first_bad) = match std::str::from_utf8(bytes) {
+        Ok(s) => (s.to_owned(), 0, None),
+        Err(_) => {
+            let mut text = String::with_capacity(bytes.len() + 16);
+            let mut replaced = 0usize;
+            let mut first_bad = None;
+            let mut at = 0usize;
+            for chunk in bytes.utf8_chunks() {
+                text.push_str(chunk.valid());
+                at += chunk.valid().len();
+                if !chunk.invalid().is_empty() {
+                    text.push('\u{FFFD}');
+                    replaced += 1;
+                    first_bad.get_or_insert(base + at);
+                    at += chunk.invalid().len();
+                }
+            }
+            (text, replaced, first_bad)
+        }
+    };
+    Attempt { decoded: Decoded { text, encoding: "utf-8".into(), replaced }, first_bad }
+}
+
+/// Decode with `encoding_rs`, counting the replaced sequences. `base` is the
+/// offset of `bytes` in the input.
+fn decode_with(encoding: &'static Encoding, bytes: &[u8], base: usize) -> Attempt {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let capacity = decoder
+        .max_utf8_buffer_length_without_replacement(bytes.len())
+        .unwrap_or_else(|| bytes.len().saturating_mul(3));
+    let mut text = String::with_capacity(capacity);
+    let mut replaced = 0usize;
+    let mut first_bad = None;
+    let mut pos = 0usize;
+    loop {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        let (result, read) = decoder.decode_to_string_without_replacement(rest, &mut text, true);
+        pos += read;
+        match result {
+            DecoderResult::InputEmpty => break,
+            DecoderResult::OutputFull => {
+                let more = decoder
+                    .max_utf8_buffer_length_without_replacement(bytes.len().saturating_sub(pos))
+                    .unwrap_or(4096);
+                text.reserve(more.max(16));
+            }
+            DecoderResult::Malformed(bad, after) => {
+                replaced += 1;
+                let start = pos.saturating_sub(usize::from(bad) + usize::from(after));
+                first_bad.get_or_insert(base + start);
+                text.push('\u{FFFD}');
+            }
+        }
+    }
+    let encoding = encoding.name().to_ascii_lowercase();
+    Attempt { decoded: Decoded { text, encoding, replaced }, first_bad }
+}
+
+/// Guess a legacy (non-UTF) encoding; GBK comes back as GB18030.
+fn detect_legacy(bytes: &[u8]) -> &'static Encoding {
+    let guess = widen(chardetng_guess(bytes));
+    if guess == encoding_rs::BIG5 {
+        // Whatever is valid Big5 is valid GBK too: neither was ruled out.
+        return guess;
+    }
+    // chardetng rules out an encoding on its first invalid sequence; give
+    // the East Asian encodings a second chance without their few invalid
+    // sequences. (Big5 text is valid GBK, so a guess of GBK may also hide a
+    // Big5 file with a stray byte.)
+    for candidate in RESCUE_CANDIDATES {
+        if candidate == guess {
+            continue;
+        }
+        let Some(bad) = few_invalid_sequences(candidate, bytes) else {
+            continue;
+        };
+        let mut repaired = Vec::with_capacity(bytes.len());
+        let mut from = 0;
+        for range in bad {
+            repaired.extend_from_slice(bytes.get(from..range.start).unwrap_or_default());
+            from = range.end;
+        }
+        repaired.extend_from_slice(bytes.get(from..).unwrap_or_default());
+        let second = widen(chardetng_guess(&repaired));
+        if second == candidate {
+            return candidate;
+        }
+    }
+    guess
+}
+
+fn chardetng_guess(bytes: &[u8]) -> &'static Encoding {
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(bytes, true);
+    detector.guess(None, Utf8Detection::Deny)
+}
+
+/// The multi-byte encodings reconsidered by [`detect_legacy`], in order.
+const RESCUE_CANDIDATES: [&Encoding; 5] = [
+    encoding_rs::GB18030,
+    encoding_rs::BIG5,
+    encoding_rs::SHIFT_JIS,
+    encoding_rs::EUC_JP,
+    encoding_rs::EUC_KR,
+];
+
+/// GBK is a subset of GB18030: decode (and report) with the superset.
+fn widen(encoding: &'static Encoding) -> &'static Encoding {
+    if encoding == encoding_rs::GBK {
+        encoding_rs::GB18030
+    } else {
+        encoding
+    }
+}
+
+/// The byte ranges of the invalid sequences of `bytes` in `encoding`, if
+/// there are some but few: at most one per [`LEGACY_VALID_PER_BAD`] non-ASCII
+/// characters. `None` when there are none (the detector already saw a clean
+/// decoding and preferred another encoding) or too many.
+fn few_invalid_sequences(encoding: &'static Encoding, bytes: &[u8]) -> Option<Vec<Range<usize>>> {
+    // Non-ASCII characters are at most half the bytes in a double-byte
+    // encoding: stop early once the errors can no longer be few.
+    let limit = bytes.len() / 2 / LEGACY_VALID_PER_BAD + 1;
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut buffer = [0u8; 8192];
+    let mut bad = Vec::new();
+    let mut non_ascii = 0usize;
+    let mut pos = 0usize;
+    loop {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        let (result, read, written) =
+            decoder.decode_to_utf8_without_replacement(rest, &mut buffer, true);
+        pos += read;
+        non_ascii += buffer[..written].iter().filter(|&&b| b >= 0xC0).count();
+        match result {
+            DecoderResult::InputEmpty => break,
+            DecoderResult::OutputFull => {}
+            DecoderResult::Malformed(len, after) => {
+                let end = pos.saturating_sub(usize::from(after));
+                bad.push(end.saturating_sub(usize::from(len))..end);
+                if bad.len() > limit {
+                    return None;
+                }
+            }
+        }
+    }
+    let few = !bad.is_empty() && non_ascii >= bad.len().saturating_mul(LEGACY_VALID_PER_BAD);
+    few.then_some(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A simplified-Chinese paragraph (from corpus/zh-variants v1).
+    const ZH: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+        十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\
+        码头上常年停泊着来自荷兰、英格兰和丹麦的商船。";
+    /// Its traditional form, in characters that Big5 has.
+    const ZH_TRAD: &str = "布倫納河在魏斯明德匯入波羅的海，這座港口城市因糧食和琥珀生意而遠近聞名。\
+        十七世紀中期，城裡住著大約兩萬三千人，商人、水手和手藝人佔了三分之一，他們來自四面八方。";
+
+    fn encode(encoding: &'static Encoding, text: &str) -> Vec<u8> {
+        let (bytes, _, unmappable) = encoding.encode(text);
+        assert!(!unmappable, "test text not encodable in {}", encoding.name());
+        bytes.into_owned()
+    }
+
+    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+        let mut out = if big_endian { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
+        for unit in text.encode_utf16() {
+            let b = if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() };
+            out.extend_from_slice(&b);
+        }
+        out
+    }
+
+    #[test]
+    fn empty_input_is_empty_utf8_text() {
+        let d = decode(b"").unwrap();
+        assert_eq!((d.text.as_str(), d.encoding.as_str(), d.replaced), ("", "utf-8", 0));
+        for bom in [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"] {
+            let d = decode(bom).unwrap();
+            assert_eq!(d.text, "");
+            assert_eq!(d.replaced, 0);
+        }
+    }
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        let plain = decode(ZH.as_bytes()).unwrap();
+        assert_eq!(plain.text, ZH);
+        assert_eq!(plain.encoding, "utf-8");
+        let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+        with_bom.extend_from_slice(ZH.as_bytes());
+        let bom = decode(&with_bom).unwrap();
+        assert_eq!(bom.text, ZH);
+        assert_eq!(bom.encoding, "utf-8");
+        assert_eq!(bom.text.chars().count(), plain.text.chars().count());
+    }
+
+    #[test]
+    fn line_endings_are_kept() {
+        let text = "第一行\r\n第二行\r第三行\n";
+        assert_eq!(decode(text.as_bytes()).unwrap().text, text);
+        let gb = encode(encoding_rs::GB18030, &format!("{ZH}\r\n{ZH}\r\n"));
+        assert_eq!(decode(&gb).unwrap().text, format!("{ZH}\r\n{ZH}\r\n"));
+    }
+
+    #[test]
+    fn utf16_with_bom_both_byte_orders() {
+        let text = "汉字 and 𠀀 (outside the BMP)\r\n";
+        let le = decode(&utf16(text, false)).unwrap();
+        assert_eq!((le.text.as_str(), le.encoding.as_str(), le.replaced), (text, "utf-16le", 0));
+        let be = decode(&utf16(text, true)).unwrap();
+        assert_eq!((be.text.as_str(), be.encoding.as_str(), be.replaced), (text, "utf-16be", 0));
+    }
+
+    #[test]
+    fn utf16_odd_trailing_byte_is_one_replacement() {
+        let mut bytes = utf16(ZH, false);
+        bytes.push(b'x');
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.replaced, 1);
+        assert_eq!(d.text, format!("{ZH}\u{FFFD}"));
+    }
+
+    #[test]
+    fn utf16_full_of_lone_surrogates_is_undecodable() {
+        let mut bytes = vec![0xFF, 0xFE];
+        for _ in 0..100 {
+            bytes.extend_from_slice(&[0x00, 0xD8, b'A', 0x00]);
+        }
+        match decode(&bytes) {
+            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
+                assert_eq!(encoding, "utf-16le");
+                assert_eq!((replaced, chars, offset), (100, 200, 2));
+            }
+            other => panic!("expected Undecodable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn gb18030_is_detected_and_decoded() {
+        let bytes = encode(encoding_rs::GB18030, ZH);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "gb18030");
+        assert_eq!(d.text, ZH);
+        assert_eq!(d.replaced, 0);
+    }
+
+    #[test]
+    fn gb18030_four_byte_sequences_decode() {
+        // U+20000 is outside GBK; GB18030 encodes it in four bytes.
+        let text = format!("{ZH}𠀀{ZH}");
+        let d = decode(&encode(encoding_rs::GB18030, &text)).unwrap();
+        assert_eq!(d.encoding, "gb18030");
+        assert_eq!(d.text, text);
+    }
+
+    #[test]
+    fn big5_is_detected_and_decoded() {
+        let bytes = encode(encoding_rs::BIG5, ZH_TRAD);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "big5");
+        assert_eq!(d.text, ZH_TRAD);
+        assert_eq!(d.replaced, 0);
+    }
+
+    #[test]
+    fn gbk_with_a_stray_byte_stays_gb18030() {
+        let mut bytes = encode(encoding_rs::GB18030, ZH);
+        let middle = bytes.len() / 2 / 2 * 2; // a character boundary: all chars are 2 bytes
+        bytes.insert(middle, 0xFF);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "gb18030");
+        assert_eq!(d.replaced, 1);
+        assert_eq!(d.text.replace('\u{FFFD}', ""), ZH);
+    }
+
+    #[test]
+    fn gbk_cut_in_the_middle_of_a_character_stays_gb18030() {
+        let mut bytes = encode(encoding_rs::GB18030, ZH);
+        bytes.pop();
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "gb18030");
+        assert_eq!(d.replaced, 1);
+        assert!(d.text.ends_with('\u{FFFD}'));
+    }
+
+    #[test]
+    fn big5_with_a_stray_byte_stays_big5() {
+        let mut bytes = encode(encoding_rs::BIG5, ZH_TRAD);
+        bytes.push(0x80);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "big5");
+        assert_eq!(d.replaced, 1);
+        assert_eq!(d.text, format!("{ZH_TRAD}\u{FFFD}"));
+    }
+
+    #[test]
+    fn latin1_decodes_as_windows_1252() {
+        let text = "Le café était très animé ce soir-là; la crème brûlée coûtait deux francs.\n";
+        let bytes = encode(encoding_rs::WINDOWS_1252, text);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "windows-1252");
+        assert_eq!(d.text, text);
+        assert_eq!(d.replaced, 0);
+    }
+
+    #[test]
+    fn other_legacy_encodings_keep_their_detection() {
+        let cases: [(&'static Encoding, &str); 6] = [
+            (
+                encoding_rs::WINDOWS_1252,
+                "Die Größe der Straße überraschte uns; für König und Bürger war es ein schöner Tag. \
+                 Später gingen wir über die Brücke zurück, müde, aber glücklich.\n",
+            ),
+            (
+                encoding_rs::WINDOWS_1252,
+                "Élève de l'école, il préférait la liberté à la sécurité; il était né à Orléans.\n",
+            ),
+            (
+                encoding_rs::WINDOWS_1251,
+                "Город стоял на берегу реки, и каждое утро рыбаки выходили в море за уловом.\n",
+            ),
+            (
+                encoding_rs::SHIFT_JIS,
+                "町は川の河口にあり、琥珀と穀物の貿易で知られる港町であった。人々は毎朝市場に集まった。\n",
+            ),
+            (
+                encoding_rs::EUC_KR,
+                "이 도시는 강 하구에 자리 잡은 항구 도시로, 곡물과 호박 무역으로 유명했다.\n",
+            ),
+            (encoding_rs::GB18030, ZH),
+        ];
+        for (encoding, text) in cases {
+            let d = decode(&encode(encoding, text)).unwrap();
+            assert_eq!(d.encoding, encoding.name().to_ascii_lowercase(), "{text}");
+            assert_eq!(d.text, text);
+        }
+    }
+
+    #[test]
+    fn heavily_damaged_utf8_is_undecodable_with_offset() {
+        // One bad byte after every 12 Han characters: clearly UTF-8, but 1 in 13
+        // characters is lost.
+        let mut bytes = Vec::new();
+        for _ in 0..20 {
+            bytes.extend_from_slice("魏斯明德坐落在布伦纳河注".as_bytes());
+            bytes.push(0xFF);
+        }
+        match decode(&bytes) {
+            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
+                assert_eq!(encoding, "utf-8");
+                assert_eq!((replaced, chars, offset), (20, 260, 36));
+            }
+            other => panic!("expected Undecodable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn utf8_with_one_stray_byte_is_lossy_utf8() {
+        let mut bytes = ZH.as_bytes().to_vec();
+        let at = ZH.char_indices().nth(20).unwrap().0;
+        bytes.insert(at, 0xFF);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "utf-8");
+        assert_eq!(d.replaced, 1);
+        assert_eq!(d.text.replace('\u{FFFD}', ""), ZH);
+    }
+
+    #[test]
+    fn utf8_cut_in_the_middle_of_a_character_is_lossy_utf8() {
+        let mut bytes = ZH.as_bytes().to_vec();
+        bytes.pop();
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "utf-8");
+        assert_eq!(d.replaced, 1);
+        assert!(d.text.ends_with('\u{FFFD}'));
+    }
+
+    #[test]
+    fn english_utf8_with_curly_quotes_and_a_cp1252_apostrophe_stays_utf8() {
+        let mut bytes = "“One,” “two,” “three,” “four,” “five,” “six.” ".as_bytes().to_vec();
+        bytes.extend_from_slice(b"It\x92s done.");
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "utf-8");
+        assert_eq!(d.replaced, 1);
+        assert!(d.text.starts_with("“One,”"));
+    }
+
+    #[test]
+    fn nul_bytes_are_binary_with_offset() {
+        let err = decode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").unwrap_err();
+        match &err {
+            DecodeError::Binary { reason } => assert!(reason.contains("at byte 8"), "{reason}"),
+            other => panic!("expected Binary, got {other:?}"),
+        }
+        let err = decode(b"\xEF\xBB\xBFabc\x00").unwrap_err();
+        assert!(err.to_string().contains("at byte 6"), "{err}");
+    }
+
+    #[test]
+    fn bomless_utf16_gets_a_hint() {
+        let bytes: Vec<u8> = "plain ASCII as UTF-16".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let err = decode(&bytes).unwrap_err().to_string();
+        assert!(err.contains("at byte 1"), "{err}");
+        assert!(err.contains("UTF-16"), "{err}");
+    }
+
+    #[test]
+    fn control_characters_are_binary() {
+        let bytes: Vec<u8> = (0..2000u32).map(|i| if i % 4 == 0 { 0x01 } else { b'a' }).collect();
+        match decode(&bytes) {
+            Err(DecodeError::Binary { reason }) => {
+                assert!(reason.contains("500 of the first 2000"), "{reason}");
+                assert!(reason.contains("U+0001 at character 0"), "{reason}");
+            }
+            other => panic!("expected Binary, got {other:?}"),
+        }
+        // Tabs, newlines, carriage returns and form feeds are text.
+        let text = "a\tb\r\n\x0C".repeat(100);
+        assert_eq!(decode(text.as_bytes()).unwrap().text, text);
+        // A few other control characters are tolerated.
+        let text = format!("{}\x1b[0m", "x".repeat(100));
+        assert_eq!(decode(text.as_bytes()).unwrap().text, text);
+    }
+
+    #[test]
+    fn long_line_without_newline() {
+        let text = "字".repeat(100_000);
+        let d = decode(text.as_bytes()).unwrap();
+        assert_eq!(d.text.len(), text.len());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
+            if let Ok(d) = decode(&bytes) {
+                // Valid UTF-8 without a BOM is returned unchanged.
+                if let Ok(s) = std::str::from_utf8(&bytes) {
+                    if !s.starts_with('\u{FEFF}') {
+                        proptest::prop_assert_eq!(d.text.as_str(), s);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn never_panics_with_a_bom(
+            bom in 0usize..3,
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+        ) {
+            let mut input = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"][bom].to_vec();
+            input.extend_from_slice(&bytes);
+            let _ = decode(&input);
+        }
+
+        #[test]
+        fn any_text_round_trips_through_utf8_and_utf16(text in "\\PC{0,200}") {
+            let d = decode(text.as_bytes()).unwrap();
+            proptest::prop_assert_eq!(&d.text, &text);
+            let d = decode(&utf16(&text, false)).unwrap();
+            proptest::prop_assert_eq!(&d.text, &text);
+            let d = decode(&utf16(&text, true)).unwrap();
+            proptest::prop_assert_eq!(&d.text, &text);
+        }
+    }
+}

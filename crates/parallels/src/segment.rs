@@ -1,0 +1,382 @@
+//! Segmentation: sentences and tokens of normalized text.
+//!
+//! Takes a [`Normalized`] text and hands on a [`Segmented`] one: a flat list
+//! of [`Token`]s and the [`Sentence`]s that group them. Every span is a
+//! half-open range of code points into the *original* text, taken from the
+//! normalizer's offset map, so later stages never need the map again.
+//!
+//! Sentences end after a run of sentence enders (`。！？!?…`, and `.` or `;`
+//! followed by a space in Latin text) together with any closing quotes or
+//! brackets right after it, and at every newline. A sentence without tokens
+//! (a punctuation-only or boilerplate-only line) is dropped. A sentence longer
+//! than [`MAX_SENTENCE_TOKENS`] is cut at the last clause mark (`，,；;：:`)
+//! before the limit, or at the limit, so a file with no punctuation at all
+//! still gives sentences of bounded size.
+//!
+//! Tokens: every Han, kana or hangul character is a token; a run of letters
+//! and digits of other scripts (with combining marks, and an apostrophe inside
+//! a word) is one word token; a run of digits with inner decimal points is one
+//! number token. Spaces, punctuation and symbols make no tokens. A censored
+//! stretch becomes a [`TokenKind::Wildcard`] token that equals no other token.
+
+use crate::normalize::{Mark, NChar, Normalized};
+use std::collections::HashMap;
+
+/// Sentences longer than this many tokens are cut.
+pub const MAX_SENTENCE_TOKENS: usize = 256;
+
+/// Identifier of a token's normalized form, shared by all texts segmented with
+/// one [`Vocab`]. Single-character tokens use their code point; longer tokens
+/// get ids from [`Vocab`] above [`MULTI_CHAR_BASE`].
+pub type TokenId = u32;
+
+/// Ids at or above this value are multi-character tokens.
+pub const MULTI_CHAR_BASE: TokenId = 0x0020_0000;
+
+/// The id of a censored stretch; it never matches anything, itself included.
+pub const WILDCARD: TokenId = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A Han, kana or hangul character.
+    Cjk,
+    /// A word of another script.
+    Word,
+    /// A number (canonical digits, possibly with a decimal point).
+    Number,
+    /// A censored stretch.
+    Wildcard,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub id: TokenId,
+    pub kind: TokenKind,
+    /// Original span `[start, end)` in code points.
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sentence {
+    /// Original span `[start, end)`, trimmed of surrounding spaces.
+    pub start: u32,
+    pub end: u32,
+    /// Index of the first token and one past the last in [`Segmented::tokens`].
+    pub tok_start: u32,
+    pub tok_end: u32,
+}
+
+impl Sentence {
+    pub fn tokens<'a>(&self, seg: &'a Segmented) -> &'a [Token] {
+        &seg.tokens[self.tok_start as usize..self.tok_end as usize]
+    }
+}
+
+/// A segmented text.
+#[derive(Clone, Debug, Default)]
+pub struct Segmented {
+    pub tokens: Vec<Token>,
+    pub sentences: Vec<Sentence>,
+}
+
+/// Interns multi-character tokens so that two texts segmented with the same
+/// vocabulary share ids.
+#[derive(Clone, Debug, Default)]
+pub struct Vocab {
+    ids: HashMap<String, TokenId>,
+}
+
+impl Vocab {
+    pub fn new() -> Vocab {
+        Vocab::default()
+    }
+
+    fn id(&mut self, s: &str) -> TokenId {
+        let mut it = s.chars();
+        if let (Some(c), None) = (it.next(), it.next()) {
+            return c as u32;
+        }
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = MULTI_CHAR_BASE + self.ids.len() as u32;
+        self.ids.insert(s.to_string(), id);
+        id
+    }
+
+    /// Number of multi-character tokens interned so far.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Is `c` a character that is a token on its own (Han, kana, hangul)?
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF   // hiragana, katakana
+        | 0x3105..=0x312F // bopomofo
+        | 0x31F0..=0x31FF
+        | 0x3400..=0x4DBF // CJK ext A
+        | 0x4E00..=0x9FFF // CJK unified
+        | 0xAC00..=0xD7AF // hangul syllables
+        | 0x1100..=0x11FF // hangul jamo
+        | 0xF900..=0xFAFF // compatibility ideographs
+        | 0x20000..=0x3134F) // CJK ext B–G
+}
+
+fn is_sentence_end(c: char) -> bool {
+    matches!(c, '。' | '！' | '？' | '!' | '?' | '…' | '｡')
+}
+
+fn is_closer(c: char) -> bool {
+    matches!(
+        c,
+        '”' | '’' | '」' | '』' | '"' | '\'' | ')' | '）' | '》' | '】' | ']'
+    )
+}
+
+fn is_clause_mark(c: char) -> bool {
+    matches!(c, '，' | ',' | '；' | ';' | '：' | ':' | '、')
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c) || is_combining(c)
+}
+
+fn is_combining(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+}
+
+/// Cut `text` into sentences and tokens, interning token forms in `vocab`.
+pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
+    let chars = &text.chars;
+    let mut out = Segmented::default();
+    let mut buf = String::new();
+    // Start of the current sentence as an index into `chars`, and its first token.
+    let mut sent_tok = 0usize;
+    let mut i = 0usize;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.mark == Mark::Boilerplate {
+            i += 1;
+            continue;
+        }
+        if c.mark == Mark::Wildcard {
+            out.tokens.push(Token { id: WILDCARD, kind: TokenKind::Wildcard, start: c.start, end: c.end });
+            i += 1;
+            continue;
+        }
+        let ch = c.ch;
+        if ch == '\n' || ch == '\r' {
+            close_sentence(chars, &mut out, &mut sent_tok, i);
+            i += 1;
+            continue;
+        }
+        if is_cjk(ch) {
+            out.tokens.push(Token { id: vocab.id(ch.encode_utf8(&mut [0; 4])), kind: TokenKind::Cjk, start: c.start, end: c.end });
+            i += 1;
+        } else if ch.is_ascii_digit() {
+            let mut j = i;
+            buf.clear();
+            while j < chars.len() && chars[j].mark == Mark::Text {
+                let d = chars[j].ch;
+                let decimal = d == '.' && j + 1 < chars.len() && chars[j + 1].ch.is_ascii_digit() && !buf.is_empty();
+                if d.is_ascii_digit() || decimal {
+                    buf.push(d);
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            out.tokens.push(Token { id: vocab.id(&buf), kind: TokenKind::Number, start: c.start, end: chars[j - 1].end.max(c.start + 1) });
+            i = j;
+        } else if is_word_char(ch) {
+            let mut j = i;
+            buf.clear();
+            while j < chars.len() && chars[j].mark == Mark::Text {
+                let d = chars[j].ch;
+                let apostrophe = (d == '\'' || d == '’') && !buf.is_empty() && j + 1 < chars.len() && is_word_char(chars[j + 1].ch);
+                if (is_word_char(d) && !d.is_ascii_digit()) || apostrophe || (d.is_ascii_digit() && !buf.is_empty()) {
+                    buf.push(d);
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if j == i {
+                // A lone combining mark or similar: no token.
+                i += 1;
+                continue;
+            }
+            out.tokens.push(Token { id: vocab.id(&buf), kind: TokenKind::Word, start: c.start, end: chars[j - 1].end });
+            i = j;
+        } else if is_sentence_end(ch) || ((ch == '.' || ch == ';') && next_is_space(chars, i)) {
+            let mut j = i + 1;
+            while j < chars.len() && (is_sentence_end(chars[j].ch) || chars[j].ch == '.') {
+                j += 1;
+            }
+            while j < chars.len() && is_closer(chars[j].ch) {
+                j += 1;
+            }
+            close_sentence(chars, &mut out, &mut sent_tok, j);
+            i = j;
+        } else {
+            i += 1;
+        }
+        if out.tokens.len() - sent_tok >= MAX_SENTENCE_TOKENS {
+            split_long(chars, &mut out, &mut sent_tok);
+        }
+    }
+    close_sentence(chars, &mut out, &mut sent_tok, chars.len());
+    out
+}
+
+fn next_is_space(chars: &[NChar], i: usize) -> bool {
+    match chars.get(i + 1) {
+        None => true,
+        Some(n) => n.ch.is_whitespace() || is_closer(n.ch),
+    }
+}
+
+/// End the current sentence just before normalized index `end_idx`.
+///
+/// The sentence's span runs from its first token (or first non-space char
+/// before it on the same stretch) to the last non-space char before `end_idx`.
+fn close_sentence(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize, end_idx: usize) {
+    let tok_start = *sent_tok;
+    let tok_end = out.tokens.len();
+    *sent_tok = tok_end;
+    if tok_start == tok_end {
+        return;
+    }
+    let first = out.tokens[tok_start];
+    let last_tok = out.tokens[tok_end - 1];
+    // Extend the start back over leading punctuation (an opening quote)
+    // that follows the previous sentence's end.
+    let prev_end = out.sentences.last().map_or(0, |s| s.end);
+    let mut start = first.start;
+    let mut k = chars.partition_point(|c| c.start < first.start);
+    while k > 0 {
+        let c = chars[k - 1];
+        if c.start < prev_end || c.ch.is_whitespace() || c.mark != Mark::Text || is_cjk(c.ch) || c.ch.is_alphanumeric() {
+            break;
+        }
+        start = c.start;
+        k -= 1;
+    }
+    // Extend the end forward over trailing punctuation up to `end_idx`.
+    let mut end = last_tok.end;
+    let mut k = chars.partition_point(|c| c.start < last_tok.end);
+    while k < end_idx.min(chars.len()) {
+        let c = chars[k];
+        if c.ch.is_whitespace() || c.mark != Mark::Text {
+            break;
+        }
+        end = end.max(c.end);
+        k += 1;
+    }
+    out.sentences.push(Sentence { start, end, tok_start: tok_start as u32, tok_end: tok_end as u32 });
+}
+
+/// Cut an over-long running sentence at its last clause mark, or right here.
+fn split_long(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize) {
+    let toks = &out.tokens[*sent_tok..];
+    let half = toks.len() / 2;
+    // Find a clause mark between token half and the last token.
+    let lo = chars.partition_point(|c| c.start < toks[half].end);
+    let hi = chars.partition_point(|c| c.start < toks[toks.len() - 1].start);
+    let cut_char = (lo..hi).rev().find(|&k| is_clause_mark(chars[k].ch));
+    let cut_tok = match cut_char {
+        Some(k) => *sent_tok + toks.partition_point(|t| t.end <= chars[k].start),
+        None => out.tokens.len(),
+    };
+    let rest: Vec<Token> = out.tokens.drain(cut_tok..).collect();
+    let end_idx = match cut_char {
+        Some(k) => k + 1,
+        None => chars.partition_point(|c| c.start < out.tokens[out.tokens.len() - 1].end),
+    };
+    close_sentence(chars, out, sent_tok, end_idx);
+    out.tokens.extend(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{NormalizeOptions, Normalizer};
+
+    fn seg(text: &str) -> (Segmented, Vec<String>) {
+        let n = Normalizer::new(NormalizeOptions::default()).normalize(text);
+        let s = segment(&n, &mut Vocab::new());
+        let chars: Vec<char> = text.chars().collect();
+        let sents = s.sentences.iter().map(|x| chars[x.start as usize..x.end as usize].iter().collect()).collect();
+        (s, sents)
+    }
+
+    #[test]
+    fn chinese_sentences_keep_closing_quotes() {
+        let (_, s) = seg("他说：“走吧。”大家都走了！真的吗？\n　　第二段。");
+        assert_eq!(s, vec!["他说：“走吧。”", "大家都走了！", "真的吗？", "第二段。"]);
+    }
+
+    #[test]
+    fn quote_said_quote_is_one_sentence() {
+        let (_, s) = seg("“城墙是石头砌的，”雷登说，“火药总有用完的一天。”下一句。");
+        assert_eq!(s, vec!["“城墙是石头砌的，”雷登说，“火药总有用完的一天。”", "下一句。"]);
+    }
+
+    #[test]
+    fn latin_sentences_and_words() {
+        let (seg_, s) = seg("And he said, Go. They went; don't stop! The end");
+        assert_eq!(s, vec!["And he said, Go.", "They went;", "don't stop!", "The end"]);
+        let words: Vec<TokenKind> = seg_.tokens.iter().map(|t| t.kind).collect();
+        assert_eq!(words.len(), 10);
+        assert!(words.iter().all(|k| *k == TokenKind::Word));
+    }
+
+    #[test]
+    fn each_han_char_is_a_token_and_numbers_are_one() {
+        let (s, _) = seg("共23,000人");
+        let kinds: Vec<TokenKind> = s.tokens.iter().map(|t| t.kind).collect();
+        assert_eq!(kinds, vec![TokenKind::Cjk, TokenKind::Number, TokenKind::Cjk]);
+        assert_eq!((s.tokens[1].start, s.tokens[1].end), (1, 7));
+    }
+
+    #[test]
+    fn same_number_in_two_notations_gets_one_id() {
+        let mut vocab = Vocab::new();
+        let norm = Normalizer::new(NormalizeOptions::default());
+        let a = segment(&norm.normalize("共两万三千人"), &mut vocab);
+        let b = segment(&norm.normalize("共23,000人"), &mut vocab);
+        let ids = |s: &Segmented| s.tokens.iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(ids(&a), ids(&b));
+    }
+
+    #[test]
+    fn punctuation_only_lines_make_no_sentence() {
+        let (_, s) = seg("……\n\n一句话。\n——\n");
+        assert_eq!(s, vec!["一句话。"]);
+    }
+
+    #[test]
+    fn long_text_without_punctuation_is_cut() {
+        let text = "字".repeat(MAX_SENTENCE_TOKENS * 3 + 5);
+        let (s, _) = seg(&text);
+        assert_eq!(s.sentences.len(), 4);
+        assert!(s.sentences.iter().all(|x| (x.tok_end - x.tok_start) as usize <= MAX_SENTENCE_TOKENS));
+        assert_eq!(s.sentences.last().unwrap().end as usize, text.chars().count());
+    }
+
+    #[test]
+    fn long_sentence_is_cut_at_a_clause_mark() {
+        let clause = format!("{}，", "字".repeat(100));
+        let text = clause.repeat(4);
+        let (s, strs) = seg(&text);
+        assert!(s.sentences.len() >= 2);
+        assert!(strs[0].ends_with('，'), "{:?}", strs[0]);
+    }
+}
