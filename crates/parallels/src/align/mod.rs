@@ -122,40 +122,154 @@ impl Aligner {
         let (va, vb, _) = features::vectors(&a.seg, &b.seg);
         let chains = parallel::align_sentences(&va, &vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
-        let mut passages: Vec<Passage> = chains
+        let passages: Vec<Passage> = chains
             .iter()
             .map(|c| {
-                let mut links = Vec::with_capacity(c.links.len());
-                let (mut wsum, mut w) = (0f64, 0f64);
-                let mut same = verbatim::Identity::default();
-                for l in &c.links {
-                    let la = [sa[l.a0 as usize].start, sa[l.a1 as usize - 1].end];
-                    let lb = [sb[l.b0 as usize].start, sb[l.b1 as usize - 1].end];
-                    let len = ((la[1] - la[0]) + (lb[1] - lb[0])) as f64;
-                    wsum += l.sim as f64 * len;
-                    w += len;
-                    same.add(
-                        &a.seg.tokens[sa[l.a0 as usize].tok_start as usize..sa[l.a1 as usize - 1].tok_end as usize],
-                        &b.seg.tokens[sb[l.b0 as usize].tok_start as usize..sb[l.b1 as usize - 1].tok_end as usize],
-                    );
-                    links.push(Link { a: la, b: lb, score: round4(l.sim) });
-                }
-                let kind = if same.ratio() >= self.opts.verbatim.min_identity {
-                    PassageKind::Verbatim
-                } else {
-                    PassageKind::Parallel
-                };
-                Passage {
-                    kind,
-                    a: [links[0].a[0], links[links.len() - 1].a[1]],
-                    b: [links[0].b[0], links[links.len() - 1].b[1]],
-                    score: if w > 0.0 { ((wsum / w) * 10_000.0).round() / 10_000.0 } else { 0.0 },
-                    links,
-                }
+                let links = c
+                    .links
+                    .iter()
+                    .map(|l| Link {
+                        a: [sa[l.a0 as usize].start, sa[l.a1 as usize - 1].end],
+                        b: [sb[l.b0 as usize].start, sb[l.b1 as usize - 1].end],
+                        score: round4(l.sim),
+                    })
+                    .collect();
+                passage(PassageKind::Parallel, links, None)
             })
             .collect();
-        passages.extend(verbatim::uncovered(a, b, &passages, &self.opts.verbatim));
+        let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
+        let mut passages = merge_copies(passages, &copies, a, b);
         passages.sort_by(|x, y| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
         passages
     }
+}
+
+/// A passage around `links` (non-empty, in order); its score is the
+/// length-weighted mean link score unless given.
+fn passage(kind: PassageKind, links: Vec<Link>, score: Option<f64>) -> Passage {
+    let (mut wsum, mut w) = (0f64, 0f64);
+    for l in &links {
+        let len = ((l.a[1] - l.a[0]) + (l.b[1] - l.b[0])) as f64;
+        wsum += l.score * len;
+        w += len;
+    }
+    let score = score.unwrap_or(if w > 0.0 { wsum / w } else { 0.0 });
+    Passage {
+        kind,
+        a: [links.iter().map(|l| l.a[0]).min().unwrap_or(0), links.iter().map(|l| l.a[1]).max().unwrap_or(0)],
+        b: [links.iter().map(|l| l.b[0]).min().unwrap_or(0), links.iter().map(|l| l.b[1]).max().unwrap_or(0)],
+        score: (score * 10_000.0).round() / 10_000.0,
+        links,
+    }
+}
+
+fn overlaps(x: Span, y: Span) -> bool {
+    x[0] < y[1] && y[0] < x[1]
+}
+
+fn clip(x: Span, to: Span) -> Span {
+    [x[0].max(to[0]), x[1].min(to[1])]
+}
+
+/// Fold verbatim copies into the sentence passages.
+///
+/// Copies are taken longest first; one that lies, on both sides, inside
+/// copies already taken is an internal repetition and is dropped. A copy that
+/// covers nearly all ([`TAKEOVER`]) of the sentence links it meets (on both sides) takes
+/// them over: they move, clipped to the copy's tight boundaries, into one
+/// `verbatim` passage, and what is left of each parallel passage stays, cut
+/// into runs of consecutive links. A copy that covers less is a phrase two
+/// parallel versions happen to share, and the parallel links already say
+/// so. A copy that meets no link is linked piece by piece at A's sentence
+/// boundaries, with B positions from the copy's seed correspondence.
+/// Share of the sentence links it meets that a copy must cover to take them over.
+const TAKEOVER: f64 = 0.9;
+
+fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepared, b: &Prepared) -> Vec<Passage> {
+    let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
+    let mut order: Vec<&verbatim::Copy> = copies.iter().collect();
+    order.sort_by_key(|c| (std::cmp::Reverse(c.a1 - c.a0), c.a0, c.b0));
+    let mut taken_spans: Vec<(Span, Span)> = Vec::new();
+    let mut out = Vec::new();
+    for c in order {
+        let ca = [ta[c.a0 as usize].start, ta[c.a1 as usize - 1].end];
+        let cb = [tb[c.b0 as usize].start, tb[c.b1 as usize - 1].end];
+        let inside = |x: Span, side: fn(&(Span, Span)) -> Span| taken_spans.iter().any(|t| side(t)[0] <= x[0] && x[1] <= side(t)[1]);
+        if inside(ca, |t| t.0) && inside(cb, |t| t.1) {
+            continue;
+        }
+        let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
+        let met: Vec<&Link> = passages.iter().filter(|p| p.kind == PassageKind::Parallel).flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
+        let share = |side: fn(&Link) -> Span, cspan: Span| {
+            let total: u32 = met.iter().map(|l| side(l)[1] - side(l)[0]).sum();
+            let inner: u32 = met.iter().map(|l| clip(side(l), cspan)).map(|x| x[1].saturating_sub(x[0])).sum();
+            inner as f64 / total.max(1) as f64
+        };
+        if !met.is_empty() && (share(|l| l.a, ca) < TAKEOVER || share(|l| l.b, cb) < TAKEOVER) {
+            continue;
+        }
+        taken_spans.push((ca, cb));
+        let mut taken: Vec<Link> = Vec::new();
+        let mut rest: Vec<Passage> = Vec::new();
+        for p in passages.drain(..) {
+            if p.kind == PassageKind::Verbatim || !p.links.iter().any(meets) {
+                rest.push(p);
+                continue;
+            }
+            let mut run: Vec<Link> = Vec::new();
+            for l in p.links {
+                if meets(&l) {
+                    taken.push(Link { a: clip(l.a, ca), b: clip(l.b, cb), score: l.score });
+                    if !run.is_empty() {
+                        rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
+                    }
+                } else {
+                    run.push(l);
+                }
+            }
+            if !run.is_empty() {
+                rest.push(passage(PassageKind::Parallel, run, None));
+            }
+        }
+        passages = rest;
+        if taken.is_empty() {
+            taken = copy_links(c, a, b, cb);
+        }
+        taken.sort_by(|x, y| x.a.cmp(&y.a));
+        let identity = (c.identity.min(1.0) * 10_000.0).round() / 10_000.0;
+        let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
+        v.a = ca;
+        v.b = cb;
+        out.push(v);
+    }
+    out.extend(passages);
+    out
+}
+
+/// Links of a copy cut at A's sentence boundaries.
+fn copy_links(c: &verbatim::Copy, a: &Prepared, b: &Prepared, cb: Span) -> Vec<Link> {
+    let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
+    // B token for A token `t`: along the diagonal of the nearest seed hit.
+    let map = |t: u32| -> u32 {
+        let k = c.hits.partition_point(|h| h.0 <= t);
+        let (i, j) = if k == 0 { c.hits[0] } else { c.hits[k - 1] };
+        ((j as i64 + t as i64 - i as i64).clamp(c.b0 as i64, c.b1 as i64 - 1)) as u32
+    };
+    let mut links = Vec::new();
+    for s in &a.seg.sentences {
+        let (t0, t1) = (s.tok_start.max(c.a0), s.tok_end.min(c.a1));
+        if t0 >= t1 {
+            continue;
+        }
+        let (j0, j1) = (map(t0), map(t1 - 1));
+        if j0 > j1 {
+            continue;
+        }
+        links.push(Link {
+            a: [ta[t0 as usize].start, ta[t1 as usize - 1].end],
+            b: clip([tb[j0 as usize].start, tb[j1 as usize].end], cb),
+            score: (c.identity.min(1.0) * 10_000.0).round() / 10_000.0,
+        });
+    }
+    links
 }

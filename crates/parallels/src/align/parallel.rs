@@ -9,7 +9,7 @@
 //! vectors. A link earns
 //!
 //! ```text
-//! (sim − τ − step·(da + db − 2)) · (da + db) / 2
+//! sim − τ − step·(da + db − 2)
 //! ```
 //!
 //! where τ is set *per document pair* from the background: the mean plus
@@ -74,6 +74,8 @@ pub struct ParallelParams {
     pub min_threshold: f32,
     /// Extra similarity required per extra sentence in a group.
     pub step: f32,
+    /// How much each end sentence of a group must add to its similarity.
+    pub min_gain: f32,
     /// Cost of each skipped sentence inside a chain.
     pub skip: f32,
     /// Most sentences skipped on one side between two links of a chain.
@@ -89,9 +91,10 @@ pub struct ParallelParams {
 impl Default for ParallelParams {
     fn default() -> Self {
         ParallelParams {
-            sigmas: 4.0,
+            sigmas: env_f32("P_SIG", 4.0),
             min_threshold: 0.1,
-            step: 0.04,
+            step: env_f32("P_STEP", 0.04),
+            min_gain: env_f32("P_GAIN", 0.02),
             skip: 0.05,
             gap: 3,
             min_chain: 0.08,
@@ -186,6 +189,20 @@ impl<'a> Dots<'a> {
     }
 }
 
+/// Does every end sentence of a group add to its similarity? A group is kept
+/// only if dropping its first or its last sentence on either side (where it
+/// has more than one) lowers the cosine by at least `min_gain`: a heading or
+/// an unrelated sentence next to a good link is not absorbed into it.
+fn members_contribute(dots: &mut Dots, sim: f32, a0: u32, a1: u32, b0: u32, b1: u32, min_gain: f32) -> bool {
+    if a1 - a0 > 1 && (dots.group_cos(a0 + 1, a1, b0, b1) + min_gain > sim || dots.group_cos(a0, a1 - 1, b0, b1) + min_gain > sim) {
+        return false;
+    }
+    if b1 - b0 > 1 && (dots.group_cos(a0, a1, b0 + 1, b1) + min_gain > sim || dots.group_cos(a0, a1, b0, b1 - 1) + min_gain > sim) {
+        return false;
+    }
+    true
+}
+
 /// A small deterministic generator for sampling background pairs.
 struct XorShift(u64);
 
@@ -198,12 +215,13 @@ impl XorShift {
     }
 }
 
-/// The per-pair threshold τ: mean + `sigmas` · sd of random pair similarity.
-fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> f32 {
+/// The per-pair threshold τ: mean + `sigmas` · sd of random pair similarity;
+/// and the lower bar for a bridging link, mean + `sigmas / 2` · sd.
+fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> (f32, f32) {
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
     if samples < 2 {
-        return p.min_threshold;
+        return (p.min_threshold, p.min_threshold / 2.0);
     }
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
     let (mut s1, mut s2) = (0f64, 0f64);
@@ -217,7 +235,9 @@ fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> f32 {
     }
     let mean = s1 / samples as f64;
     let sd = (s2 / samples as f64 - mean * mean).max(0.0).sqrt();
-    ((mean + p.sigmas as f64 * sd) as f32).max(p.min_threshold)
+    let tau = ((mean + p.sigmas as f64 * sd) as f32).max(p.min_threshold);
+    let bridge = ((mean + p.sigmas as f64 / 2.0 * sd) as f32).max(p.min_threshold / 2.0);
+    (tau, bridge)
 }
 
 /// Candidate pairs `(i, j)`: each sentence's best partners by rare features.
@@ -296,7 +316,7 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chai
     if a.is_empty() || b.is_empty() {
         return Vec::new();
     }
-    let tau = background_threshold(a, b, p);
+    let (tau, tau_bridge) = background_threshold(a, b, p);
     let cands = candidates(a, b, p);
     // Cells: ends of groups near a candidate.
     let (n, m) = (a.len() as u32, b.len() as u32);
@@ -326,8 +346,14 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chai
             let (a0, b0) = (i + 1 - da, j + 1 - db);
             let sim = dots.group_cos(a0, i + 1, b0, j + 1);
             let size = (da + db) as f32;
+            if !members_contribute(&mut dots, sim, a0, i + 1, b0, j + 1, p.min_gain) {
+                continue;
+            }
             let s = (sim - tau - p.step * (size - 2.0)) * size / 2.0;
-            if s <= 0.0 {
+            // A link below the threshold may still bridge two good ones
+            // (cheaper than skipping its sentences), but it starts nothing,
+            // and it must still stand out from the background.
+            if s <= 0.0 && (sim < tau_bridge || s <= -p.skip * size) {
                 continue;
             }
             // Best predecessor: a cell ending at (i', j') with i' < a0, j' < b0.
@@ -352,6 +378,9 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chai
                 }
             }
             let h = s + pred;
+            if h <= 0.0 || (s <= 0.0 && back == u32::MAX) {
+                continue;
+            }
             if best.is_none_or(|c| h > c.h) {
                 best = Some(Cell { i, j, h, da, db, sim, back });
             }
@@ -415,3 +444,5 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
     }
     chains
 }
+
+fn env_f32(k: &str, d: f32) -> f32 { std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d) }
