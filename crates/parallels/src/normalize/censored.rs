@@ -11,6 +11,11 @@ fn is_censor(c: char) -> bool {
     matches!(c, '*' | '＊' | '□')
 }
 
+/// Whether `input` holds any censor character.
+pub(crate) fn needed(input: &[NChar]) -> bool {
+    input.iter().any(|n| is_censor(n.ch))
+}
+
 /// Copy `input` to `out`, collapsing censored runs into wildcards.
 pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
     let mut i = 0;
@@ -66,8 +71,14 @@ mod tests {
 
         let out = run("□□□和＊＊*");
         assert_eq!(out.len(), 3);
-        assert_eq!((out[0].start, out[0].end, out[0].mark), (0, 3, Mark::Wildcard));
-        assert_eq!((out[2].start, out[2].end, out[2].mark), (4, 7, Mark::Wildcard));
+        assert_eq!(
+            (out[0].start, out[0].end, out[0].mark),
+            (0, 3, Mark::Wildcard)
+        );
+        assert_eq!(
+            (out[2].start, out[2].end, out[2].mark),
+            (4, 7, Mark::Wildcard)
+        );
     }
 
     #[test]

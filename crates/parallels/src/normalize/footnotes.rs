@@ -80,6 +80,13 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
     }
 }
 
+/// Whether `input` holds any character that can start a marker.
+pub(crate) fn needed(input: &[NChar]) -> bool {
+    input.iter().any(|n| {
+        matches!(n.ch, '[' | '［' | '注') || is_circled_number(n.ch) || is_superscript_digit(n.ch)
+    })
+}
+
 /// Copy `input` to `out` without footnote markers.
 pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
     let mut i = 0;

@@ -213,11 +213,7 @@ fn build_table(script: bool, variants: bool) -> CharTable {
     let mut t = CharTable::new();
     let variant_of = |c: char| -> char {
         if variants {
-            VARIANTS
-                .iter()
-                .find(|p| p.0 == c)
-                .map(|p| p.1)
-                .unwrap_or(c)
+            VARIANTS.iter().find(|p| p.0 == c).map(|p| p.1).unwrap_or(c)
         } else {
             c
         }
@@ -289,7 +285,10 @@ mod tests {
         for &(from, to) in VARIANTS {
             assert_eq!(s.get(to), to, "canonical {to} is changed by t2s");
             let img = s.get(from);
-            assert!(img == from || img == to, "{from}: t2s {img} vs variants {to}");
+            assert!(
+                img == from || img == to,
+                "{from}: t2s {img} vs variants {to}"
+            );
         }
     }
 

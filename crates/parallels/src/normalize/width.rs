@@ -98,8 +98,7 @@ pub(crate) fn fold(c: char, emit: &mut impl FnMut(char)) {
 pub(crate) fn fold_case(c: char, emit: &mut impl FnMut(char)) {
     if c.is_ascii() {
         emit(c.to_ascii_lowercase());
-    } else if matches!(c as u32, 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0x20000..)
-    {
+    } else if matches!(c as u32, 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0x20000..) {
         // CJK blocks have no case.
         emit(c);
     } else {
