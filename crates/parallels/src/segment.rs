@@ -55,6 +55,9 @@ pub struct Token {
     /// Original span `[start, end)` in code points.
     pub start: u32,
     pub end: u32,
+    /// Does a clause mark (`，,；;：:、`), a sentence end or a newline come
+    /// between this token and the previous one?
+    pub clause_start: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +162,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
     let mut buf = String::new();
     // Start of the current sentence as an index into `chars`, and its first token.
     let mut sent_tok = 0usize;
+    let mut brk = true;
     let mut i = 0usize;
     while i < chars.len() {
         let c = chars[i];
@@ -167,18 +171,19 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
             continue;
         }
         if c.mark == Mark::Wildcard {
-            out.tokens.push(Token { id: WILDCARD, kind: TokenKind::Wildcard, start: c.start, end: c.end });
+            push(&mut out, &mut brk, WILDCARD, TokenKind::Wildcard, c.start, c.end);
             i += 1;
             continue;
         }
         let ch = c.ch;
         if ch == '\n' || ch == '\r' {
+            brk = true;
             close_sentence(chars, &mut out, &mut sent_tok, i);
             i += 1;
             continue;
         }
         if is_cjk(ch) {
-            out.tokens.push(Token { id: vocab.id(ch.encode_utf8(&mut [0; 4])), kind: TokenKind::Cjk, start: c.start, end: c.end });
+            push(&mut out, &mut brk, vocab.id(ch.encode_utf8(&mut [0; 4])), TokenKind::Cjk, c.start, c.end);
             i += 1;
         } else if ch.is_ascii_digit() {
             let mut j = i;
@@ -193,7 +198,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
                     break;
                 }
             }
-            out.tokens.push(Token { id: vocab.id(&buf), kind: TokenKind::Number, start: c.start, end: chars[j - 1].end.max(c.start + 1) });
+            push(&mut out, &mut brk, vocab.id(&buf), TokenKind::Number, c.start, chars[j - 1].end.max(c.start + 1));
             i = j;
         } else if is_word_char(ch) {
             let mut j = i;
@@ -213,7 +218,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
                 i += 1;
                 continue;
             }
-            out.tokens.push(Token { id: vocab.id(&buf), kind: TokenKind::Word, start: c.start, end: chars[j - 1].end });
+            push(&mut out, &mut brk, vocab.id(&buf), TokenKind::Word, c.start, chars[j - 1].end);
             i = j;
         } else if is_sentence_end(ch) || ((ch == '.' || ch == ';') && next_is_space(chars, i)) {
             let mut j = i + 1;
@@ -224,8 +229,10 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
                 j += 1;
             }
             close_sentence(chars, &mut out, &mut sent_tok, j);
+            brk = true;
             i = j;
         } else {
+            brk |= is_clause_mark(ch);
             i += 1;
         }
         if out.tokens.len() - sent_tok >= MAX_SENTENCE_TOKENS {
@@ -234,6 +241,11 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
     }
     close_sentence(chars, &mut out, &mut sent_tok, chars.len());
     out
+}
+
+fn push(out: &mut Segmented, brk: &mut bool, id: TokenId, kind: TokenKind, start: u32, end: u32) {
+    out.tokens.push(Token { id, kind, start, end, clause_start: *brk });
+    *brk = false;
 }
 
 fn next_is_space(chars: &[NChar], i: usize) -> bool {
@@ -354,6 +366,13 @@ mod tests {
         let b = segment(&norm.normalize("共23,000人"), &mut vocab);
         let ids = |s: &Segmented| s.tokens.iter().map(|t| t.id).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
+    }
+
+    #[test]
+    fn clause_marks_start_clauses() {
+        let (s, _) = seg("甲乙，丙；丁。戊");
+        let starts: Vec<bool> = s.tokens.iter().map(|t| t.clause_start).collect();
+        assert_eq!(starts, vec![true, false, true, true, true]);
     }
 
     #[test]

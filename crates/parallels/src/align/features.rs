@@ -13,7 +13,7 @@
 //! compared by adding vectors, and [`Vectors::dot`] plus the stored squared
 //! norms give any group cosine from pairwise dot products.
 
-use crate::segment::{Segmented, TokenKind, WILDCARD};
+use crate::segment::{Segmented, Token, TokenKind, WILDCARD};
 use rustc_hash::FxHashMap;
 
 /// Extra weight on features that contain a number.
@@ -58,72 +58,104 @@ pub fn dot(a: &[(Feature, f32)], b: &[(Feature, f32)]) -> f32 {
     s
 }
 
-/// Raw features with term counts and a number flag, per sentence.
-fn raw_features(seg: &Segmented) -> Vec<Vec<(Feature, u16, bool)>> {
-    let mut out = Vec::with_capacity(seg.sentences.len());
-    let mut buf: Vec<(Feature, bool)> = Vec::new();
-    for s in &seg.sentences {
-        buf.clear();
-        let toks = s.tokens(seg);
-        for (k, t) in toks.iter().enumerate() {
-            if t.id == WILDCARD {
-                continue;
-            }
-            let num = t.kind == TokenKind::Number;
-            buf.push((t.id as Feature, num));
-            if let Some(n) = toks.get(k + 1) {
-                if n.id != WILDCARD {
-                    let f = ((t.id as Feature) << 32) | n.id as Feature;
-                    buf.push((f, num || n.kind == TokenKind::Number));
-                }
+/// Features of a token run with term counts and a number flag, sorted.
+fn run_features(toks: &[Token], buf: &mut Vec<(Feature, bool)>) -> Vec<(Feature, u16, bool)> {
+    buf.clear();
+    for (k, t) in toks.iter().enumerate() {
+        if t.id == WILDCARD {
+            continue;
+        }
+        let num = t.kind == TokenKind::Number;
+        buf.push((t.id as Feature, num));
+        if let Some(n) = toks.get(k + 1) {
+            if n.id != WILDCARD {
+                let f = ((t.id as Feature) << 32) | n.id as Feature;
+                buf.push((f, num || n.kind == TokenKind::Number));
             }
         }
-        buf.sort_unstable();
-        let mut v: Vec<(Feature, u16, bool)> = Vec::with_capacity(buf.len());
-        for &(f, num) in &buf {
-            match v.last_mut() {
-                Some(last) if last.0 == f => last.1 = last.1.saturating_add(1),
-                _ => v.push((f, 1, num)),
-            }
-        }
-        out.push(v);
     }
-    out
+    buf.sort_unstable();
+    let mut v: Vec<(Feature, u16, bool)> = Vec::with_capacity(buf.len());
+    for &(f, num) in buf.iter() {
+        match v.last_mut() {
+            Some(last) if last.0 == f => last.1 = last.1.saturating_add(1),
+            _ => v.push((f, 1, num)),
+        }
+    }
+    v
 }
 
-/// Document frequencies of features over the sentences of both texts, and
-/// the weighted vectors of each text.
-pub fn vectors(a: &Segmented, b: &Segmented) -> (Vectors, Vectors, FxHashMap<Feature, u32>) {
+/// Raw features per sentence.
+fn raw_features(seg: &Segmented) -> Vec<Vec<(Feature, u16, bool)>> {
+    let mut buf = Vec::new();
+    seg.sentences.iter().map(|s| run_features(s.tokens(seg), &mut buf)).collect()
+}
+
+/// Document frequencies of the features of a pair of texts, counted over
+/// the sentences of both.
+#[derive(Debug, Default)]
+pub struct Df {
+    counts: FxHashMap<Feature, u32>,
+    sentences: f32,
+}
+
+impl Df {
+    /// The weighted vector of raw features; features in every sentence drop
+    /// out. Returns the vector and its squared norm.
+    fn weigh(&self, raw: Vec<(Feature, u16, bool)>) -> (Vec<(Feature, f32)>, f32) {
+        let mut w = Vec::with_capacity(raw.len());
+        let mut n2 = 0f32;
+        for (f, tf, num) in raw {
+            let df = self.counts.get(&f).copied().unwrap_or(1).max(1);
+            let idf = (self.sentences / df as f32).ln();
+            if idf <= 0.0 {
+                continue;
+            }
+            let mut x = (1.0 + (tf as f32).ln()) * idf;
+            if num {
+                x *= NUMBER_BOOST;
+            }
+            n2 += x * x;
+            w.push((f, x));
+        }
+        (w, n2)
+    }
+
+    /// The weighted vector of any token run (a clause, say) of either text.
+    pub fn vector(&self, toks: &[Token]) -> (Vec<(Feature, f32)>, f32) {
+        self.weigh(run_features(toks, &mut Vec::new()))
+    }
+}
+
+/// Cosine of two weighted vectors with their squared norms.
+pub fn cosine(a: &(Vec<(Feature, f32)>, f32), b: &(Vec<(Feature, f32)>, f32)) -> f32 {
+    if a.1 <= 0.0 || b.1 <= 0.0 {
+        0.0
+    } else {
+        (dot(&a.0, &b.0) / (a.1 * b.1).sqrt()).clamp(0.0, 1.0)
+    }
+}
+
+/// Document frequencies over the sentences of both texts, and the weighted
+/// vectors of each text.
+pub fn vectors(a: &Segmented, b: &Segmented) -> (Vectors, Vectors, Df) {
     let ra = raw_features(a);
     let rb = raw_features(b);
-    let mut df: FxHashMap<Feature, u32> = FxHashMap::default();
+    let mut df = Df { counts: FxHashMap::default(), sentences: (ra.len() + rb.len()).max(1) as f32 };
     for v in ra.iter().chain(rb.iter()) {
         for &(f, _, _) in v {
-            *df.entry(f).or_insert(0) += 1;
+            *df.counts.entry(f).or_insert(0) += 1;
         }
     }
-    let n = (ra.len() + rb.len()).max(1) as f32;
     let weigh = |raw: Vec<Vec<(Feature, u16, bool)>>| {
         let mut out = Vectors::default();
         for v in raw {
-            let mut w = Vec::with_capacity(v.len());
-            let mut n2 = 0f32;
-            for (f, tf, num) in v {
-                let idf = (n / df[&f] as f32).ln();
-                if idf <= 0.0 {
-                    continue;
-                }
-                let mut x = (1.0 + (tf as f32).ln()) * idf;
-                if num {
-                    x *= NUMBER_BOOST;
-                }
-                n2 += x * x;
-                w.push((f, x));
-            }
+            let (w, n2) = df.weigh(v);
             out.vecs.push(w);
             out.norm2.push(n2);
         }
         out
     };
-    (weigh(ra), weigh(rb), df)
+    let (va, vb) = (weigh(ra), weigh(rb));
+    (va, vb, df)
 }

@@ -119,11 +119,13 @@ impl Aligner {
 
     /// All passages A and B share, ordered by their start in A.
     pub fn align(&self, a: &Prepared, b: &Prepared) -> Vec<Passage> {
-        let (va, vb, _) = features::vectors(&a.seg, &b.seg);
-        let chains = parallel::align_sentences(&va, &vb, &self.opts.parallel);
+        let (va, vb, df) = features::vectors(&a.seg, &b.seg);
+        let found = parallel::align_sentences(&va, &vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
-        let passages: Vec<Passage> = chains
+        let passages: Vec<Passage> = found
+            .chains
             .iter()
+            .filter(|c| c.links.len() > 1 || lone_link_holds(&c.links[0], a, b, &df, found.tau))
             .map(|c| {
                 let links = c
                     .links
@@ -142,6 +144,46 @@ impl Aligner {
         passages.sort_by(|x, y| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
         passages
     }
+}
+
+/// Similarity at which a link standing alone needs no further evidence.
+pub const NEAR_COPY: f32 = 0.5;
+
+/// Does a link that forms a passage on its own hold up?
+///
+/// A chain of several links is evidence in itself; a lone link is where
+/// same-topic texts produce false matches — one shared date, name or stock
+/// phrase. So a lone link must either be a near copy ([`NEAR_COPY`]) or show
+/// two separate matches in order: two clauses of A that each match a clause
+/// of B above the pair's threshold, in the same order (the "two-hit" rule of
+/// seed-and-extend search).
+fn lone_link_holds(l: &parallel::SentLink, a: &Prepared, b: &Prepared, df: &features::Df, tau: f32) -> bool {
+    if l.sim >= NEAR_COPY {
+        return true;
+    }
+    let clauses = |p: &Prepared, s0: u32, s1: u32| -> Vec<_> {
+        let s = &p.seg.sentences;
+        let toks = &p.seg.tokens[s[s0 as usize].tok_start as usize..s[s1 as usize - 1].tok_end as usize];
+        let mut out = Vec::new();
+        let mut start = 0;
+        for k in 1..=toks.len() {
+            if k == toks.len() || toks[k].clause_start {
+                out.push(df.vector(&toks[start..k]));
+                start = k;
+            }
+        }
+        out
+    };
+    let (ca, cb) = (clauses(a, l.a0, l.a1), clauses(b, l.b0, l.b1));
+    // Longest chain of hits in order (a small LCS over the clause grid).
+    let mut best = vec![vec![0u32; cb.len() + 1]; ca.len() + 1];
+    for x in 0..ca.len() {
+        for y in 0..cb.len() {
+            let hit = features::cosine(&ca[x], &cb[y]) >= tau;
+            best[x + 1][y + 1] = if hit { best[x][y] + 1 } else { best[x][y + 1].max(best[x + 1][y]) };
+        }
+    }
+    best[ca.len()][cb.len()] >= 2
 }
 
 /// A passage around `links` (non-empty, in order); its score is the

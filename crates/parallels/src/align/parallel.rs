@@ -70,6 +70,9 @@ pub struct ParallelParams {
     /// Background threshold: mean plus this many standard deviations of the
     /// similarity of random sentence pairs.
     pub sigmas: f32,
+    /// A link below τ may bridge two links of a chain if its similarity is
+    /// this many standard deviations above the background mean.
+    pub bridge_sigmas: f32,
     /// Lowest threshold τ whatever the background.
     pub min_threshold: f32,
     /// Extra similarity required per extra sentence in a group.
@@ -91,10 +94,11 @@ pub struct ParallelParams {
 impl Default for ParallelParams {
     fn default() -> Self {
         ParallelParams {
-            sigmas: env_f32("P_SIG", 4.0),
+            sigmas: 4.0,
+            bridge_sigmas: 3.0,
             min_threshold: 0.1,
-            step: env_f32("P_STEP", 0.04),
-            min_gain: env_f32("P_GAIN", 0.02),
+            step: 0.04,
+            min_gain: 0.02,
             skip: 0.05,
             gap: 3,
             min_chain: 0.08,
@@ -216,7 +220,7 @@ impl XorShift {
 }
 
 /// The per-pair threshold τ: mean + `sigmas` · sd of random pair similarity;
-/// and the lower bar for a bridging link, mean + `sigmas / 2` · sd.
+/// and the lower bar for a bridging link, mean + `bridge_sigmas` · sd.
 fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> (f32, f32) {
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
@@ -236,7 +240,7 @@ fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> (f32, f
     let mean = s1 / samples as f64;
     let sd = (s2 / samples as f64 - mean * mean).max(0.0).sqrt();
     let tau = ((mean + p.sigmas as f64 * sd) as f32).max(p.min_threshold);
-    let bridge = ((mean + p.sigmas as f64 / 2.0 * sd) as f32).max(p.min_threshold / 2.0);
+    let bridge = ((mean + p.bridge_sigmas as f64 * sd) as f32).max(p.min_threshold / 2.0);
     (tau, bridge)
 }
 
@@ -311,10 +315,18 @@ struct Cell {
     back: u32,
 }
 
-/// Align two texts' sentence vectors: the chains found, best first.
-pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chain> {
+/// The chains found between two texts, best first, and the pair's
+/// threshold τ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SentenceAlignment {
+    pub chains: Vec<Chain>,
+    pub tau: f32,
+}
+
+/// Align two texts' sentence vectors.
+pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> SentenceAlignment {
     if a.is_empty() || b.is_empty() {
-        return Vec::new();
+        return SentenceAlignment { chains: Vec::new(), tau: p.min_threshold };
     }
     let (tau, tau_bridge) = background_threshold(a, b, p);
     let cands = candidates(a, b, p);
@@ -390,7 +402,7 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<Chai
             cells.push(c);
         }
     }
-    extract(&cells, n, m, p)
+    SentenceAlignment { chains: extract(&cells, n, m, p), tau }
 }
 
 /// Pull non-overlapping chains out of the filled cells, best first.
@@ -444,5 +456,3 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
     }
     chains
 }
-
-fn env_f32(k: &str, d: f32) -> f32 { std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d) }
