@@ -73,6 +73,10 @@ pub struct ParallelParams {
     /// A link below τ may bridge two links of a chain if its similarity is
     /// this many standard deviations above the background mean.
     pub bridge_sigmas: f32,
+    /// Sentences sandwiched between two links (one or two on each side)
+    /// are linked if their similarity is this many standard deviations
+    /// above the background mean.
+    pub fill_sigmas: f32,
     /// Lowest threshold τ whatever the background.
     pub min_threshold: f32,
     /// Extra similarity required per extra sentence in a group.
@@ -96,6 +100,7 @@ impl Default for ParallelParams {
         ParallelParams {
             sigmas: 4.0,
             bridge_sigmas: 3.0,
+            fill_sigmas: 2.0,
             min_threshold: 0.1,
             step: 0.04,
             min_gain: 0.02,
@@ -219,13 +224,19 @@ impl XorShift {
     }
 }
 
-/// The per-pair threshold τ: mean + `sigmas` · sd of random pair similarity;
-/// and the lower bar for a bridging link, mean + `bridge_sigmas` · sd.
-fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> (f32, f32) {
+/// Similarity of random sentence pairs of two texts.
+struct Background {
+    mean: f32,
+    sd: f32,
+}
+
+/// Mean and standard deviation of the similarity of up to 4000 random
+/// sentence pairs (a fixed seed: the same texts give the same sample).
+fn background(a: &Vectors, b: &Vectors) -> Background {
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
     if samples < 2 {
-        return (p.min_threshold, p.min_threshold / 2.0);
+        return Background { mean: 0.0, sd: 0.0 };
     }
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
     let (mut s1, mut s2) = (0f64, 0f64);
@@ -239,9 +250,7 @@ fn background_threshold(a: &Vectors, b: &Vectors, p: &ParallelParams) -> (f32, f
     }
     let mean = s1 / samples as f64;
     let sd = (s2 / samples as f64 - mean * mean).max(0.0).sqrt();
-    let tau = ((mean + p.sigmas as f64 * sd) as f32).max(p.min_threshold);
-    let bridge = ((mean + p.bridge_sigmas as f64 * sd) as f32).max(p.min_threshold / 2.0);
-    (tau, bridge)
+    Background { mean: mean as f32, sd: sd as f32 }
 }
 
 /// Candidate pairs `(i, j)`: each sentence's best partners by rare features.
@@ -328,7 +337,9 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
     if a.is_empty() || b.is_empty() {
         return SentenceAlignment { chains: Vec::new(), tau: p.min_threshold };
     }
-    let (tau, tau_bridge) = background_threshold(a, b, p);
+    let background = background(a, b);
+    let tau = (background.mean + p.sigmas * background.sd).max(p.min_threshold);
+    let tau_bridge = (background.mean + p.bridge_sigmas * background.sd).max(p.min_threshold / 2.0);
     let cands = candidates(a, b, p);
     // Cells: ends of groups near a candidate.
     let (n, m) = (a.len() as u32, b.len() as u32);
@@ -402,7 +413,37 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
             cells.push(c);
         }
     }
-    SentenceAlignment { chains: extract(&cells, n, m, p), tau }
+    let mut chains = extract(&cells, n, m, p);
+    let fill = background.mean + p.fill_sigmas * background.sd;
+    for c in &mut chains {
+        fill_gaps(c, &mut dots, fill);
+    }
+    SentenceAlignment { chains, tau }
+}
+
+/// Link the sentences sandwiched between two links of a chain.
+///
+/// Where one or two sentences on *each* side lie between two consecutive
+/// links, their position alone makes them likely counterparts; they are
+/// linked as one group if their similarity clears the low bar `fill`
+/// (the background mean plus `fill_sigmas` deviations).
+fn fill_gaps(c: &mut Chain, dots: &mut Dots, fill: f32) {
+    let mut out = Vec::with_capacity(c.links.len());
+    for k in 0..c.links.len() {
+        let l = c.links[k];
+        if let Some(prev) = out.last().copied() {
+            let prev: SentLink = prev;
+            let (ga, gb) = (l.a0 - prev.a1, l.b0 - prev.b1);
+            if (1..=2).contains(&ga) && (1..=2).contains(&gb) {
+                let sim = dots.group_cos(prev.a1, l.a0, prev.b1, l.b0);
+                if sim >= fill {
+                    out.push(SentLink { a0: prev.a1, a1: l.a0, b0: prev.b1, b1: l.b0, sim });
+                }
+            }
+        }
+        out.push(l);
+    }
+    c.links = out;
 }
 
 /// Pull non-overlapping chains out of the filled cells, best first.
