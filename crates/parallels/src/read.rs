@@ -30,19 +30,25 @@
 //!    would send a short UTF-8 paragraph with one stray byte to the legacy
 //!    detector, and a long Latin-1 file with few accents to UTF-8.)
 //! 5. **Legacy encodings.** Otherwise `chardetng` guesses (no TLD hint,
-//!    UTF-8 not allowed) and `encoding_rs` decodes. GBK is reported and decoded
-//!    as `"gb18030"` (GBK is a subset), Big5 as `"big5"`, anything else by its
-//!    `encoding_rs` name in lower case (`"windows-1252"`, `"shift_jis"`, …).
+//!    UTF-8 not allowed) from [`DETECT_BYTES`] bytes from the first non-ASCII
+//!    byte on, and `encoding_rs` decodes the whole input. GBK is reported and
+//!    decoded as `"gb18030"` (GBK is a subset), Big5 as `"big5"`, anything
+//!    else by its `encoding_rs` name in lower case (`"windows-1252"`,
+//!    `"shift_jis"`, …).
 //!    `chardetng` rules an encoding out on a single invalid sequence, so a
 //!    GBK or Big5 file with one bad byte would come out as windows-1252
-//!    mojibake without a single replacement. To avoid that, unless the guess
-//!    is Big5, the bytes are also tried as GB18030, Big5, Shift_JIS, EUC-JP
-//!    and EUC-KR (in that order, skipping the guess): if one of them leaves
-//!    a few invalid sequences, at most one per [`LEGACY_VALID_PER_BAD`]
-//!    non-ASCII characters, the detector is run again on the bytes without
-//!    those sequences, and that encoding is taken if the detector now picks
-//!    it. (Big5 is tried even after a guess of GBK: Big5 text is valid GBK,
-//!    so a Big5 file whose stray byte ruled Big5 out can come back as GBK.)
+//!    mojibake without a single replacement. So when the guess is a
+//!    single-byte encoding, the bytes are also tried as GB18030, Big5,
+//!    Shift_JIS, EUC-JP and EUC-KR. Those that leave a few invalid sequences
+//!    (at least one, at most one per [`LEGACY_VALID_PER_BAD`] non-ASCII
+//!    characters) are candidates. The detector is run again on the bytes
+//!    without each candidate's invalid sequences (first without the whole
+//!    segments between ASCII punctuation or line breaks that hold them, as a
+//!    stray byte can shift the rest of its segment out of step); if it never
+//!    names a candidate, its first guess stands. Otherwise a candidate with
+//!    the fewest invalid sequences (give or take one) wins, the first one the
+//!    detector named if any: a stray byte breaks every candidate, while text
+//!    in one encoding has more invalid sequences in the others.
 //!
 //! Undecodable sequences are replaced by U+FFFD, one per sequence (the
 //! WHATWG/`encoding_rs` "maximal subpart" rule), and counted in `replaced`;
@@ -80,6 +86,10 @@ pub const MAX_REPLACED_PERCENT: usize = 5;
 /// Invalid UTF-8 is still read as (lossy) UTF-8 when it has at least this many
 /// valid multi-byte characters for each invalid sequence (rule 4 above).
 pub const UTF8_VALID_PER_BAD: usize = 10;
+
+/// The legacy-encoding detector sees at most this many bytes, starting at
+/// the first non-ASCII byte.
+pub const DETECT_BYTES: usize = 64 * 1024;
 
 /// A legacy CJK encoding that the detector ruled out because of invalid
 /// sequences is reconsidered when it has at least this many non-ASCII
@@ -160,7 +170,10 @@ pub enum ReadError {
         offset: usize,
     },
     #[error("{path}: cannot read it: {source}; check that it is a readable file")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl ReadError {
@@ -179,9 +192,18 @@ impl ReadError {
         let path = path.to_path_buf();
         match error {
             DecodeError::Binary { reason } => ReadError::Binary { path, reason },
-            DecodeError::Undecodable { encoding, replaced, chars, offset } => {
-                ReadError::Undecodable { path, encoding, replaced, chars, offset }
-            }
+            DecodeError::Undecodable {
+                encoding,
+                replaced,
+                chars,
+                offset,
+            } => ReadError::Undecodable {
+                path,
+                encoding,
+                replaced,
+                chars,
+                offset,
+            },
         }
     }
 }
@@ -191,7 +213,10 @@ pub fn read_document(path: &Path) -> Result<Document, ReadError> {
     let bytes = read_bytes(path)?;
     let decoded = decode(&bytes).map_err(|e| ReadError::from_decode(path, e))?;
     Ok(Document {
-        id: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        id: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         path: path.to_path_buf(),
         text: decoded.text,
         encoding: decoded.encoding,
@@ -204,7 +229,10 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     let classify = |source: std::io::Error| match source.kind() {
         ErrorKind::NotFound => ReadError::NotFound { path: owned() },
         ErrorKind::IsADirectory => ReadError::IsDirectory { path: owned() },
-        _ => ReadError::Io { path: owned(), source },
+        _ => ReadError::Io {
+            path: owned(),
+            source,
+        },
     };
     let meta = std::fs::metadata(path).map_err(classify)?;
     if meta.is_dir() {
@@ -227,8 +255,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         return finish(decode_with(encoding_rs::UTF_16BE, rest, 2));
     }
     check_nul(bytes, 0)?;
-    let (valid_multibyte, bad) = utf8_counts(bytes);
-    if bad == 0 || valid_multibyte >= bad.saturating_mul(UTF8_VALID_PER_BAD) {
+    if std::str::from_utf8(bytes).is_ok() || nearly_utf8(bytes) {
         return finish(decode_utf8(bytes, 0));
     }
     finish(decode_with(detect_legacy(bytes), bytes, 0))
@@ -311,8 +338,9 @@ fn looks_like_utf16_without_bom(bytes: &[u8]) -> bool {
     nuls * 4 >= head.len() && even.max(odd) * 10 >= nuls * 9
 }
 
-/// Count valid multi-byte UTF-8 characters and invalid sequences.
-fn utf8_counts(bytes: &[u8]) -> (usize, usize) {
+/// Invalid UTF-8 with at least [`UTF8_VALID_PER_BAD`] valid multi-byte
+/// characters per invalid sequence (rule 4).
+fn nearly_utf8(bytes: &[u8]) -> bool {
     let mut valid_multibyte = 0usize;
     let mut bad = 0usize;
     for chunk in bytes.utf8_chunks() {
@@ -321,7 +349,7 @@ fn utf8_counts(bytes: &[u8]) -> (usize, usize) {
             bad += 1;
         }
     }
-    (valid_multibyte, bad)
+    valid_multibyte >= bad.saturating_mul(UTF8_VALID_PER_BAD)
 }
 
 /// Decode as UTF-8, replacing each invalid sequence (maximal subpart) by
@@ -347,7 +375,14 @@ fn decode_utf8(bytes: &[u8], base: usize) -> Attempt {
             (text, replaced, first_bad)
         }
     };
-    Attempt { decoded: Decoded { text, encoding: "utf-8".into(), replaced }, first_bad }
+    Attempt {
+        decoded: Decoded {
+            text,
+            encoding: "utf-8".into(),
+            replaced,
+        },
+        first_bad,
+    }
 }
 
 /// Decode with `encoding_rs`, counting the replaced sequences. `base` is the
@@ -382,45 +417,115 @@ fn decode_with(encoding: &'static Encoding, bytes: &[u8], base: usize) -> Attemp
         }
     }
     let encoding = encoding.name().to_ascii_lowercase();
-    Attempt { decoded: Decoded { text, encoding, replaced }, first_bad }
+    Attempt {
+        decoded: Decoded {
+            text,
+            encoding,
+            replaced,
+        },
+        first_bad,
+    }
 }
 
 /// Guess a legacy (non-UTF) encoding; GBK comes back as GB18030.
 fn detect_legacy(bytes: &[u8]) -> &'static Encoding {
-    let guess = widen(chardetng_guess(bytes));
-    if guess == encoding_rs::BIG5 {
-        // Whatever is valid Big5 is valid GBK too: neither was ruled out.
+    // The detector ignores ASCII and is slow (a few MB/s): show it the
+    // window of DETECT_BYTES that starts at the first non-ASCII byte, which
+    // begins a character in every ASCII-compatible encoding.
+    let start = bytes.iter().position(|&b| b >= 0x80).unwrap_or(bytes.len());
+    let end = bytes.len().min(start.saturating_add(DETECT_BYTES));
+    let window = bytes.get(start..end).unwrap_or_default();
+    let last = end == bytes.len();
+    let guess = widen(chardetng_guess(window, last));
+    if RESCUE_CANDIDATES.contains(&guess) {
         return guess;
     }
-    // chardetng rules out an encoding on its first invalid sequence; give
-    // the East Asian encodings a second chance without their few invalid
-    // sequences. (Big5 text is valid GBK, so a guess of GBK may also hide a
-    // Big5 file with a stray byte.)
-    for candidate in RESCUE_CANDIDATES {
-        if candidate == guess {
-            continue;
-        }
-        let Some(bad) = few_invalid_sequences(candidate, bytes) else {
-            continue;
-        };
-        let mut repaired = Vec::with_capacity(bytes.len());
-        let mut from = 0;
-        for range in bad {
-            repaired.extend_from_slice(bytes.get(from..range.start).unwrap_or_default());
-            from = range.end;
-        }
-        repaired.extend_from_slice(bytes.get(from..).unwrap_or_default());
-        let second = widen(chardetng_guess(&repaired));
-        if second == candidate {
-            return candidate;
-        }
+    // chardetng rules out an encoding on its first invalid sequence, so a
+    // CJK file with a stray byte comes back as a single-byte encoding.
+    // Reconsider the East Asian encodings that leave a few (but some)
+    // invalid sequences. (One that leaves none the detector has weighed
+    // already and found worse.)
+    let mut few: Vec<(&'static Encoding, Vec<Range<usize>>)> = RESCUE_CANDIDATES
+        .iter()
+        .filter_map(|&candidate| {
+            few_invalid_sequences(candidate, window, last).map(|bad| (candidate, bad))
+        })
+        .filter(|(_, bad)| !bad.is_empty())
+        .collect();
+    few.sort_by_key(|(_, bad)| bad.len());
+    // Is it East Asian text at all? Ask the detector again, about the bytes
+    // without the segments that hold a candidate's invalid sequences (a
+    // stray byte can shift the rest of its segment out of step into valid
+    // garbage, which the detector's scores punish in the right encoding as
+    // much as in a wrong one), or failing that without just those sequences.
+    let is_candidate = |answer: &&'static Encoding| few.iter().any(|(c, _)| c == answer);
+    let mut named = Vec::new();
+    for (_, bad) in &few {
+        let answer = [whole_segments(window, bad), bad.clone()]
+            .iter()
+            .map(|cut| widen(chardetng_guess(&without(window, cut), last)))
+            .find(is_candidate);
+        named.extend(answer);
     }
-    guess
+    let Some((first, fewest)) = few.first().filter(|_| !named.is_empty()) else {
+        return guess;
+    };
+    // Which one? The invalid sequences a stray byte makes are invalid in
+    // every candidate, while text in one encoding has more in the others:
+    // take a candidate with the fewest, give or take one; among those, the
+    // first the detector named.
+    let close = |answer: &&'static Encoding| {
+        few.iter()
+            .any(|(c, bad)| c == answer && bad.len() <= fewest.len() + 1)
+    };
+    named.iter().copied().find(close).unwrap_or(first)
 }
 
-fn chardetng_guess(bytes: &[u8]) -> &'static Encoding {
+/// Widen each range to the segment around it, between bytes below 0x40,
+/// where every East Asian multi-byte encoding is back in step. A stray byte
+/// can shift the rest of its segment out of step without another invalid
+/// sequence; dropping the segment drops that garbage too.
+fn whole_segments(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let is_sync = |b: &u8| *b < 0x40;
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        if out.last().is_some_and(|last| range.end <= last.end) {
+            continue; // inside the segment already taken: no need to scan again
+        }
+        let head = bytes
+            .get(..range.start.min(bytes.len()))
+            .unwrap_or_default();
+        let start = head.iter().rposition(is_sync).map_or(0, |i| i + 1);
+        let tail = bytes.get(range.end.min(bytes.len())..).unwrap_or_default();
+        let end = tail
+            .iter()
+            .position(is_sync)
+            .map_or(bytes.len(), |i| range.end + i);
+        match out.last_mut() {
+            Some(last) if start <= last.end => last.end = last.end.max(end),
+            _ => out.push(start..end),
+        }
+    }
+    out
+}
+
+/// `bytes` without the byte ranges `cut` (sorted, not overlapping).
+fn without(bytes: &[u8], cut: &[Range<usize>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for range in cut {
+        out.extend_from_slice(bytes.get(from..range.start).unwrap_or_default());
+        from = from.max(range.end);
+    }
+    out.extend_from_slice(bytes.get(from..).unwrap_or_default());
+    out
+}
+
+/// `last`: whether `bytes` runs to the end of the input (otherwise a
+/// character cut at the end of the window is not an error).
+fn chardetng_guess(bytes: &[u8], last: bool) -> &'static Encoding {
     let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
-    detector.feed(bytes, true);
+    detector.feed(bytes, last);
     detector.guess(None, Utf8Detection::Deny)
 }
 
@@ -442,14 +547,17 @@ fn widen(encoding: &'static Encoding) -> &'static Encoding {
     }
 }
 
-/// The byte ranges of the invalid sequences of `bytes` in `encoding`, if
-/// there are some but few: at most one per [`LEGACY_VALID_PER_BAD`] non-ASCII
-/// characters. `None` when there are none (the detector already saw a clean
-/// decoding and preferred another encoding) or too many.
-fn few_invalid_sequences(encoding: &'static Encoding, bytes: &[u8]) -> Option<Vec<Range<usize>>> {
-    // Non-ASCII characters are at most half the bytes in a double-byte
-    // encoding: stop early once the errors can no longer be few.
-    let limit = bytes.len() / 2 / LEGACY_VALID_PER_BAD + 1;
+/// The byte ranges of the invalid sequences of `bytes` in `encoding` if they
+/// are few, at most one per [`LEGACY_VALID_PER_BAD`] non-ASCII characters
+/// (possibly none); `None` if there are more.
+fn few_invalid_sequences(
+    encoding: &'static Encoding,
+    bytes: &[u8],
+    last: bool,
+) -> Option<Vec<Range<usize>>> {
+    // There are at most as many non-ASCII characters as bytes: stop early
+    // once the errors can no longer be few.
+    let limit = bytes.len() / LEGACY_VALID_PER_BAD + 1;
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut buffer = [0u8; 8192];
     let mut bad = Vec::new();
@@ -458,7 +566,7 @@ fn few_invalid_sequences(encoding: &'static Encoding, bytes: &[u8]) -> Option<Ve
     loop {
         let rest = bytes.get(pos..).unwrap_or_default();
         let (result, read, written) =
-            decoder.decode_to_utf8_without_replacement(rest, &mut buffer, true);
+            decoder.decode_to_utf8_without_replacement(rest, &mut buffer, last);
         pos += read;
         non_ascii += buffer[..written].iter().filter(|&&b| b >= 0xC0).count();
         match result {
@@ -473,7 +581,7 @@ fn few_invalid_sequences(encoding: &'static Encoding, bytes: &[u8]) -> Option<Ve
             }
         }
     }
-    let few = !bad.is_empty() && non_ascii >= bad.len().saturating_mul(LEGACY_VALID_PER_BAD);
+    let few = non_ascii > 0 && non_ascii >= bad.len().saturating_mul(LEGACY_VALID_PER_BAD);
     few.then_some(bad)
 }
 
@@ -482,23 +590,37 @@ mod tests {
     use super::*;
 
     /// A simplified-Chinese paragraph (from corpus/zh-variants v1).
-    const ZH: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+    const ZH: &str =
+        "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
         十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\
         码头上常年停泊着来自荷兰、英格兰和丹麦的商船。";
     /// Its traditional form, in characters that Big5 has.
-    const ZH_TRAD: &str = "布倫納河在魏斯明德匯入波羅的海，這座港口城市因糧食和琥珀生意而遠近聞名。\
+    const ZH_TRAD: &str =
+        "布倫納河在魏斯明德匯入波羅的海，這座港口城市因糧食和琥珀生意而遠近聞名。\
         十七世紀中期，城裡住著大約兩萬三千人，商人、水手和手藝人佔了三分之一，他們來自四面八方。";
 
     fn encode(encoding: &'static Encoding, text: &str) -> Vec<u8> {
         let (bytes, _, unmappable) = encoding.encode(text);
-        assert!(!unmappable, "test text not encodable in {}", encoding.name());
+        assert!(
+            !unmappable,
+            "test text not encodable in {}",
+            encoding.name()
+        );
         bytes.into_owned()
     }
 
     fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
-        let mut out = if big_endian { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
+        let mut out = if big_endian {
+            vec![0xFE, 0xFF]
+        } else {
+            vec![0xFF, 0xFE]
+        };
         for unit in text.encode_utf16() {
-            let b = if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() };
+            let b = if big_endian {
+                unit.to_be_bytes()
+            } else {
+                unit.to_le_bytes()
+            };
             out.extend_from_slice(&b);
         }
         out
@@ -507,7 +629,10 @@ mod tests {
     #[test]
     fn empty_input_is_empty_utf8_text() {
         let d = decode(b"").unwrap();
-        assert_eq!((d.text.as_str(), d.encoding.as_str(), d.replaced), ("", "utf-8", 0));
+        assert_eq!(
+            (d.text.as_str(), d.encoding.as_str(), d.replaced),
+            ("", "utf-8", 0)
+        );
         for bom in [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"] {
             let d = decode(bom).unwrap();
             assert_eq!(d.text, "");
@@ -540,9 +665,15 @@ mod tests {
     fn utf16_with_bom_both_byte_orders() {
         let text = "汉字 and 𠀀 (outside the BMP)\r\n";
         let le = decode(&utf16(text, false)).unwrap();
-        assert_eq!((le.text.as_str(), le.encoding.as_str(), le.replaced), (text, "utf-16le", 0));
+        assert_eq!(
+            (le.text.as_str(), le.encoding.as_str(), le.replaced),
+            (text, "utf-16le", 0)
+        );
         let be = decode(&utf16(text, true)).unwrap();
-        assert_eq!((be.text.as_str(), be.encoding.as_str(), be.replaced), (text, "utf-16be", 0));
+        assert_eq!(
+            (be.text.as_str(), be.encoding.as_str(), be.replaced),
+            (text, "utf-16be", 0)
+        );
     }
 
     #[test]
@@ -561,7 +692,12 @@ mod tests {
             bytes.extend_from_slice(&[0x00, 0xD8, b'A', 0x00]);
         }
         match decode(&bytes) {
-            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
+            Err(DecodeError::Undecodable {
+                encoding,
+                replaced,
+                chars,
+                offset,
+            }) => {
                 assert_eq!(encoding, "utf-16le");
                 assert_eq!((replaced, chars, offset), (100, 200, 2));
             }
@@ -628,6 +764,29 @@ mod tests {
     }
 
     #[test]
+    fn euc_kr_with_a_stray_byte_stays_euc_kr() {
+        let text = "이 도시는 강 하구에 자리 잡은 항구 도시로, 곡물과 호박 무역으로 유명했다. \
+                    사람들은 매일 아침 시장에 모였다. 성벽은 십육 세기에 지어졌다.";
+        let mut bytes = encode(encoding_rs::EUC_KR, text);
+        bytes.push(0xC8); // a lead byte cut off at the end
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "euc-kr");
+        assert_eq!(d.text, format!("{text}\u{FFFD}"));
+    }
+
+    #[test]
+    fn european_text_with_stray_bytes_is_not_taken_for_east_asian() {
+        let text = "Die Größe der Straße überraschte uns; für König und Bürger war es ein \
+                    schöner Tag. Später gingen wir über die Brücke zurück, müde, aber glücklich.";
+        let mut bytes = encode(encoding_rs::WINDOWS_1252, text);
+        bytes.insert(40, 0x81);
+        bytes.insert(90, 0xFF);
+        let d = decode(&bytes).unwrap();
+        assert_eq!(d.encoding, "windows-1252");
+        assert_eq!(d.replaced, 0);
+    }
+
+    #[test]
     fn latin1_decodes_as_windows_1252() {
         let text = "Le café était très animé ce soir-là; la crème brûlée coûtait deux francs.\n";
         let bytes = encode(encoding_rs::WINDOWS_1252, text);
@@ -680,7 +839,12 @@ mod tests {
             bytes.push(0xFF);
         }
         match decode(&bytes) {
-            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
+            Err(DecodeError::Undecodable {
+                encoding,
+                replaced,
+                chars,
+                offset,
+            }) => {
                 assert_eq!(encoding, "utf-8");
                 assert_eq!((replaced, chars, offset), (20, 260, 36));
             }
@@ -711,7 +875,9 @@ mod tests {
 
     #[test]
     fn english_utf8_with_curly_quotes_and_a_cp1252_apostrophe_stays_utf8() {
-        let mut bytes = "“One,” “two,” “three,” “four,” “five,” “six.” ".as_bytes().to_vec();
+        let mut bytes = "“One,” “two,” “three,” “four,” “five,” “six.” "
+            .as_bytes()
+            .to_vec();
         bytes.extend_from_slice(b"It\x92s done.");
         let d = decode(&bytes).unwrap();
         assert_eq!(d.encoding, "utf-8");
@@ -732,7 +898,10 @@ mod tests {
 
     #[test]
     fn bomless_utf16_gets_a_hint() {
-        let bytes: Vec<u8> = "plain ASCII as UTF-16".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let bytes: Vec<u8> = "plain ASCII as UTF-16"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
         let err = decode(&bytes).unwrap_err().to_string();
         assert!(err.contains("at byte 1"), "{err}");
         assert!(err.contains("UTF-16"), "{err}");
@@ -740,7 +909,9 @@ mod tests {
 
     #[test]
     fn control_characters_are_binary() {
-        let bytes: Vec<u8> = (0..2000u32).map(|i| if i % 4 == 0 { 0x01 } else { b'a' }).collect();
+        let bytes: Vec<u8> = (0..2000u32)
+            .map(|i| if i % 4 == 0 { 0x01 } else { b'a' })
+            .collect();
         match decode(&bytes) {
             Err(DecodeError::Binary { reason }) => {
                 assert!(reason.contains("500 of the first 2000"), "{reason}");

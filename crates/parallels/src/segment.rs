@@ -22,6 +22,9 @@
 use crate::normalize::{Mark, NChar, Normalized};
 use std::collections::HashMap;
 
+/// Longest line, in tokens, that can be a heading.
+pub const MAX_HEADING_TOKENS: usize = 24;
+
 /// Sentences longer than this many tokens are cut.
 pub const MAX_SENTENCE_TOKENS: usize = 256;
 
@@ -68,6 +71,10 @@ pub struct Sentence {
     /// Index of the first token and one past the last in [`Segmented::tokens`].
     pub tok_start: u32,
     pub tok_end: u32,
+    /// A short line of its own without sentence-final punctuation: a title,
+    /// a heading, a caption. Aligners link it alone, never as part of a
+    /// group of sentences.
+    pub heading: bool,
 }
 
 impl Sentence {
@@ -292,7 +299,15 @@ fn close_sentence(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize, en
         end = end.max(c.end);
         k += 1;
     }
-    out.sentences.push(Sentence { start, end, tok_start: tok_start as u32, tok_end: tok_end as u32 });
+    // A heading: the sentence runs to a line end (or the end of the text),
+    // started a line, has no sentence-final mark, and is short.
+    let at_line_end = chars.get(end_idx).is_none_or(|c| c.ch == '\n');
+    let line_start = chars.partition_point(|c| c.start < start);
+    let starts_line = line_start == 0 || chars[..line_start].iter().rev().take_while(|c| c.ch != '\n').all(|c| c.ch.is_whitespace() || c.mark != Mark::Text);
+    let last = chars[..end_idx.min(chars.len())].iter().rev().find(|c| !c.ch.is_whitespace() && c.mark == Mark::Text && !is_closer(c.ch));
+    let ended = last.is_some_and(|c| is_sentence_end(c.ch) || c.ch == '.');
+    let heading = at_line_end && starts_line && !ended && tok_end - tok_start <= MAX_HEADING_TOKENS;
+    out.sentences.push(Sentence { start, end, tok_start: tok_start as u32, tok_end: tok_end as u32, heading });
 }
 
 /// Cut an over-long running sentence at its last clause mark, or right here.
@@ -373,6 +388,13 @@ mod tests {
         let (s, _) = seg("甲乙，丙；丁。戊");
         let starts: Vec<bool> = s.tokens.iter().map(|t| t.clause_start).collect();
         assert_eq!(starts, vec![true, false, true, true, true]);
+    }
+
+    #[test]
+    fn short_lines_without_a_sentence_end_are_headings() {
+        let (s, _) = seg("魏斯明德之围（下）\n\n四、地下的战争\n\n八月初，克鲁格注意到了。他说：“走吧”\n第二行没有句号\n");
+        let h: Vec<bool> = s.sentences.iter().map(|x| x.heading).collect();
+        assert_eq!(h, vec![true, true, false, false, true]);
     }
 
     #[test]

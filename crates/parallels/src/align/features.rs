@@ -29,6 +29,8 @@ pub struct Vectors {
     pub vecs: Vec<Vec<(Feature, f32)>>,
     /// Per sentence: squared norm.
     pub norm2: Vec<f32>,
+    /// Per sentence: is it a heading (linked alone, never in a group)?
+    pub heading: Vec<bool>,
 }
 
 impl Vectors {
@@ -156,6 +158,8 @@ pub fn vectors(a: &Segmented, b: &Segmented) -> (Vectors, Vectors, Df) {
         }
         out
     };
-    let (va, vb) = (weigh(ra), weigh(rb));
+    let (mut va, mut vb) = (weigh(ra), weigh(rb));
+    va.heading = a.sentences.iter().map(|s| s.heading).collect();
+    vb.heading = b.sentences.iter().map(|s| s.heading).collect();
     (va, vb, df)
 }

@@ -81,8 +81,6 @@ pub struct ParallelParams {
     pub min_threshold: f32,
     /// Extra similarity required per extra sentence in a group.
     pub step: f32,
-    /// How much each end sentence of a group must add to its similarity.
-    pub min_gain: f32,
     /// Cost of each skipped sentence inside a chain.
     pub skip: f32,
     /// Most sentences skipped on one side between two links of a chain.
@@ -103,7 +101,6 @@ impl Default for ParallelParams {
             fill_sigmas: 2.0,
             min_threshold: 0.1,
             step: 0.04,
-            min_gain: 0.02,
             skip: 0.05,
             gap: 3,
             min_chain: 0.08,
@@ -198,16 +195,30 @@ impl<'a> Dots<'a> {
     }
 }
 
-/// Does every end sentence of a group add to its similarity? A group is kept
-/// only if dropping its first or its last sentence on either side (where it
-/// has more than one) lowers the cosine by at least `min_gain`: a heading or
-/// an unrelated sentence next to a good link is not absorbed into it.
-fn members_contribute(dots: &mut Dots, sim: f32, a0: u32, a1: u32, b0: u32, b1: u32, min_gain: f32) -> bool {
-    if a1 - a0 > 1 && (dots.group_cos(a0 + 1, a1, b0, b1) + min_gain > sim || dots.group_cos(a0, a1 - 1, b0, b1) + min_gain > sim) {
-        return false;
+/// Does every sentence of a group relate to the other side? Each member of a
+/// group of two or more must itself have a similarity of at least `bar`
+/// (the bridging bar) with the whole group opposite, so that a sentence with
+/// no counterpart is not absorbed into its neighbour's link.
+fn members_relate(dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32, bar: f32) -> bool {
+    if a1 - a0 > 1 {
+        let nb = Dots::group_norm2(dots.b, &dots.self_b, b0, b1);
+        for i in a0..a1 {
+            let num: f32 = (b0..b1).map(|j| dots.cross(i, j)).sum();
+            let na = dots.a.norm2[i as usize];
+            if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
+                return false;
+            }
+        }
     }
-    if b1 - b0 > 1 && (dots.group_cos(a0, a1, b0 + 1, b1) + min_gain > sim || dots.group_cos(a0, a1, b0, b1 - 1) + min_gain > sim) {
-        return false;
+    if b1 - b0 > 1 {
+        let na = Dots::group_norm2(dots.a, &dots.self_a, a0, a1);
+        for j in b0..b1 {
+            let num: f32 = (a0..a1).map(|i| dots.cross(i, j)).sum();
+            let nb = dots.b.norm2[j as usize];
+            if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
+                return false;
+            }
+        }
     }
     true
 }
@@ -367,16 +378,19 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
                 continue;
             }
             let (a0, b0) = (i + 1 - da, j + 1 - db);
+            if (da > 1 && a.heading[a0 as usize..=i as usize].contains(&true)) || (db > 1 && b.heading[b0 as usize..=j as usize].contains(&true)) {
+                continue;
+            }
             let sim = dots.group_cos(a0, i + 1, b0, j + 1);
             let size = (da + db) as f32;
-            if !members_contribute(&mut dots, sim, a0, i + 1, b0, j + 1, p.min_gain) {
+            if !members_relate(&mut dots, a0, i + 1, b0, j + 1, tau_bridge) {
                 continue;
             }
             let s = (sim - tau - p.step * (size - 2.0)) * size / 2.0;
             // A link below the threshold may still bridge two good ones
             // (cheaper than skipping its sentences), but it starts nothing,
             // and it must still stand out from the background.
-            if s <= 0.0 && (sim < tau_bridge || s <= -p.skip * size) {
+            if s <= 0.0 && (size > 2.0 || sim < tau_bridge || s <= -p.skip * size) {
                 continue;
             }
             // Best predecessor: a cell ending at (i', j') with i' < a0, j' < b0.
