@@ -206,14 +206,23 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     }
     let pairs: Vec<PairOutput> = jobs
         .par_iter()
-        .map(|&(x, y)| PairOutput { a: ids[x].clone(), b: ids[y].clone(), passages: aligner.align(&prepared[x], &prepared[y]) })
+        .map(|&(x, y)| PairOutput {
+            a: ids[x].clone(),
+            b: ids[y].clone(),
+            passages: aligner.align(&prepared[x], &prepared[y]),
+        })
         .filter(|p| !p.passages.is_empty())
         .collect();
     let documents: Vec<DocumentInfo> = docs
         .iter()
         .zip(&ids)
         .zip(&prepared)
-        .map(|((d, id), p)| DocumentInfo { id: id.clone(), path: d.path.display().to_string(), chars: p.chars as u64, encoding: d.encoding.clone() })
+        .map(|((d, id), p)| DocumentInfo {
+            id: id.clone(),
+            path: d.path.display().to_string(),
+            chars: p.chars as u64,
+            encoding: d.encoding.clone(),
+        })
         .collect();
     let out = AlignOutput::new(documents, pairs);
 
@@ -230,7 +239,14 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
             buf.push(b'\n');
         }
         Format::Text => {
-            let view = render::TextView { out: &out, docs: &docs, prepared: &prepared, color, width: render::terminal_width(), summary_only: args.summary };
+            let view = render::TextView {
+                out: &out,
+                docs: &docs,
+                prepared: &prepared,
+                color,
+                width: render::terminal_width(),
+                summary_only: args.summary,
+            };
             view.write(&mut buf)?;
         }
     }
@@ -258,13 +274,18 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {
-    let gold_text = std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", args.gold.display()))?;
-    let gold: parallels::eval::Gold = serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", args.gold.display()))?;
-    let pred_text = std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", args.predicted.display()))?;
-    let pred: AlignOutput =
-        serde_json::from_str(&pred_text).with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
-    let report = parallels::eval::evaluate(&gold, &pred).map_err(|e| anyhow::anyhow!("{}: {e}", args.gold.display()))?;
-    let unknown: Vec<&str> = pred.documents.iter().map(|d| d.id.as_str()).filter(|id| !gold.documents.contains_key(*id)).collect();
+    let gold_text = std::fs::read_to_string(&args.gold)
+        .with_context(|| format!("{}: cannot read gold file", args.gold.display()))?;
+    let gold: parallels::eval::Gold =
+        serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", args.gold.display()))?;
+    let pred_text = std::fs::read_to_string(&args.predicted)
+        .with_context(|| format!("{}: cannot read", args.predicted.display()))?;
+    let pred: AlignOutput = serde_json::from_str(&pred_text)
+        .with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
+    let report =
+        parallels::eval::evaluate(&gold, &pred).map_err(|e| anyhow::anyhow!("{}: {e}", args.gold.display()))?;
+    let unknown: Vec<&str> =
+        pred.documents.iter().map(|d| d.id.as_str()).filter(|id| !gold.documents.contains_key(*id)).collect();
     if !unknown.is_empty() {
         eprintln!("parallels: warning: documents not in the gold are not scored: {}", unknown.join(", "));
     }

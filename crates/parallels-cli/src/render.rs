@@ -109,7 +109,14 @@ impl TextView<'_> {
         Ok(())
     }
 
-    fn passage(&self, w: &mut dyn Write, n: usize, p: &Passage, (x, a): (usize, &str), (y, b): (usize, &str)) -> io::Result<()> {
+    fn passage(
+        &self,
+        w: &mut dyn Write,
+        n: usize,
+        p: &Passage,
+        (x, a): (usize, &str),
+        (y, b): (usize, &str),
+    ) -> io::Result<()> {
         let kind = match p.kind {
             PassageKind::Verbatim => "verbatim",
             PassageKind::Parallel => "parallel",
@@ -118,11 +125,18 @@ impl TextView<'_> {
         writeln!(
             w,
             "{}",
-            self.paint(BOLD, &format!("── passage {n} · {kind} · score {:.2} · {a} [{}, {}) ↔ {b} [{}, {})", p.score, p.a[0], p.a[1], p.b[0], p.b[1]))
+            self.paint(
+                BOLD,
+                &format!(
+                    "── passage {n} · {kind} · score {:.2} · {a} [{}, {}) ↔ {b} [{}, {})",
+                    p.score, p.a[0], p.a[1], p.b[0], p.b[1]
+                )
+            )
         )?;
         let col = (self.width - 3) / 2;
         let whole = [(p.a, p.b, p.score)];
-        let links: Vec<(Span, Span, f64)> = if p.links.is_empty() { whole.to_vec() } else { p.links.iter().map(|l| (l.a, l.b, l.score)).collect() };
+        let links: Vec<(Span, Span, f64)> =
+            if p.links.is_empty() { whole.to_vec() } else { p.links.iter().map(|l| (l.a, l.b, l.score)).collect() };
         for (la, lb, _) in links {
             let (ca, cb) = parallels::diff::common(&self.prepared[x], la, &self.prepared[y], lb);
             let left = self.wrap(&self.docs[x].text, la, &ca, RED, col);

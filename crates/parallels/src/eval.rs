@@ -159,7 +159,9 @@ fn coverage_counts(pred: &[Rect], gold: &[Rect]) -> Counts {
 
 /// Split a gold pair key `a-b` into two known document ids.
 fn split_key<'a>(key: &'a str, docs: &BTreeMap<String, String>) -> Option<(&'a str, &'a str)> {
-    key.match_indices('-').map(|(k, _)| (&key[..k], &key[k + 1..])).find(|(a, b)| docs.contains_key(*a) && docs.contains_key(*b))
+    key.match_indices('-')
+        .map(|(k, _)| (&key[..k], &key[k + 1..]))
+        .find(|(a, b)| docs.contains_key(*a) && docs.contains_key(*b))
 }
 
 /// Score `pred` against `gold`. Errors name a gold pair key that does not
@@ -167,7 +169,8 @@ fn split_key<'a>(key: &'a str, docs: &BTreeMap<String, String>) -> Option<(&'a s
 pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
     let mut gold_rects: BTreeMap<(String, String), Vec<Rect>> = BTreeMap::new();
     for (key, links) in &gold.pairs {
-        let (a, b) = split_key(key, &gold.documents).ok_or_else(|| format!("gold pair {key:?} does not name two documents of the gold"))?;
+        let (a, b) = split_key(key, &gold.documents)
+            .ok_or_else(|| format!("gold pair {key:?} does not name two documents of the gold"))?;
         gold_rects.insert((a.to_string(), b.to_string()), links.iter().map(|l| (l.a, l.b)).collect());
     }
     let ids: Vec<&String> = gold.documents.keys().collect();
@@ -187,7 +190,11 @@ pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
                     continue;
                 };
                 for ps in &pair.passages {
-                    let rects: Vec<Rect> = if ps.links.is_empty() { vec![(ps.a, ps.b)] } else { ps.links.iter().map(|l| (l.a, l.b)).collect() };
+                    let rects: Vec<Rect> = if ps.links.is_empty() {
+                        vec![(ps.a, ps.b)]
+                    } else {
+                        ps.links.iter().map(|l| (l.a, l.b)).collect()
+                    };
                     p.extend(rects.into_iter().map(|(ra, rb)| if flip { (rb, ra) } else { (ra, rb) }));
                 }
             }
@@ -224,9 +231,16 @@ impl Report {
             )
         };
         for p in &self.pairs {
-            s.push_str(&row(&format!("{}-{}", p.a, p.b), p.gold_links.to_string(), p.predicted_links.to_string(), &p.link, &p.coverage));
+            s.push_str(&row(
+                &format!("{}-{}", p.a, p.b),
+                p.gold_links.to_string(),
+                p.predicted_links.to_string(),
+                &p.link,
+                &p.coverage,
+            ));
         }
-        let (g, p): (usize, usize) = (self.pairs.iter().map(|x| x.gold_links).sum(), self.pairs.iter().map(|x| x.predicted_links).sum());
+        let (g, p): (usize, usize) =
+            (self.pairs.iter().map(|x| x.gold_links).sum(), self.pairs.iter().map(|x| x.predicted_links).sum());
         s.push_str(&row("ALL (micro)", g.to_string(), p.to_string(), &self.link, &self.coverage));
         s
     }
@@ -272,7 +286,10 @@ mod tests {
 
     #[test]
     fn pair_keys_split_on_known_ids() {
-        let docs: BTreeMap<String, String> = [("v2_trad", ""), ("v3", ""), ("a-b", ""), ("c", "")].iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let docs: BTreeMap<String, String> = [("v2_trad", ""), ("v3", ""), ("a-b", ""), ("c", "")]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         assert_eq!(split_key("v2_trad-v3", &docs), Some(("v2_trad", "v3")));
         assert_eq!(split_key("a-b-c", &docs), Some(("a-b", "c")));
         assert_eq!(split_key("x-y", &docs), None);

@@ -162,18 +162,9 @@ pub enum ReadError {
          are undecodable (first bad byte at offset {offset}); convert it to UTF-8 \
          (e.g. with iconv) and retry"
     )]
-    Undecodable {
-        path: PathBuf,
-        encoding: String,
-        replaced: usize,
-        chars: usize,
-        offset: usize,
-    },
+    Undecodable { path: PathBuf, encoding: String, replaced: usize, chars: usize, offset: usize },
     #[error("{path}: cannot read it: {source}; check that it is a readable file")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
 }
 
 impl ReadError {
@@ -192,18 +183,9 @@ impl ReadError {
         let path = path.to_path_buf();
         match error {
             DecodeError::Binary { reason } => ReadError::Binary { path, reason },
-            DecodeError::Undecodable {
-                encoding,
-                replaced,
-                chars,
-                offset,
-            } => ReadError::Undecodable {
-                path,
-                encoding,
-                replaced,
-                chars,
-                offset,
-            },
+            DecodeError::Undecodable { encoding, replaced, chars, offset } => {
+                ReadError::Undecodable { path, encoding, replaced, chars, offset }
+            }
         }
     }
 }
@@ -213,10 +195,7 @@ pub fn read_document(path: &Path) -> Result<Document, ReadError> {
     let bytes = read_bytes(path)?;
     let decoded = decode(&bytes).map_err(|e| ReadError::from_decode(path, e))?;
     Ok(Document {
-        id: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        id: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
         path: path.to_path_buf(),
         text: decoded.text,
         encoding: decoded.encoding,
@@ -229,10 +208,7 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     let classify = |source: std::io::Error| match source.kind() {
         ErrorKind::NotFound => ReadError::NotFound { path: owned() },
         ErrorKind::IsADirectory => ReadError::IsDirectory { path: owned() },
-        _ => ReadError::Io {
-            path: owned(),
-            source,
-        },
+        _ => ReadError::Io { path: owned(), source },
     };
     let meta = std::fs::metadata(path).map_err(classify)?;
     if meta.is_dir() {
@@ -375,14 +351,7 @@ fn decode_utf8(bytes: &[u8], base: usize) -> Attempt {
             (text, replaced, first_bad)
         }
     };
-    Attempt {
-        decoded: Decoded {
-            text,
-            encoding: "utf-8".into(),
-            replaced,
-        },
-        first_bad,
-    }
+    Attempt { decoded: Decoded { text, encoding: "utf-8".into(), replaced }, first_bad }
 }
 
 /// Decode with `encoding_rs`, counting the replaced sequences. `base` is the
@@ -403,9 +372,8 @@ fn decode_with(encoding: &'static Encoding, bytes: &[u8], base: usize) -> Attemp
         match result {
             DecoderResult::InputEmpty => break,
             DecoderResult::OutputFull => {
-                let more = decoder
-                    .max_utf8_buffer_length_without_replacement(bytes.len().saturating_sub(pos))
-                    .unwrap_or(4096);
+                let more =
+                    decoder.max_utf8_buffer_length_without_replacement(bytes.len().saturating_sub(pos)).unwrap_or(4096);
                 text.reserve(more.max(16));
             }
             DecoderResult::Malformed(bad, after) => {
@@ -417,14 +385,7 @@ fn decode_with(encoding: &'static Encoding, bytes: &[u8], base: usize) -> Attemp
         }
     }
     let encoding = encoding.name().to_ascii_lowercase();
-    Attempt {
-        decoded: Decoded {
-            text,
-            encoding,
-            replaced,
-        },
-        first_bad,
-    }
+    Attempt { decoded: Decoded { text, encoding, replaced }, first_bad }
 }
 
 /// Guess a legacy (non-UTF) encoding; GBK comes back as GB18030.
@@ -447,9 +408,7 @@ fn detect_legacy(bytes: &[u8]) -> &'static Encoding {
     // already and found worse.)
     let mut few: Vec<(&'static Encoding, Vec<Range<usize>>)> = RESCUE_CANDIDATES
         .iter()
-        .filter_map(|&candidate| {
-            few_invalid_sequences(candidate, window, last).map(|bad| (candidate, bad))
-        })
+        .filter_map(|&candidate| few_invalid_sequences(candidate, window, last).map(|bad| (candidate, bad)))
         .filter(|(_, bad)| !bad.is_empty())
         .collect();
     few.sort_by_key(|(_, bad)| bad.len());
@@ -474,10 +433,7 @@ fn detect_legacy(bytes: &[u8]) -> &'static Encoding {
     // every candidate, while text in one encoding has more in the others:
     // take a candidate with the fewest, give or take one; among those, the
     // first the detector named.
-    let close = |answer: &&'static Encoding| {
-        few.iter()
-            .any(|(c, bad)| c == answer && bad.len() <= fewest.len() + 1)
-    };
+    let close = |answer: &&'static Encoding| few.iter().any(|(c, bad)| c == answer && bad.len() <= fewest.len() + 1);
     named.iter().copied().find(close).unwrap_or(first)
 }
 
@@ -492,15 +448,10 @@ fn whole_segments(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<Range<usize>> {
         if out.last().is_some_and(|last| range.end <= last.end) {
             continue; // inside the segment already taken: no need to scan again
         }
-        let head = bytes
-            .get(..range.start.min(bytes.len()))
-            .unwrap_or_default();
+        let head = bytes.get(..range.start.min(bytes.len())).unwrap_or_default();
         let start = head.iter().rposition(is_sync).map_or(0, |i| i + 1);
         let tail = bytes.get(range.end.min(bytes.len())..).unwrap_or_default();
-        let end = tail
-            .iter()
-            .position(is_sync)
-            .map_or(bytes.len(), |i| range.end + i);
+        let end = tail.iter().position(is_sync).map_or(bytes.len(), |i| range.end + i);
         match out.last_mut() {
             Some(last) if start <= last.end => last.end = last.end.max(end),
             _ => out.push(start..end),
@@ -530,13 +481,8 @@ fn chardetng_guess(bytes: &[u8], last: bool) -> &'static Encoding {
 }
 
 /// The multi-byte encodings reconsidered by [`detect_legacy`], in order.
-const RESCUE_CANDIDATES: [&Encoding; 5] = [
-    encoding_rs::GB18030,
-    encoding_rs::BIG5,
-    encoding_rs::SHIFT_JIS,
-    encoding_rs::EUC_JP,
-    encoding_rs::EUC_KR,
-];
+const RESCUE_CANDIDATES: [&Encoding; 5] =
+    [encoding_rs::GB18030, encoding_rs::BIG5, encoding_rs::SHIFT_JIS, encoding_rs::EUC_JP, encoding_rs::EUC_KR];
 
 /// GBK is a subset of GB18030: decode (and report) with the superset.
 fn widen(encoding: &'static Encoding) -> &'static Encoding {
@@ -550,11 +496,7 @@ fn widen(encoding: &'static Encoding) -> &'static Encoding {
 /// The byte ranges of the invalid sequences of `bytes` in `encoding` if they
 /// are few, at most one per [`LEGACY_VALID_PER_BAD`] non-ASCII characters
 /// (possibly none); `None` if there are more.
-fn few_invalid_sequences(
-    encoding: &'static Encoding,
-    bytes: &[u8],
-    last: bool,
-) -> Option<Vec<Range<usize>>> {
+fn few_invalid_sequences(encoding: &'static Encoding, bytes: &[u8], last: bool) -> Option<Vec<Range<usize>>> {
     // There are at most as many non-ASCII characters as bytes: stop early
     // once the errors can no longer be few.
     let limit = bytes.len() / LEGACY_VALID_PER_BAD + 1;
@@ -565,8 +507,7 @@ fn few_invalid_sequences(
     let mut pos = 0usize;
     loop {
         let rest = bytes.get(pos..).unwrap_or_default();
-        let (result, read, written) =
-            decoder.decode_to_utf8_without_replacement(rest, &mut buffer, last);
+        let (result, read, written) = decoder.decode_to_utf8_without_replacement(rest, &mut buffer, last);
         pos += read;
         non_ascii += buffer[..written].iter().filter(|&&b| b >= 0xC0).count();
         match result {
@@ -590,37 +531,23 @@ mod tests {
     use super::*;
 
     /// A simplified-Chinese paragraph (from corpus/zh-variants v1).
-    const ZH: &str =
-        "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+    const ZH: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
         十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\
         码头上常年停泊着来自荷兰、英格兰和丹麦的商船。";
     /// Its traditional form, in characters that Big5 has.
-    const ZH_TRAD: &str =
-        "布倫納河在魏斯明德匯入波羅的海，這座港口城市因糧食和琥珀生意而遠近聞名。\
+    const ZH_TRAD: &str = "布倫納河在魏斯明德匯入波羅的海，這座港口城市因糧食和琥珀生意而遠近聞名。\
         十七世紀中期，城裡住著大約兩萬三千人，商人、水手和手藝人佔了三分之一，他們來自四面八方。";
 
     fn encode(encoding: &'static Encoding, text: &str) -> Vec<u8> {
         let (bytes, _, unmappable) = encoding.encode(text);
-        assert!(
-            !unmappable,
-            "test text not encodable in {}",
-            encoding.name()
-        );
+        assert!(!unmappable, "test text not encodable in {}", encoding.name());
         bytes.into_owned()
     }
 
     fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
-        let mut out = if big_endian {
-            vec![0xFE, 0xFF]
-        } else {
-            vec![0xFF, 0xFE]
-        };
+        let mut out = if big_endian { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
         for unit in text.encode_utf16() {
-            let b = if big_endian {
-                unit.to_be_bytes()
-            } else {
-                unit.to_le_bytes()
-            };
+            let b = if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() };
             out.extend_from_slice(&b);
         }
         out
@@ -629,10 +556,7 @@ mod tests {
     #[test]
     fn empty_input_is_empty_utf8_text() {
         let d = decode(b"").unwrap();
-        assert_eq!(
-            (d.text.as_str(), d.encoding.as_str(), d.replaced),
-            ("", "utf-8", 0)
-        );
+        assert_eq!((d.text.as_str(), d.encoding.as_str(), d.replaced), ("", "utf-8", 0));
         for bom in [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"] {
             let d = decode(bom).unwrap();
             assert_eq!(d.text, "");
@@ -665,15 +589,9 @@ mod tests {
     fn utf16_with_bom_both_byte_orders() {
         let text = "汉字 and 𠀀 (outside the BMP)\r\n";
         let le = decode(&utf16(text, false)).unwrap();
-        assert_eq!(
-            (le.text.as_str(), le.encoding.as_str(), le.replaced),
-            (text, "utf-16le", 0)
-        );
+        assert_eq!((le.text.as_str(), le.encoding.as_str(), le.replaced), (text, "utf-16le", 0));
         let be = decode(&utf16(text, true)).unwrap();
-        assert_eq!(
-            (be.text.as_str(), be.encoding.as_str(), be.replaced),
-            (text, "utf-16be", 0)
-        );
+        assert_eq!((be.text.as_str(), be.encoding.as_str(), be.replaced), (text, "utf-16be", 0));
     }
 
     #[test]
@@ -692,12 +610,7 @@ mod tests {
             bytes.extend_from_slice(&[0x00, 0xD8, b'A', 0x00]);
         }
         match decode(&bytes) {
-            Err(DecodeError::Undecodable {
-                encoding,
-                replaced,
-                chars,
-                offset,
-            }) => {
+            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
                 assert_eq!(encoding, "utf-16le");
                 assert_eq!((replaced, chars, offset), (100, 200, 2));
             }
@@ -816,10 +729,7 @@ mod tests {
                 encoding_rs::SHIFT_JIS,
                 "町は川の河口にあり、琥珀と穀物の貿易で知られる港町であった。人々は毎朝市場に集まった。\n",
             ),
-            (
-                encoding_rs::EUC_KR,
-                "이 도시는 강 하구에 자리 잡은 항구 도시로, 곡물과 호박 무역으로 유명했다.\n",
-            ),
+            (encoding_rs::EUC_KR, "이 도시는 강 하구에 자리 잡은 항구 도시로, 곡물과 호박 무역으로 유명했다.\n"),
             (encoding_rs::GB18030, ZH),
         ];
         for (encoding, text) in cases {
@@ -839,12 +749,7 @@ mod tests {
             bytes.push(0xFF);
         }
         match decode(&bytes) {
-            Err(DecodeError::Undecodable {
-                encoding,
-                replaced,
-                chars,
-                offset,
-            }) => {
+            Err(DecodeError::Undecodable { encoding, replaced, chars, offset }) => {
                 assert_eq!(encoding, "utf-8");
                 assert_eq!((replaced, chars, offset), (20, 260, 36));
             }
@@ -875,9 +780,7 @@ mod tests {
 
     #[test]
     fn english_utf8_with_curly_quotes_and_a_cp1252_apostrophe_stays_utf8() {
-        let mut bytes = "“One,” “two,” “three,” “four,” “five,” “six.” "
-            .as_bytes()
-            .to_vec();
+        let mut bytes = "“One,” “two,” “three,” “four,” “five,” “six.” ".as_bytes().to_vec();
         bytes.extend_from_slice(b"It\x92s done.");
         let d = decode(&bytes).unwrap();
         assert_eq!(d.encoding, "utf-8");
@@ -898,10 +801,7 @@ mod tests {
 
     #[test]
     fn bomless_utf16_gets_a_hint() {
-        let bytes: Vec<u8> = "plain ASCII as UTF-16"
-            .encode_utf16()
-            .flat_map(u16::to_le_bytes)
-            .collect();
+        let bytes: Vec<u8> = "plain ASCII as UTF-16".encode_utf16().flat_map(u16::to_le_bytes).collect();
         let err = decode(&bytes).unwrap_err().to_string();
         assert!(err.contains("at byte 1"), "{err}");
         assert!(err.contains("UTF-16"), "{err}");
@@ -909,9 +809,7 @@ mod tests {
 
     #[test]
     fn control_characters_are_binary() {
-        let bytes: Vec<u8> = (0..2000u32)
-            .map(|i| if i % 4 == 0 { 0x01 } else { b'a' })
-            .collect();
+        let bytes: Vec<u8> = (0..2000u32).map(|i| if i % 4 == 0 { 0x01 } else { b'a' }).collect();
         match decode(&bytes) {
             Err(DecodeError::Binary { reason }) => {
                 assert!(reason.contains("500 of the first 2000"), "{reason}");

@@ -144,10 +144,7 @@ fn is_sentence_end(c: char) -> bool {
 }
 
 fn is_closer(c: char) -> bool {
-    matches!(
-        c,
-        '”' | '’' | '」' | '』' | '"' | '\'' | ')' | '）' | '》' | '】' | ']'
-    )
+    matches!(c, '”' | '’' | '」' | '』' | '"' | '\'' | ')' | '）' | '》' | '】' | ']')
 }
 
 fn is_clause_mark(c: char) -> bool {
@@ -212,7 +209,8 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
             buf.clear();
             while j < chars.len() && chars[j].mark == Mark::Text {
                 let d = chars[j].ch;
-                let apostrophe = (d == '\'' || d == '’') && !buf.is_empty() && j + 1 < chars.len() && is_word_char(chars[j + 1].ch);
+                let apostrophe =
+                    (d == '\'' || d == '’') && !buf.is_empty() && j + 1 < chars.len() && is_word_char(chars[j + 1].ch);
                 if (is_word_char(d) && !d.is_ascii_digit()) || apostrophe || (d.is_ascii_digit() && !buf.is_empty()) {
                     buf.push(d);
                     j += 1;
@@ -282,7 +280,8 @@ fn close_sentence(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize, en
     let mut k = chars.partition_point(|c| c.start < first.start);
     while k > 0 {
         let c = chars[k - 1];
-        if c.start < prev_end || c.ch.is_whitespace() || c.mark != Mark::Text || is_cjk(c.ch) || c.ch.is_alphanumeric() {
+        if c.start < prev_end || c.ch.is_whitespace() || c.mark != Mark::Text || is_cjk(c.ch) || c.ch.is_alphanumeric()
+        {
             break;
         }
         start = c.start;
@@ -303,8 +302,16 @@ fn close_sentence(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize, en
     // started a line, has no sentence-final mark, and is short.
     let at_line_end = chars.get(end_idx).is_none_or(|c| c.ch == '\n');
     let line_start = chars.partition_point(|c| c.start < start);
-    let starts_line = line_start == 0 || chars[..line_start].iter().rev().take_while(|c| c.ch != '\n').all(|c| c.ch.is_whitespace() || c.mark != Mark::Text);
-    let last = chars[..end_idx.min(chars.len())].iter().rev().find(|c| !c.ch.is_whitespace() && c.mark == Mark::Text && !is_closer(c.ch));
+    let starts_line = line_start == 0
+        || chars[..line_start]
+            .iter()
+            .rev()
+            .take_while(|c| c.ch != '\n')
+            .all(|c| c.ch.is_whitespace() || c.mark != Mark::Text);
+    let last = chars[..end_idx.min(chars.len())]
+        .iter()
+        .rev()
+        .find(|c| !c.ch.is_whitespace() && c.mark == Mark::Text && !is_closer(c.ch));
     let ended = last.is_some_and(|c| is_sentence_end(c.ch) || c.ch == '.');
     let heading = at_line_end && starts_line && !ended && tok_end - tok_start <= MAX_HEADING_TOKENS;
     out.sentences.push(Sentence { start, end, tok_start: tok_start as u32, tok_end: tok_end as u32, heading });
@@ -392,7 +399,8 @@ mod tests {
 
     #[test]
     fn short_lines_without_a_sentence_end_are_headings() {
-        let (s, _) = seg("魏斯明德之围（下）\n\n四、地下的战争\n\n八月初，克鲁格注意到了。他说：“走吧”\n第二行没有句号\n");
+        let (s, _) =
+            seg("魏斯明德之围（下）\n\n四、地下的战争\n\n八月初，克鲁格注意到了。他说：“走吧”\n第二行没有句号\n");
         let h: Vec<bool> = s.sentences.iter().map(|x| x.heading).collect();
         assert_eq!(h, vec![true, true, false, false, true]);
     }

@@ -12,9 +12,7 @@ use encoding_rs::Encoding;
 use parallels::read::{read_document, ReadError};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/read")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/read").join(name)
 }
 
 fn fixture_text(name: &str) -> String {
@@ -24,26 +22,14 @@ fn fixture_text(name: &str) -> String {
 /// Encode `text` and insist that every character was encodable.
 fn encode(encoding: &'static Encoding, text: &str) -> Vec<u8> {
     let (bytes, _, unmappable) = encoding.encode(text);
-    assert!(
-        !unmappable,
-        "fixture text not encodable in {}",
-        encoding.name()
-    );
+    assert!(!unmappable, "fixture text not encodable in {}", encoding.name());
     bytes.into_owned()
 }
 
 fn utf16_with_bom(text: &str, big_endian: bool) -> Vec<u8> {
-    let mut out = if big_endian {
-        vec![0xFE, 0xFF]
-    } else {
-        vec![0xFF, 0xFE]
-    };
+    let mut out = if big_endian { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
     for unit in text.encode_utf16() {
-        out.extend_from_slice(&if big_endian {
-            unit.to_be_bytes()
-        } else {
-            unit.to_le_bytes()
-        });
+        out.extend_from_slice(&if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() });
     }
     out
 }
@@ -57,10 +43,7 @@ fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
 /// Every error message is one line that starts with the path.
 fn assert_message_names_path(err: &ReadError, path: &Path) {
     let message = err.to_string();
-    assert!(
-        message.starts_with(&path.display().to_string()),
-        "{message}"
-    );
+    assert!(message.starts_with(&path.display().to_string()), "{message}");
     assert!(!message.contains('\n'), "{message}");
     assert_eq!(err.path(), path);
 }
@@ -74,9 +57,7 @@ fn utf8_fixture_reads_as_utf8() {
     assert_eq!(doc.encoding, "utf-8");
     assert_eq!(doc.replaced, 0);
     assert_eq!(doc.text.chars().count(), 300);
-    assert!(doc
-        .text
-        .starts_with("魏斯明德之围\n\n魏斯明德坐落在布伦纳河"));
+    assert!(doc.text.starts_with("魏斯明德之围\n\n魏斯明德坐落在布伦纳河"));
 }
 
 #[test]
@@ -146,12 +127,7 @@ fn line_endings_are_kept() {
     let dir = tempfile::tempdir().unwrap();
     let utf8 = read_document(&write(&dir, "crlf.txt", text.as_bytes())).unwrap();
     assert_eq!(utf8.text, text);
-    let gb = read_document(&write(
-        &dir,
-        "crlf_gb.txt",
-        &encode(encoding_rs::GB18030, &text),
-    ))
-    .unwrap();
+    let gb = read_document(&write(&dir, "crlf_gb.txt", &encode(encoding_rs::GB18030, &text))).unwrap();
     assert_eq!(gb.text, text);
 }
 
@@ -221,11 +197,7 @@ fn unreadable_file_is_an_io_error() {
 #[test]
 fn empty_files_are_empty_text() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in [
-        ("empty.txt", &b""[..]),
-        ("bom_only.txt", b"\xEF\xBB\xBF"),
-        ("bom16.txt", b"\xFF\xFE"),
-    ] {
+    for (name, bytes) in [("empty.txt", &b""[..]), ("bom_only.txt", b"\xEF\xBB\xBF"), ("bom16.txt", b"\xFF\xFE")] {
         let doc = read_document(&write(&dir, name, bytes)).unwrap();
         assert_eq!(doc.text, "", "{name}");
         assert_eq!(doc.replaced, 0, "{name}");
@@ -234,8 +206,7 @@ fn empty_files_are_empty_text() {
 
 #[test]
 fn latin1_file_decodes_as_windows_1252() {
-    let text =
-        "Il était une fois, à Orléans, un élève très appliqué.\nSa sœur préférait le café.\n";
+    let text = "Il était une fois, à Orléans, un élève très appliqué.\nSa sœur préférait le café.\n";
     let dir = tempfile::tempdir().unwrap();
     let path = write(&dir, "latin1.txt", &encode(encoding_rs::WINDOWS_1252, text));
     let doc = read_document(&path).unwrap();
@@ -291,12 +262,7 @@ fn ten_megabytes_without_a_newline() {
     let doc = read_document(&write(&dir, "long.txt", text.as_bytes())).unwrap();
     assert_eq!(doc.encoding, "utf-8");
     assert_eq!(doc.text.len(), text.len());
-    let gb = read_document(&write(
-        &dir,
-        "long_gb.txt",
-        &encode(encoding_rs::GB18030, &text),
-    ))
-    .unwrap();
+    let gb = read_document(&write(&dir, "long_gb.txt", &encode(encoding_rs::GB18030, &text))).unwrap();
     assert_eq!(gb.encoding, "gb18030");
     assert!(gb.text == text);
 }

@@ -236,12 +236,19 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
     for c in order {
         let ca = [ta[c.a0 as usize].start, ta[c.a1 as usize - 1].end];
         let cb = [tb[c.b0 as usize].start, tb[c.b1 as usize - 1].end];
-        let inside = |x: Span, side: fn(&(Span, Span)) -> Span| taken_spans.iter().any(|t| side(t)[0] <= x[0] && x[1] <= side(t)[1]);
+        let inside = |x: Span, side: fn(&(Span, Span)) -> Span| {
+            taken_spans.iter().any(|t| side(t)[0] <= x[0] && x[1] <= side(t)[1])
+        };
         if inside(ca, |t| t.0) && inside(cb, |t| t.1) {
             continue;
         }
         let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
-        let met: Vec<&Link> = passages.iter().filter(|p| p.kind == PassageKind::Parallel).flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
+        let met: Vec<&Link> = passages
+            .iter()
+            .filter(|p| p.kind == PassageKind::Parallel)
+            .flat_map(|p| p.links.iter())
+            .filter(|l| meets(l))
+            .collect();
         let share = |side: fn(&Link) -> Span, cspan: Span| {
             let total: u32 = met.iter().map(|l| side(l)[1] - side(l)[0]).sum();
             let inner: u32 = met.iter().map(|l| clip(side(l), cspan)).map(|x| x[1].saturating_sub(x[0])).sum();
@@ -277,7 +284,7 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
         if taken.is_empty() {
             taken = copy_links(c, a, b, cb);
         }
-        taken.sort_by(|x, y| x.a.cmp(&y.a));
+        taken.sort_by_key(|x| x.a);
         let identity = (c.identity.min(1.0) * 10_000.0).round() / 10_000.0;
         let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
         v.a = ca;

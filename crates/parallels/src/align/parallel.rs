@@ -53,16 +53,7 @@ use super::features::{dot, Feature, Vectors};
 use rustc_hash::FxHashMap;
 
 /// Link shapes tried: (sentences of A, sentences of B).
-pub const SHAPES: [(u32, u32); 8] = [
-    (1, 1),
-    (1, 2),
-    (2, 1),
-    (2, 2),
-    (1, 3),
-    (3, 1),
-    (1, 4),
-    (4, 1),
-];
+pub const SHAPES: [(u32, u32); 8] = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (1, 4), (4, 1)];
 
 /// Parameters of the parallel aligner; see the module docs for the model.
 #[derive(Clone, Debug)]
@@ -288,7 +279,8 @@ fn candidates(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<(u32, u32)> {
                     if acc[j as usize] == 0.0 {
                         touched.push(j);
                     }
-                    let wb = b.vecs[j as usize].binary_search_by_key(&f, |x| x.0).map_or(0.0, |k| b.vecs[j as usize][k].1);
+                    let wb =
+                        b.vecs[j as usize].binary_search_by_key(&f, |x| x.0).map_or(0.0, |k| b.vecs[j as usize][k].1);
                     acc[j as usize] += w * wb;
                 }
             }
@@ -378,7 +370,9 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
                 continue;
             }
             let (a0, b0) = (i + 1 - da, j + 1 - db);
-            if (da > 1 && a.heading[a0 as usize..=i as usize].contains(&true)) || (db > 1 && b.heading[b0 as usize..=j as usize].contains(&true)) {
+            if (da > 1 && a.heading[a0 as usize..=i as usize].contains(&true))
+                || (db > 1 && b.heading[b0 as usize..=j as usize].contains(&true))
+            {
                 continue;
             }
             let sim = dots.group_cos(a0, i + 1, b0, j + 1);

@@ -218,7 +218,13 @@ mod tests {
     fn toks(s: &str) -> Vec<Token> {
         s.chars()
             .enumerate()
-            .map(|(k, c)| Token { id: c as u32, kind: TokenKind::Cjk, start: k as u32, end: k as u32 + 1, clause_start: k == 0 })
+            .map(|(k, c)| Token {
+                id: c as u32,
+                kind: TokenKind::Cjk,
+                start: k as u32,
+                end: k as u32 + 1,
+                clause_start: k == 0,
+            })
             .collect()
     }
 

@@ -65,13 +65,7 @@ const FURNITURE: &[&str] = &[
     "完",
 ];
 
-const FURNITURE_PREFIXES: &[&str] = &[
-    "本章未完",
-    "请点击下一页",
-    "請點擊下一頁",
-    "点击下一页",
-    "點擊下一頁",
-];
+const FURNITURE_PREFIXES: &[&str] = &["本章未完", "请点击下一页", "請點擊下一頁", "点击下一页", "點擊下一頁"];
 
 #[inline]
 fn is_numeral(c: char) -> bool {
@@ -162,21 +156,7 @@ fn is_furniture(line: &[char]) -> bool {
             || is_close(*c)
             || matches!(
                 c,
-                '-' | '—'
-                    | '='
-                    | '~'
-                    | '～'
-                    | '*'
-                    | '·'
-                    | '.'
-                    | '。'
-                    | '!'
-                    | '！'
-                    | '…'
-                    | '<'
-                    | '>'
-                    | '《'
-                    | '》'
+                '-' | '—' | '=' | '~' | '～' | '*' | '·' | '.' | '。' | '!' | '！' | '…' | '<' | '>' | '《' | '》'
             )
     };
     let s = line.iter().position(|c| !strip(c)).unwrap_or(line.len());
@@ -191,8 +171,7 @@ fn is_furniture(line: &[char]) -> bool {
 
 /// Pattern rules (not the repetition rule) on a trimmed line.
 pub(crate) fn is_pattern_line(line: &[char]) -> bool {
-    line.len() <= PATTERN_MAX_LEN
-        && (is_part_heading(line) || is_time_line(line) || is_furniture(line))
+    line.len() <= PATTERN_MAX_LEN && (is_part_heading(line) || is_time_line(line) || is_furniture(line))
 }
 
 fn repeat_candidate(line: &[char]) -> bool {
@@ -208,19 +187,10 @@ pub(crate) fn mark(chars: &mut [NChar]) {
     let mut text: Vec<char> = Vec::new();
     let mut s = 0;
     while s <= chars.len() {
-        let e = chars[s..]
-            .iter()
-            .position(|n| n.ch == '\n')
-            .map_or(chars.len(), |p| s + p);
+        let e = chars[s..].iter().position(|n| n.ch == '\n').map_or(chars.len(), |p| s + p);
         let line = &chars[s..e];
-        let ts = line
-            .iter()
-            .position(|n| !n.ch.is_whitespace())
-            .unwrap_or(line.len());
-        let te = line
-            .iter()
-            .rposition(|n| !n.ch.is_whitespace())
-            .map_or(ts, |p| p + 1);
+        let ts = line.iter().position(|n| !n.ch.is_whitespace()).unwrap_or(line.len());
+        let te = line.iter().rposition(|n| !n.ch.is_whitespace()).map_or(ts, |p| p + 1);
         if ts < te && te - ts <= PATTERN_MAX_LEN {
             let t0 = text.len();
             text.extend(line[ts..te].iter().map(|n| n.ch));
@@ -258,12 +228,7 @@ mod tests {
         let mut v: Vec<NChar> = s
             .chars()
             .enumerate()
-            .map(|(i, ch)| NChar {
-                ch,
-                start: i as u32,
-                end: i as u32 + 1,
-                mark: Mark::Text,
-            })
+            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
             .collect();
         mark(&mut v);
         v.iter()

@@ -47,12 +47,7 @@ mod tests {
         let input: Vec<NChar> = s
             .chars()
             .enumerate()
-            .map(|(i, ch)| NChar {
-                ch,
-                start: i as u32,
-                end: i as u32 + 1,
-                mark: Mark::Text,
-            })
+            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
             .collect();
         let mut out = Vec::new();
         apply(&input, &mut out);
@@ -71,14 +66,8 @@ mod tests {
 
         let out = run("□□□和＊＊*");
         assert_eq!(out.len(), 3);
-        assert_eq!(
-            (out[0].start, out[0].end, out[0].mark),
-            (0, 3, Mark::Wildcard)
-        );
-        assert_eq!(
-            (out[2].start, out[2].end, out[2].mark),
-            (4, 7, Mark::Wildcard)
-        );
+        assert_eq!((out[0].start, out[0].end, out[0].mark), (0, 3, Mark::Wildcard));
+        assert_eq!((out[2].start, out[2].end, out[2].mark), (4, 7, Mark::Wildcard));
     }
 
     #[test]

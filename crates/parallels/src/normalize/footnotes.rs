@@ -43,11 +43,7 @@ fn bracket_marker(s: &[NChar]) -> Option<usize> {
     if !matches!(s.first()?.ch, '[' | '［') {
         return None;
     }
-    let digits = s[1..]
-        .iter()
-        .take(4)
-        .take_while(|n| digit_value(n.ch).is_some())
-        .count();
+    let digits = s[1..].iter().take(4).take_while(|n| digit_value(n.ch).is_some()).count();
     if !(1..=3).contains(&digits) {
         return None;
     }
@@ -66,11 +62,7 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
     if is_circled_number(next) {
         return Some(2);
     }
-    let digits = s[1..]
-        .iter()
-        .take(3)
-        .take_while(|n| digit_value(n.ch).is_some())
-        .count();
+    let digits = s[1..].iter().take(3).take_while(|n| digit_value(n.ch).is_some()).count();
     if !(1..=2).contains(&digits) {
         return None;
     }
@@ -82,9 +74,7 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
 
 /// Whether `input` holds any character that can start a marker.
 pub(crate) fn needed(input: &[NChar]) -> bool {
-    input.iter().any(|n| {
-        matches!(n.ch, '[' | '［' | '注') || is_circled_number(n.ch) || is_superscript_digit(n.ch)
-    })
+    input.iter().any(|n| matches!(n.ch, '[' | '［' | '注') || is_circled_number(n.ch) || is_superscript_digit(n.ch))
 }
 
 /// Copy `input` to `out` without footnote markers.
@@ -99,13 +89,9 @@ pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
                 '注' => zhu_marker(&input[i..]),
                 _ if is_circled_number(c) => Some(1),
                 _ if is_superscript_digit(c) => {
-                    let run = input[i..]
-                        .iter()
-                        .take_while(|n| is_superscript_digit(n.ch))
-                        .count();
-                    let unit = run == 1
-                        && matches!(c, '²' | '³')
-                        && out.last().is_some_and(|p| p.ch.is_ascii_alphabetic());
+                    let run = input[i..].iter().take_while(|n| is_superscript_digit(n.ch)).count();
+                    let unit =
+                        run == 1 && matches!(c, '²' | '³') && out.last().is_some_and(|p| p.ch.is_ascii_alphabetic());
                     (!unit).then_some(run)
                 }
                 _ => None,
@@ -129,19 +115,11 @@ mod tests {
         let input: Vec<NChar> = s
             .chars()
             .enumerate()
-            .map(|(i, ch)| NChar {
-                ch,
-                start: i as u32,
-                end: i as u32 + 1,
-                mark: Mark::Text,
-            })
+            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
             .collect();
         let mut out = Vec::new();
         apply(&input, &mut out);
-        (
-            out.iter().map(|n| n.ch).collect(),
-            out.iter().map(|n| (n.start, n.end)).collect(),
-        )
+        (out.iter().map(|n| n.ch).collect(), out.iter().map(|n| (n.start, n.end)).collect())
     }
 
     fn f(s: &str) -> String {

@@ -114,9 +114,7 @@ pub struct Normalizer {
 
 impl std::fmt::Debug for Normalizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Normalizer")
-            .field("opts", &self.opts)
-            .finish_non_exhaustive()
+        f.debug_struct("Normalizer").field("opts", &self.opts).finish_non_exhaustive()
     }
 }
 
@@ -138,14 +136,13 @@ impl Normalizer {
         let mut b = Vec::with_capacity(a.len());
         // Each pass copies `a` into `b` (then they swap); a pass whose trigger
         // characters do not occur is skipped.
-        let mut step =
-            |needed: fn(&[NChar]) -> bool, f: fn(&[NChar], &mut Vec<NChar>), a: &mut Vec<NChar>| {
-                if needed(a) {
-                    b.clear();
-                    f(a, &mut b);
-                    std::mem::swap(a, &mut b);
-                }
-            };
+        let mut step = |needed: fn(&[NChar]) -> bool, f: fn(&[NChar], &mut Vec<NChar>), a: &mut Vec<NChar>| {
+            if needed(a) {
+                b.clear();
+                f(a, &mut b);
+                std::mem::swap(a, &mut b);
+            }
+        };
         if self.opts.footnotes {
             step(footnotes::needed, footnotes::apply, &mut a);
         }
@@ -158,10 +155,7 @@ impl Normalizer {
         if self.opts.boilerplate {
             boilerplate::mark(&mut a);
         }
-        Normalized {
-            chars: a,
-            original_len,
-        }
+        Normalized { chars: a, original_len }
     }
 
     /// Steps 1–4: line ends, width, case, script/variants.
@@ -179,12 +173,7 @@ impl Normalizer {
                     it.next();
                     idx += 1;
                 }
-                out.push(NChar {
-                    ch: '\n',
-                    start,
-                    end: idx,
-                    mark: Mark::Text,
-                });
+                out.push(NChar { ch: '\n', start, end: idx, mark: Mark::Text });
                 continue;
             }
             let end = idx;
@@ -215,12 +204,7 @@ impl Normalizer {
                 Some(t) => t.get(c),
                 None => c,
             };
-            out.push(NChar {
-                ch: c,
-                start,
-                end,
-                mark: Mark::Text,
-            });
+            out.push(NChar { ch: c, start, end, mark: Mark::Text });
         };
         if self.opts.case_fold {
             width::fold_case(c, &mut push);
@@ -246,12 +230,7 @@ mod tests {
     fn norm_with(s: &str, f: impl Fn(&mut NormalizeOptions)) -> String {
         let mut o = NormalizeOptions::default();
         f(&mut o);
-        Normalizer::new(o)
-            .normalize(s)
-            .chars
-            .iter()
-            .map(|c| c.ch)
-            .collect()
+        Normalizer::new(o).normalize(s).chars.iter().map(|c| c.ch).collect()
     }
 
     /// All invariants of a normalization of `text`.
@@ -333,43 +312,24 @@ mod tests {
         assert_eq!((n.chars[3].start, n.chars[3].end), (7, 8));
         let n = all_on().normalize("a\r\nb\rc");
         let got: Vec<_> = n.chars.iter().map(|c| (c.ch, c.start, c.end)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ('a', 0, 1),
-                ('\n', 1, 3),
-                ('b', 3, 4),
-                ('\n', 4, 5),
-                ('c', 5, 6)
-            ]
-        );
+        assert_eq!(got, vec![('a', 0, 1), ('\n', 1, 3), ('b', 3, 4), ('\n', 4, 5), ('c', 5, 6)]);
         let n = all_on().normalize("㈱");
         assert_eq!(n.chars.len(), 3);
         assert!(n.chars.iter().all(|c| (c.start, c.end) == (0, 1)));
         let n = all_on().normalize("ｶﾞ");
         assert_eq!(n.chars.len(), 1);
-        assert_eq!(
-            (n.chars[0].ch, n.chars[0].start, n.chars[0].end),
-            ('ガ', 0, 2)
-        );
+        assert_eq!((n.chars[0].ch, n.chars[0].start, n.chars[0].end), ('ガ', 0, 2));
     }
 
     #[test]
     fn wildcard_and_boilerplate() {
         let n = all_on().normalize("那些**的瑞典人");
-        let w: Vec<_> = n
-            .chars
-            .iter()
-            .filter(|c| c.mark == Mark::Wildcard)
-            .collect();
+        let w: Vec<_> = n.chars.iter().filter(|c| c.mark == Mark::Wildcard).collect();
         assert_eq!(w.len(), 1);
         assert_eq!((w[0].start, w[0].end), (2, 4));
         assert_eq!(n.chars.len(), 7);
         let n = all_on().normalize("那些＊＊的瑞典人");
-        assert_eq!(
-            n.chars.iter().filter(|c| c.mark == Mark::Wildcard).count(),
-            1
-        );
+        assert_eq!(n.chars.iter().filter(|c| c.mark == Mark::Wildcard).count(), 1);
 
         let n = all_on().normalize("第十二章 围城（3）\n正文");
         let line1: Vec<_> = n.chars.iter().take_while(|c| c.ch != '\n').collect();
@@ -394,10 +354,7 @@ mod tests {
         assert_eq!(norm_with("五万", |o| o.numbers = false), "五万");
         assert_eq!(norm_with("说[12]", |o| o.footnotes = false), "说[12]");
         assert_eq!(norm_with("**", |o| o.censored = false), "**");
-        let o = NormalizeOptions {
-            boilerplate: false,
-            ..Default::default()
-        };
+        let o = NormalizeOptions { boilerplate: false, ..Default::default() };
         let n = Normalizer::new(o).normalize("（本章完）");
         assert!(n.chars.iter().all(|c| c.mark == Mark::Text));
         // width off still reads full-width numbers
@@ -464,14 +421,8 @@ mod tests {
         let text = para.repeat(10 * 1024 * 1024 / para.len());
         let one_line = text.replace('\n', "");
         let dialogue = "“是的。”他说。\n“我们明天出发吗？”\n".repeat(10 * 1024 * 1024 / 60);
-        let latin = "The Swedish army of 23,000 men wintered on the Danish islands.\n"
-            .repeat(10 * 1024 * 1024 / 64);
-        for (name, t) in [
-            ("lines", &text),
-            ("one line", &one_line),
-            ("short lines", &dialogue),
-            ("latin", &latin),
-        ] {
+        let latin = "The Swedish army of 23,000 men wintered on the Danish islands.\n".repeat(10 * 1024 * 1024 / 64);
+        for (name, t) in [("lines", &text), ("one line", &one_line), ("short lines", &dialogue), ("latin", &latin)] {
             let t0 = std::time::Instant::now();
             let n = nz.normalize(t);
             let dt = t0.elapsed();
@@ -564,12 +515,7 @@ mod tests {
     }
 
     fn any_text() -> impl Strategy<Value = String> {
-        prop_oneof![
-            "\\PC*".boxed(),
-            any::<String>().boxed(),
-            cjk_mix().boxed(),
-            special().boxed(),
-        ]
+        prop_oneof!["\\PC*".boxed(), any::<String>().boxed(), cjk_mix().boxed(), special().boxed(),]
     }
 
     proptest! {

@@ -39,8 +39,8 @@ use super::NChar;
 
 /// Measure words after which a single numeral character converts.
 pub(crate) const UNITS: &[char] = &[
-    '年', '月', '日', '天', '人', '岁', '名', '个', '次', '票', '门', '艘', '座', '条', '只', '吨',
-    '磅', '里', '位', '周', '倍', // traditional forms, for use with the script rule off
+    '年', '月', '日', '天', '人', '岁', '名', '个', '次', '票', '门', '艘', '座', '条', '只', '吨', '磅', '里', '位',
+    '周', '倍', // traditional forms, for use with the script rule off
     '歲', '個', '門', '條', '隻', '噸', '週',
 ];
 
@@ -59,11 +59,7 @@ enum Cn {
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
-    Arabic {
-        has_sep: bool,
-        frac: u32,
-        non_ascii: bool,
-    },
+    Arabic { has_sep: bool, frac: u32, non_ascii: bool },
     Cn(Cn),
 }
 
@@ -150,15 +146,7 @@ fn scan_arabic(input: &[NChar], i: usize) -> Tok {
             frac += 1;
         }
     }
-    Tok {
-        kind: Kind::Arabic {
-            has_sep,
-            frac,
-            non_ascii,
-        },
-        s: i,
-        e: j,
-    }
+    Tok { kind: Kind::Arabic { has_sep, frac, non_ascii }, s: i, e: j }
 }
 
 /// Rewrite numerals in `input` into `out`.
@@ -181,19 +169,14 @@ pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
                 j = t.e;
                 toks.push(t);
             } else if let Some(k) = cn_class(c) {
-                toks.push(Tok {
-                    kind: Kind::Cn(k),
-                    s: j,
-                    e: j + 1,
-                });
+                toks.push(Tok { kind: Kind::Cn(k), s: j, e: j + 1 });
                 j += 1;
             } else {
                 break;
             }
         }
         // A trailing 两 is the weight unit (三十两), not a digit.
-        let trailing_liang =
-            toks.len() >= 2 && toks.last().is_some_and(|t| t.kind == Kind::Cn(Cn::Liang));
+        let trailing_liang = toks.len() >= 2 && toks.last().is_some_and(|t| t.kind == Kind::Cn(Cn::Liang));
         if trailing_liang {
             toks.pop();
             j -= 1;
@@ -219,12 +202,7 @@ enum Reading {
 fn emit_run(input: &[NChar], s: usize, e: usize, toks: &[Tok], out: &mut Vec<NChar>) {
     let prev = s.checked_sub(1).map(|p| input[p].ch);
     let next = input.get(e).map(|n| n.ch);
-    let span = NChar {
-        ch: '0',
-        start: input[s].start,
-        end: input[e - 1].end,
-        mark: input[s].mark,
-    };
+    let span = NChar { ch: '0', start: input[s].start, end: input[e - 1].end, mark: input[s].mark };
     match read(input, toks, prev, next) {
         Reading::Keep => {
             for t in toks {
@@ -250,10 +228,7 @@ fn emit_run(input: &[NChar], s: usize, e: usize, toks: &[Tok], out: &mut Vec<NCh
 /// Emit a lone Arabic number: unchanged, except that separators are dropped
 /// (whole-span output) and full-width digits become ASCII (per char).
 fn emit_arabic(input: &[NChar], t: &Tok, out: &mut Vec<NChar>) {
-    let Kind::Arabic {
-        has_sep, non_ascii, ..
-    } = t.kind
-    else {
+    let Kind::Arabic { has_sep, non_ascii, .. } = t.kind else {
         return;
     };
     let ascii = |c: char| match digit_value(c) {
@@ -262,26 +237,15 @@ fn emit_arabic(input: &[NChar], t: &Tok, out: &mut Vec<NChar>) {
         None => c,
     };
     if has_sep {
-        let span = NChar {
-            ch: '0',
-            start: input[t.s].start,
-            end: input[t.e - 1].end,
-            mark: input[t.s].mark,
-        };
+        let span = NChar { ch: '0', start: input[t.s].start, end: input[t.e - 1].end, mark: input[t.s].mark };
         for n in &input[t.s..t.e] {
             if !is_sep(n.ch) {
-                out.push(NChar {
-                    ch: ascii(n.ch),
-                    ..span
-                });
+                out.push(NChar { ch: ascii(n.ch), ..span });
             }
         }
     } else if non_ascii {
         for n in &input[t.s..t.e] {
-            out.push(NChar {
-                ch: ascii(n.ch),
-                ..*n
-            });
+            out.push(NChar { ch: ascii(n.ch), ..*n });
         }
     } else {
         out.extend_from_slice(&input[t.s..t.e]);
@@ -309,9 +273,7 @@ fn read(input: &[NChar], toks: &[Tok], prev: Option<char>, next: Option<char>) -
             return Reading::Keep;
         }
     }
-    let digits_only = toks
-        .iter()
-        .all(|t| matches!(t.kind, Kind::Cn(Cn::Digit(_) | Cn::Zero)));
+    let digits_only = toks.iter().all(|t| matches!(t.kind, Kind::Cn(Cn::Digit(_) | Cn::Zero)));
     if digits_only && toks.len() >= 2 {
         if toks.len() == 2 {
             let d = |t: &Tok| match t.kind {
@@ -412,9 +374,8 @@ fn parse(input: &[NChar], toks: &[Tok]) -> Option<(u128, u32)> {
                     Some(n) => n,
                     None => {
                         let bare_ten = e == 1 && (k == 0 || prev == Some(Kind::Cn(Cn::Zero)));
-                        let bare_hundred = e == 2
-                            && k == 0
-                            && matches!(toks.get(1).map(|t| t.kind), Some(Kind::Cn(Cn::Big(_))));
+                        let bare_hundred =
+                            e == 2 && k == 0 && matches!(toks.get(1).map(|t| t.kind), Some(Kind::Cn(Cn::Big(_))));
                         if bare_ten || bare_hundred {
                             scale
                         } else {
@@ -492,18 +453,12 @@ fn push_number(v: u128, f: u32, span: NChar, out: &mut Vec<NChar>) {
         trim += 1;
     }
     for k in (f..n).rev() {
-        out.push(NChar {
-            ch: buf[k] as char,
-            ..span
-        });
+        out.push(NChar { ch: buf[k] as char, ..span });
     }
     if trim < f {
         out.push(NChar { ch: '.', ..span });
         for k in (trim..f).rev() {
-            out.push(NChar {
-                ch: buf[k] as char,
-                ..span
-            });
+            out.push(NChar { ch: buf[k] as char, ..span });
         }
     }
 }
@@ -517,12 +472,7 @@ mod tests {
         let input: Vec<NChar> = s
             .chars()
             .enumerate()
-            .map(|(i, ch)| NChar {
-                ch,
-                start: i as u32,
-                end: i as u32 + 1,
-                mark: Mark::Text,
-            })
+            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
             .collect();
         let mut out = Vec::new();
         apply(&input, &mut out);
@@ -637,17 +587,8 @@ mod tests {
         assert_eq!(n("第三"), "第3");
         assert_eq!(n("第十"), "第10");
         assert_eq!(n("十年"), "10年");
-        for s in [
-            "统一",
-            "一些",
-            "万一",
-            "一样",
-            "十分",
-            "千万不要",
-            "万万没想到",
-            "百姓",
-            "千里",
-        ] {
+        for s in ["统一", "一些", "万一", "一样", "十分", "千万不要", "万万没想到", "百姓", "千里"]
+        {
             assert_eq!(n(s), s, "{s}");
         }
         assert_eq!(n("两人"), "2人");

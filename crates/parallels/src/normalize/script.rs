@@ -285,10 +285,7 @@ mod tests {
         for &(from, to) in VARIANTS {
             assert_eq!(s.get(to), to, "canonical {to} is changed by t2s");
             let img = s.get(from);
-            assert!(
-                img == from || img == to,
-                "{from}: t2s {img} vs variants {to}"
-            );
+            assert!(img == from || img == to, "{from}: t2s {img} vs variants {to}");
         }
     }
 
