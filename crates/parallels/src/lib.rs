@@ -26,8 +26,10 @@
 //! ```
 //! use parallels::{Aligner, Options};
 //!
-//! let a = "魏斯明德是一座港口城市。城里住着两万三千人。";
-//! let b = "魏斯明德是座港口城市。城中居民有23,000人。";
+//! let a = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+//!          十七世纪中叶，城中约有两万三千名居民。";
+//! let b = "布伦纳河在魏斯明德汇入波罗的海，这座港口城市因粮食和琥珀生意而远近闻名。\
+//!          17世纪中期，城里住着大约23,000人。";
 //! let aligner = Aligner::new(Options::default());
 //! let passages = aligner.align_texts(a, b);
 //! assert_eq!(passages.len(), 1);

@@ -226,6 +226,15 @@ impl XorShift {
     }
 }
 
+/// The background assumed before any sample is seen: typical of unrelated
+/// sentences of Chinese and English prose under these features (measured on
+/// the zh-variants and en-bible corpora: means 0.008–0.015, deviations
+/// 0.02–0.04, over all sentence pairs).
+const PRIOR_MEAN: f64 = 0.015;
+const PRIOR_SD: f64 = 0.03;
+/// How many sampled pairs the prior is worth.
+const PRIOR_WEIGHT: f64 = 200.0;
+
 /// Similarity of random sentence pairs of two texts.
 struct Background {
     mean: f32,
@@ -238,7 +247,7 @@ fn background(a: &Vectors, b: &Vectors) -> Background {
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
     if samples < 2 {
-        return Background { mean: 0.0, sd: 0.0 };
+        return Background { mean: PRIOR_MEAN as f32, sd: PRIOR_SD as f32 };
     }
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
     let (mut s1, mut s2) = (0f64, 0f64);
@@ -250,9 +259,12 @@ fn background(a: &Vectors, b: &Vectors) -> Background {
         s1 += c;
         s2 += c * c;
     }
+    // Few pairs say little about the background (and in a short pair the
+    // true links are a large part of the sample): shrink towards the prior.
+    let w = samples as f64 / (samples as f64 + PRIOR_WEIGHT);
     let mean = s1 / samples as f64;
     let sd = (s2 / samples as f64 - mean * mean).max(0.0).sqrt();
-    Background { mean: mean as f32, sd: sd as f32 }
+    Background { mean: (w * mean + (1.0 - w) * PRIOR_MEAN) as f32, sd: (w * sd + (1.0 - w) * PRIOR_SD) as f32 }
 }
 
 /// Candidate pairs `(i, j)`: each sentence's best partners by rare features.
