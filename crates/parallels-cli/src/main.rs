@@ -84,7 +84,7 @@ struct AlignArgs {
     summary: bool,
     /// Strictness: a link needs a similarity this many standard deviations
     /// above that of random sentence pairs of the same two texts.
-    #[arg(long, default_value_t = 4.0, value_name = "SIGMAS")]
+    #[arg(long, default_value_t = 4.0, value_name = "SIGMAS", value_parser = parse_sigmas)]
     sigmas: f32,
     /// Most sentences a passage may skip on either side between two links.
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -112,6 +112,13 @@ struct EvalArgs {
     /// The alignment to score, as written by `parallels align --format json`.
     #[arg(value_name = "ALIGNMENT")]
     predicted: PathBuf,
+}
+
+fn parse_sigmas(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of standard deviations (a finite number ≥ 0, such as 4)")),
+    }
 }
 
 fn main() -> ExitCode {
@@ -169,9 +176,10 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
 }
 
 /// Document ids: file names without extension, or the whole path where two
-/// inputs share a name.
-fn document_ids(docs: &[Document]) -> Vec<String> {
-    docs.iter()
+/// inputs share a name. The same path given twice is an error.
+fn document_ids(docs: &[Document]) -> Result<Vec<String>> {
+    let ids: Vec<String> = docs
+        .iter()
         .map(|d| {
             let clash = docs.iter().filter(|o| o.id == d.id).count() > 1;
             if clash {
@@ -180,12 +188,18 @@ fn document_ids(docs: &[Document]) -> Vec<String> {
                 d.id.clone()
             }
         })
-        .collect()
+        .collect();
+    for (k, id) in ids.iter().enumerate() {
+        if ids[..k].contains(id) {
+            bail!("{id}: given more than once; give each input once");
+        }
+    }
+    Ok(ids)
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
     let docs = read_inputs(&args.files)?;
-    let ids = document_ids(&docs);
+    let ids = document_ids(&docs)?;
     let mut opts = Options::default();
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
@@ -266,8 +280,11 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let name = p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
             let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-            std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-            std::fs::rename(&tmp, p).with_context(|| format!("{}: cannot write", p.display()))?;
+            let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p));
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&tmp);
+                bail!("{}: cannot write: {e}", p.display());
+            }
         }
     }
     Ok(())

@@ -160,7 +160,13 @@ impl TextView<'_> {
         let mut painted = false;
         for (pos, ch) in text.chars().enumerate().skip(span[0] as usize).take((span[1] - span[0]) as usize) {
             let pos = pos as u32;
-            let ch = if ch == '\n' || ch == '\r' || ch == '\t' { ' ' } else { ch };
+            // Line breaks become spaces; other control characters of the
+            // input must never reach the terminal.
+            let ch = match ch {
+                '\n' | '\r' | '\t' => ' ',
+                c if c.is_control() => '\u{FFFD}',
+                c => c,
+            };
             let cw = ch.width().unwrap_or(0);
             if lw + cw > col {
                 if painted && self.color {

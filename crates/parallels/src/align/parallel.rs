@@ -402,10 +402,10 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
             // Best predecessor: a cell ending at (i', j') with i' < a0, j' < b0.
             let (mut pred, mut back) = (0f32, u32::MAX);
             if a0 > 0 && b0 > 0 {
-                let lo_i = a0.saturating_sub(p.gap + 1);
+                let lo_i = a0.saturating_sub(p.gap.saturating_add(1));
                 for pi in lo_i..a0 {
                     let row = &rows[pi as usize];
-                    let lo_j = b0.saturating_sub(p.gap + 1);
+                    let lo_j = b0.saturating_sub(p.gap.saturating_add(1));
                     let start = row.partition_point(|x| x.0 < lo_j);
                     for &(pj, idx) in &row[start..] {
                         if pj >= b0 {
