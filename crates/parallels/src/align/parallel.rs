@@ -55,6 +55,10 @@ use rustc_hash::FxHashMap;
 /// Link shapes tried: (sentences of A, sentences of B).
 pub const SHAPES: [(u32, u32); 8] = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (1, 4), (4, 1)];
 
+/// Cells evaluated around a candidate pair `(i, j)`: the ends of the groups
+/// that start with it. Groups grow on one side (1-n, n-1) or are 2-2.
+const CELL_OFFSETS: [(u32, u32); 8] = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3), (1, 1)];
+
 /// Parameters of the parallel aligner; see the module docs for the model.
 #[derive(Clone, Debug)]
 pub struct ParallelParams {
@@ -268,59 +272,58 @@ fn background(a: &Vectors, b: &Vectors) -> Background {
 }
 
 /// Candidate pairs `(i, j)`: each sentence's best partners by rare features.
+///
+/// Sentences of A are scored against B in parallel (rayon); the result is
+/// sorted, so it does not depend on the thread count.
 fn candidates(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<(u32, u32)> {
-    let mut postings: FxHashMap<Feature, Vec<u32>> = FxHashMap::default();
+    use rayon::prelude::*;
+    let mut postings: FxHashMap<Feature, Vec<(u32, f32)>> = FxHashMap::default();
     for (j, v) in b.vecs.iter().enumerate() {
-        for &(f, _) in v {
-            postings.entry(f).or_default().push(j as u32);
+        for &(f, w) in v {
+            postings.entry(f).or_default().push((j as u32, w));
         }
     }
-    let mut acc = vec![0f32; b.len()];
-    let mut touched: Vec<u32> = Vec::new();
+    postings.retain(|_, list| list.len() <= p.rare_cap);
+    // Per sentence of A: its partners in B with their rare-feature cosine.
+    let scored: Vec<Vec<(f32, u32)>> = (0..a.len())
+        .into_par_iter()
+        .map_init(
+            || (vec![0f32; b.len()], Vec::<u32>::new()),
+            |(acc, touched), i| {
+                for &(f, w) in &a.vecs[i] {
+                    if let Some(list) = postings.get(&f) {
+                        for &(j, wb) in list {
+                            if acc[j as usize] == 0.0 {
+                                touched.push(j);
+                            }
+                            acc[j as usize] += w * wb;
+                        }
+                    }
+                }
+                let na = a.norm2[i].max(1e-12);
+                let mut best: Vec<(f32, u32)> = touched
+                    .drain(..)
+                    .map(|j| {
+                        let s = acc[j as usize] / (na * b.norm2[j as usize].max(1e-12)).sqrt();
+                        acc[j as usize] = 0.0;
+                        (s, j)
+                    })
+                    .collect();
+                best.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                best
+            },
+        )
+        .collect();
+    let mut out: Vec<(u32, u32)> = Vec::new();
     // (j, score, i) triples for the reverse direction.
     let mut rev: Vec<(u32, f32, u32)> = Vec::new();
-    let mut out: Vec<(u32, u32)> = Vec::new();
-    let mut best: Vec<(f32, u32)> = Vec::new();
-    for (i, v) in a.vecs.iter().enumerate() {
-        for &(f, w) in v {
-            if let Some(list) = postings.get(&f) {
-                if list.len() > p.rare_cap {
-                    continue;
-                }
-                for &j in list {
-                    if acc[j as usize] == 0.0 {
-                        touched.push(j);
-                    }
-                    let wb =
-                        b.vecs[j as usize].binary_search_by_key(&f, |x| x.0).map_or(0.0, |k| b.vecs[j as usize][k].1);
-                    acc[j as usize] += w * wb;
-                }
-            }
-        }
-        best.clear();
-        for &j in &touched {
-            let nb = b.norm2[j as usize].max(1e-12);
-            let s = acc[j as usize] / (a.norm2[i].max(1e-12) * nb).sqrt();
-            best.push((s, j));
-            rev.push((j, s, i as u32));
-            acc[j as usize] = 0.0;
-        }
-        touched.clear();
-        best.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    for (i, best) in scored.iter().enumerate() {
         out.extend(best.iter().take(p.candidates).map(|&(_, j)| (i as u32, j)));
+        rev.extend(best.iter().map(|&(s, j)| (j, s, i as u32)));
     }
     rev.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)).then(x.2.cmp(&y.2)));
-    let mut k = 0;
-    while k < rev.len() {
-        let j = rev[k].0;
-        let mut taken = 0;
-        while k < rev.len() && rev[k].0 == j {
-            if taken < p.candidates {
-                out.push((rev[k].2, j));
-                taken += 1;
-            }
-            k += 1;
-        }
+    for group in rev.chunk_by(|x, y| x.0 == y.0) {
+        out.extend(group.iter().take(p.candidates).map(|&(j, _, i)| (i, j)));
     }
     out.sort_unstable();
     out.dedup();
@@ -360,11 +363,9 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
     let (n, m) = (a.len() as u32, b.len() as u32);
     let mut cells_ij: Vec<(u32, u32)> = Vec::with_capacity(cands.len() * 16);
     for &(i, j) in &cands {
-        for di in 0..4 {
-            for dj in 0..4 {
-                if i + di < n && j + dj < m {
-                    cells_ij.push((i + di, j + dj));
-                }
+        for (di, dj) in CELL_OFFSETS {
+            if i + di < n && j + dj < m {
+                cells_ij.push((i + di, j + dj));
             }
         }
     }
