@@ -213,20 +213,21 @@ fn clip(x: Span, to: Span) -> Span {
     [x[0].max(to[0]), x[1].min(to[1])]
 }
 
+/// Share of the sentence links it meets that a copy must cover to take them over.
+const TAKEOVER: f64 = 0.9;
+
 /// Fold verbatim copies into the sentence passages.
 ///
 /// Copies are taken longest first; one that lies, on both sides, inside
 /// copies already taken is an internal repetition and is dropped. A copy that
 /// covers nearly all ([`TAKEOVER`]) of the sentence links it meets (on both sides) takes
-/// them over: they move, clipped to the copy's tight boundaries, into one
-/// `verbatim` passage, and what is left of each parallel passage stays, cut
+/// them over: they move, whole, into one `verbatim` passage (the sentence
+/// links already say which sentence is which; the copy only adds that the
+/// text is the same), and what is left of each parallel passage stays, cut
 /// into runs of consecutive links. A copy that covers less is a phrase two
 /// parallel versions happen to share, and the parallel links already say
 /// so. A copy that meets no link is linked piece by piece at A's sentence
 /// boundaries, with B positions from the copy's seed correspondence.
-/// Share of the sentence links it meets that a copy must cover to take them over.
-const TAKEOVER: f64 = 0.9;
-
 fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepared, b: &Prepared) -> Vec<Passage> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     let mut order: Vec<&verbatim::Copy> = copies.iter().collect();
@@ -268,7 +269,7 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
             let mut run: Vec<Link> = Vec::new();
             for l in p.links {
                 if meets(&l) {
-                    taken.push(Link { a: clip(l.a, ca), b: clip(l.b, cb), score: l.score });
+                    taken.push(l);
                     if !run.is_empty() {
                         rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
                     }
@@ -287,8 +288,8 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
         taken.sort_by_key(|x| x.a);
         let identity = (c.identity.min(1.0) * 10_000.0).round() / 10_000.0;
         let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
-        v.a = ca;
-        v.b = cb;
+        v.a = [v.a[0].min(ca[0]), v.a[1].max(ca[1])];
+        v.b = [v.b[0].min(cb[0]), v.b[1].max(cb[1])];
         out.push(v);
     }
     out.extend(passages);

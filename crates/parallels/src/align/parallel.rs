@@ -190,14 +190,16 @@ impl<'a> Dots<'a> {
     }
 }
 
-/// Does every sentence of a group relate to the other side? Each member of a
-/// group of two or more must itself have a similarity of at least `bar`
-/// (the bridging bar) with the whole group opposite, so that a sentence with
-/// no counterpart is not absorbed into its neighbour's link.
+/// Do the end sentences of a group relate to the other side? The first and
+/// the last member of a group of two or more must each have a similarity of
+/// at least `bar` (the bridging bar) with the whole group opposite, so that a
+/// sentence with no counterpart is not absorbed into its neighbour's link.
+/// A middle member is held by the two around it, as a sandwiched sentence is
+/// in [`fill_gaps`]: an abridgement may keep little of it.
 fn members_relate(dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32, bar: f32) -> bool {
     if a1 - a0 > 1 {
         let nb = Dots::group_norm2(dots.b, &dots.self_b, b0, b1);
-        for i in a0..a1 {
+        for i in [a0, a1 - 1] {
             let num: f32 = (b0..b1).map(|j| dots.cross(i, j)).sum();
             let na = dots.a.norm2[i as usize];
             if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
@@ -207,7 +209,7 @@ fn members_relate(dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32, bar: f32)
     }
     if b1 - b0 > 1 {
         let na = Dots::group_norm2(dots.a, &dots.self_a, a0, a1);
-        for j in b0..b1 {
+        for j in [b0, b1 - 1] {
             let num: f32 = (a0..a1).map(|i| dots.cross(i, j)).sum();
             let nb = dots.b.norm2[j as usize];
             if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
