@@ -220,13 +220,15 @@ const TAKEOVER: f64 = 0.9;
 ///
 /// Copies are taken longest first; one that lies, on both sides, inside
 /// copies already taken is an internal repetition and is dropped. A copy that
-/// covers nearly all ([`TAKEOVER`]) of the sentence links it meets (on both sides) takes
-/// them over: they move, whole, into one `verbatim` passage (the sentence
-/// links already say which sentence is which; the copy only adds that the
-/// text is the same), and what is left of each parallel passage stays, cut
-/// into runs of consecutive links. A copy that covers less is a phrase two
-/// parallel versions happen to share, and the parallel links already say
-/// so. A copy that meets no link is linked piece by piece at A's sentence
+/// covers nearly all ([`TAKEOVER`]) of the sentence links it meets, on at
+/// least one side, takes them over: they move into one `verbatim` passage,
+/// whole on a side the copy covers, cut to the copy on a side where the
+/// linked sentences hold more than the copy (a copy set into other text);
+/// what is left of each parallel passage stays, cut into runs of
+/// consecutive links. A copy that covers less on both sides of links in a
+/// chain is a phrase two parallel versions happen to share, and the parallel
+/// links already say so; but a copy inside a lone link (a quotation in
+/// otherwise unrelated texts) takes it over, cut to the copy. A copy that meets no link is linked piece by piece at A's sentence
 /// boundaries, with B positions from the copy's seed correspondence.
 fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepared, b: &Prepared) -> Vec<Passage> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
@@ -244,20 +246,21 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
             continue;
         }
         let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
-        let met: Vec<&Link> = passages
-            .iter()
-            .filter(|p| p.kind == PassageKind::Parallel)
-            .flat_map(|p| p.links.iter())
-            .filter(|l| meets(l))
-            .collect();
+        let parallel = || passages.iter().filter(|p| p.kind == PassageKind::Parallel);
+        let met: Vec<&Link> = parallel().flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
+        // Met only by lone links: the copy is what those texts share.
+        let lone = parallel().filter(|p| p.links.iter().any(meets)).all(|p| p.links.len() == 1);
         let share = |side: fn(&Link) -> Span, cspan: Span| {
             let total: u32 = met.iter().map(|l| side(l)[1] - side(l)[0]).sum();
             let inner: u32 = met.iter().map(|l| clip(side(l), cspan)).map(|x| x[1].saturating_sub(x[0])).sum();
             inner as f64 / total.max(1) as f64
         };
-        if !met.is_empty() && (share(|l| l.a, ca) < TAKEOVER || share(|l| l.b, cb) < TAKEOVER) {
+        let (share_a, share_b) = (share(|l| l.a, ca), share(|l| l.b, cb));
+        if !met.is_empty() && !lone && share_a < TAKEOVER && share_b < TAKEOVER {
             continue;
         }
+        // The side where the links hold more than the copy is cut to it.
+        let (clip_a, clip_b) = (share_a < TAKEOVER, share_b < TAKEOVER);
         taken_spans.push((ca, cb));
         let mut taken: Vec<Link> = Vec::new();
         let mut rest: Vec<Passage> = Vec::new();
@@ -269,7 +272,11 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
             let mut run: Vec<Link> = Vec::new();
             for l in p.links {
                 if meets(&l) {
-                    taken.push(l);
+                    taken.push(Link {
+                        a: if clip_a { clip(l.a, ca) } else { l.a },
+                        b: if clip_b { clip(l.b, cb) } else { l.b },
+                        score: l.score,
+                    });
                     if !run.is_empty() {
                         rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
                     }

@@ -1,0 +1,109 @@
+//! The aligner on real text: the zh-variants corpus (under `eval/`) and
+//! copies planted into unrelated text.
+
+use parallels::align::{Aligner, Options, PassageKind, Span};
+use parallels::eval::{evaluate, Gold};
+use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
+
+fn corpus(name: &str) -> String {
+    let path = format!("{}/../../eval/zh-variants/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn chars(s: &str) -> u32 {
+    s.chars().count() as u32
+}
+
+fn slice(t: &str, s: Span) -> String {
+    t.chars().skip(s[0] as usize).take((s[1] - s[0]) as usize).collect()
+}
+
+/// Align all pairs of the corpus and score them against its gold.
+#[test]
+fn zh_variants_meet_the_accuracy_targets() {
+    let ids = ["v1", "v2", "v3", "v4", "v2_trad"];
+    let texts: Vec<String> = ids.iter().map(|id| corpus(id)).collect();
+    let aligner = Aligner::new(Options::default());
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let prepared = aligner.prepare_all(&refs);
+    let mut pairs = Vec::new();
+    for x in 0..ids.len() {
+        for y in x + 1..ids.len() {
+            let passages = aligner.align(&prepared[x], &prepared[y]);
+            if !passages.is_empty() {
+                pairs.push(PairOutput { a: ids[x].into(), b: ids[y].into(), passages });
+            }
+        }
+    }
+    let documents = ids
+        .iter()
+        .zip(&texts)
+        .map(|(id, t)| DocumentInfo {
+            id: id.to_string(),
+            path: String::new(),
+            chars: chars(t) as u64,
+            encoding: "utf-8".into(),
+        })
+        .collect();
+    let out = AlignOutput::new(documents, pairs);
+    let gold_path = format!("{}/../../eval/zh-variants/gold.json", env!("CARGO_MANIFEST_DIR"));
+    let gold: Gold = serde_json::from_str(&std::fs::read_to_string(gold_path).unwrap()).unwrap();
+    let report = evaluate(&gold, &out).unwrap();
+    eprintln!("{}", report.table());
+    assert!(report.link.f1() >= 0.97, "link F1 {:.4}", report.link.f1());
+    assert!(report.coverage.f1() >= 0.98, "coverage F1 {:.4}", report.coverage.f1());
+    // The unrelated same-topic text shares nothing with the abridgement.
+    assert!(out.pairs.iter().all(|p| !(p.a == "v3" && p.b == "v4")));
+    // Nothing wrong is linked with v4: every v4 link there is is a gold one.
+    for p in out.pairs.iter().filter(|p| p.b == "v4") {
+        let score = report.pairs.iter().find(|s| s.a == p.a && s.b == "v4").unwrap();
+        assert_eq!(score.link.predicted, score.link.tp, "false links between {} and v4", p.a);
+    }
+}
+
+#[test]
+fn a_noisy_copy_inside_unrelated_text_is_found_with_tight_boundaries() {
+    let v1 = corpus("v1");
+    let v4 = corpus("v4");
+    // The copied stretch: v1's second paragraph, in traditional script, with
+    // half-width punctuation and two OCR-like substitutions.
+    let start = v1.find("十七世纪中叶").unwrap();
+    let end = v1.find("七座棱堡和三道城门。").unwrap() + "七座棱堡和三道城门。".len();
+    let original = &v1[start..end];
+    let mut noisy: String = original
+        .replace("纪", "紀")
+        .replace("来", "來")
+        .replace("师", "師")
+        .replace("计", "計")
+        .replace('，', ",")
+        .replace('。', ".");
+    noisy = noisy.replacen("商人", "商入", 1).replacen("棱堡", "稜堡", 1);
+    let at = v4.find("上一章我们").unwrap();
+    let b = format!("{}{}{}", &v4[..at], noisy, &v4[at..]);
+    let passages = Aligner::new(Options::default()).align_texts(&v1, &b);
+    let verbatim: Vec<_> = passages.iter().filter(|p| p.kind == PassageKind::Verbatim).collect();
+    assert_eq!(verbatim.len(), 1, "{passages:?}");
+    let p = verbatim[0];
+    let a_start = chars(&v1[..start]);
+    let b_start = chars(&v4[..at]);
+    // On A the copy is two whole sentences, linked as such; on B it is set
+    // into other text, and the passage runs from the first copied character
+    // to the last (the final '.' is punctuation, which the matcher does not
+    // see).
+    assert_eq!(p.a, [a_start, a_start + chars(original)], "{:?}", slice(&v1, p.a));
+    assert_eq!(p.b, [b_start, b_start + chars(&noisy) - 1], "{:?}", slice(&b, p.b));
+}
+
+#[test]
+fn a_short_quotation_shared_by_unrelated_texts_is_found() {
+    let quote = "倘若援军在九月之前不能到达，我们将不得不为这座城市的存续作出艰难的抉择";
+    let v4 = corpus("v4");
+    let v3 = corpus("v3");
+    let a = format!("{}他在信中写道：“{quote}。”{}", slice(&v4, [0, 600]), slice(&v4, [600, 1200]));
+    let b = format!("{}据说原信是这样的：{quote}，云云。{}", slice(&v3, [0, 900]), slice(&v3, [900, 1500]));
+    let passages = Aligner::new(Options::default()).align_texts(&a, &b);
+    assert_eq!(passages.len(), 1, "{passages:?}");
+    assert_eq!(passages[0].kind, PassageKind::Verbatim, "{passages:?}");
+    assert_eq!(slice(&a, passages[0].a), quote);
+    assert_eq!(slice(&b, passages[0].b), quote);
+}
