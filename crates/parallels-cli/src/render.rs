@@ -153,11 +153,12 @@ impl TextView<'_> {
 
     /// Lines of at most `col` display columns of `text[span]`, with the
     /// characters outside `common` painted; each with its display width.
+    /// A closing punctuation mark never starts a line: the character before
+    /// it moves down with it.
     fn wrap(&self, text: &str, span: Span, common: &[Span], code: &str, col: usize) -> Vec<(String, usize)> {
-        let mut lines = Vec::new();
-        let (mut line, mut lw) = (String::new(), 0usize);
+        // (character, display width, differs) for the span.
+        let mut cells: Vec<(char, usize, bool)> = Vec::with_capacity((span[1] - span[0]) as usize);
         let mut k = 0usize;
-        let mut painted = false;
         for (pos, ch) in text.chars().enumerate().skip(span[0] as usize).take((span[1] - span[0]) as usize) {
             let pos = pos as u32;
             // Line breaks become spaces; other control characters of the
@@ -167,33 +168,76 @@ impl TextView<'_> {
                 c if c.is_control() => '\u{FFFD}',
                 c => c,
             };
-            let cw = ch.width().unwrap_or(0);
-            if lw + cw > col {
-                if painted && self.color {
-                    line.push_str(RESET);
-                    painted = false;
-                }
-                lines.push((std::mem::take(&mut line), lw));
-                lw = 0;
-            }
             while k < common.len() && common[k][1] <= pos {
                 k += 1;
             }
             let is_common = k < common.len() && common[k][0] <= pos;
-            let differs = !is_common && !ch.is_whitespace() && !ch.is_ascii_punctuation();
-            if self.color && differs != painted {
-                line.push_str(if differs { code } else { RESET });
-                painted = differs;
+            let differs = !is_common && !ch.is_whitespace() && !ch.is_ascii_punctuation() && !is_closing(ch);
+            cells.push((ch, ch.width().unwrap_or(0), differs));
+        }
+        // Break into lines.
+        let mut breaks = Vec::new();
+        let (mut start, mut w) = (0usize, 0usize);
+        let mut i = 0usize;
+        while i < cells.len() {
+            if w + cells[i].1 > col && i > start {
+                let mut at = i;
+                if is_closing(cells[i].0) && at - start > 1 {
+                    at -= 1;
+                }
+                breaks.push((start, at));
+                start = at;
+                w = cells[start..i].iter().map(|c| c.1).sum();
             }
-            line.push(ch);
-            lw += cw;
+            w += cells[i].1;
+            i += 1;
         }
-        if painted && self.color {
-            line.push_str(RESET);
-        }
-        if lw > 0 || lines.is_empty() {
-            lines.push((line, lw));
-        }
-        lines
+        breaks.push((start, cells.len()));
+        breaks
+            .into_iter()
+            .map(|(lo, hi)| {
+                let mut line = String::new();
+                let mut painted = false;
+                for &(ch, _, differs) in &cells[lo..hi] {
+                    if self.color && differs != painted {
+                        line.push_str(if differs { code } else { RESET });
+                        painted = differs;
+                    }
+                    line.push(ch);
+                }
+                if painted {
+                    line.push_str(RESET);
+                }
+                (line, cells[lo..hi].iter().map(|c| c.1).sum())
+            })
+            .collect()
     }
+}
+
+/// Punctuation that closes a clause or a quotation: it stays on the line of
+/// the character before it.
+fn is_closing(c: char) -> bool {
+    matches!(
+        c,
+        '，' | '。'
+            | '、'
+            | '；'
+            | '：'
+            | '！'
+            | '？'
+            | '」'
+            | '』'
+            | '”'
+            | '’'
+            | '）'
+            | '》'
+            | '…'
+            | ','
+            | '.'
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | ')'
+    )
 }
