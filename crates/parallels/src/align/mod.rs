@@ -122,10 +122,16 @@ impl Aligner {
         let (va, vb, df) = features::vectors(&a.seg, &b.seg);
         let found = parallel::align_sentences(&va, &vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
+        // Texts that share a chain are versions of one work.
+        let related = found.chains.iter().any(|c| c.links.len() > 1);
         let passages: Vec<Passage> = found
             .chains
             .iter()
-            .filter(|c| c.links.len() > 1 || lone_link_holds(&c.links[0], a, b, &df, found.tau))
+            .filter(|c| {
+                c.links.len() > 1
+                    || headings(&c.links[0], a, b, related)
+                    || lone_link_holds(&c.links[0], a, b, &df, found.tau)
+            })
             .map(|c| {
                 let links = c
                     .links
@@ -148,6 +154,18 @@ impl Aligner {
 
 /// Similarity at which a link standing alone needs no further evidence.
 pub const NEAR_COPY: f32 = 0.5;
+
+/// Is a lone link one heading against another, in texts already known to be
+/// versions of one work? Then it is the same title or chapter heading in two
+/// versions, and the two-hit rule for lone links (made for sentences of
+/// unrelated texts) does not apply: a heading has one clause.
+fn headings(l: &parallel::SentLink, a: &Prepared, b: &Prepared, related: bool) -> bool {
+    related
+        && l.a1 - l.a0 == 1
+        && l.b1 - l.b0 == 1
+        && a.seg.sentences[l.a0 as usize].heading
+        && b.seg.sentences[l.b0 as usize].heading
+}
 
 /// Does a link that forms a passage on its own hold up?
 ///
