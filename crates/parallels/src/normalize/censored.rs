@@ -44,13 +44,8 @@ mod tests {
     use super::*;
 
     fn run(s: &str) -> Vec<NChar> {
-        let input: Vec<NChar> = s
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
-            .collect();
         let mut out = Vec::new();
-        apply(&input, &mut out);
+        apply(&super::super::identity_chars(s), &mut out);
         out
     }
 

@@ -108,17 +108,11 @@ pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Mark;
     use super::*;
 
     fn run(s: &str) -> (String, Vec<(u32, u32)>) {
-        let input: Vec<NChar> = s
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
-            .collect();
         let mut out = Vec::new();
-        apply(&input, &mut out);
+        apply(&super::super::identity_chars(s), &mut out);
         (out.iter().map(|n| n.ch).collect(), out.iter().map(|n| (n.start, n.end)).collect())
     }
 

@@ -214,6 +214,13 @@ impl Normalizer {
     }
 }
 
+/// Test input for a single rule: each character of `s` as itself, spanning
+/// its own position.
+#[cfg(test)]
+fn identity_chars(s: &str) -> Vec<NChar> {
+    s.chars().enumerate().map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -465,17 +465,11 @@ fn push_number(v: u128, f: u32, span: NChar, out: &mut Vec<NChar>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Mark;
     use super::*;
 
     fn run(s: &str) -> Vec<NChar> {
-        let input: Vec<NChar> = s
-            .chars()
-            .enumerate()
-            .map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text })
-            .collect();
         let mut out = Vec::new();
-        apply(&input, &mut out);
+        apply(&super::super::identity_chars(s), &mut out);
         out
     }
 
