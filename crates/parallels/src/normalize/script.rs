@@ -102,6 +102,8 @@ pub(crate) const VARIANTS: &[(char, char)] = &[
     ('尅', '克'),
     ('擡', '抬'),
     ('迺', '乃'),
+    ('覆', '复'), // s2t writes 复 as 覆 in 反覆, 答覆; t2s keeps 覆
+    ('藉', '借'), // s2t writes 借 as 藉 in 藉口, 憑藉; t2s keeps 藉
 ];
 
 /// Code point ranges scanned when deriving the script table.
