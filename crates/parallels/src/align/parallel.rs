@@ -9,30 +9,39 @@
 //! vectors. A link earns
 //!
 //! ```text
-//! sim − τ − step·(da + db − 2)
+//! (sim − τ − step·(da + db − 2)) · (da + db) / 2
 //! ```
 //!
-//! where τ is set *per document pair* from the background: the mean plus
-//! `sigmas` standard deviations of the similarity of random sentence pairs
-//! (floored at `min_threshold`). What two unrelated sentences of these two
-//! texts share by chance — common characters, the cast's names — is thereby
-//! priced out, whatever the language or genre. The `step` makes bigger groups
-//! prove more, so absorbing one more sentence is never free.
+//! — per sentence it explains, how far it clears the bar — where τ is set
+//! *per document pair* from the background: the mean plus `sigmas` standard
+//! deviations of the similarity of random sentence pairs (shrunk towards a
+//! prior when the texts are short, floored at `min_threshold`). What two
+//! unrelated sentences of these two texts share by chance — common
+//! characters, the cast's names — is thereby priced out, whatever the
+//! language or genre. The `step` makes bigger groups prove more. In a group
+//! of two or more, the first and last member on each side must itself clear
+//! the bridging bar against the other side, so a sentence with no
+//! counterpart is not absorbed into its neighbour's link; a heading (see
+//! [`crate::segment::Sentence::heading`]) never joins a group.
 //!
 //! A *chain* is a run of links, strictly increasing on both sides, with at
 //! most `gap` skipped sentences on either side between two links, each
 //! skipped sentence costing `skip`. Chains are scored like local alignments
 //! (Smith–Waterman): a chain starts where evidence starts and ends where it
-//! fades, and no chain at all is a normal answer.
-//!
+//! fades, and no chain at all is a normal answer. Inside a chain, a 1-1 link
+//! below τ but above the bridging bar (`bridge_sigmas`) may bridge two good
+//! links when that costs less than skipping; after extraction, sentences
+//! sandwiched between two links (one or two on each side) are linked if they
+//! clear the lower `fill_sigmas` bar.
+
 //! # Search
 //!
 //! No n×m matrix. Candidate sentence pairs come from an inverted index over
 //! *rare* features (those in at most `rare_cap` sentences of B): for each
 //! sentence the `candidates` best partners by rare-feature overlap, from both
-//! sides. The dynamic programme then runs only over cells within a 4×4
-//! neighbourhood of a candidate, so its cost is linear in the number of
-//! sentences. Predecessors are looked up in a window of `gap` rows.
+//! sides. The dynamic programme then runs only over the cells that end a group
+//! starting at a candidate ([`CELL_OFFSETS`]), so its cost is linear in the
+//! number of sentences. Predecessors are looked up in a window of `gap` rows.
 //!
 //! # Extraction
 //!
