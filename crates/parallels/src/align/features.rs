@@ -10,7 +10,7 @@
 //! survive translation unchanged once normalized.
 //!
 //! Vectors are not unit-normalized; groups of consecutive sentences are
-//! compared by adding vectors, and [`Vectors::dot`] plus the stored squared
+//! compared by adding vectors, and [`dot`] plus the stored squared
 //! norms give any group cosine from pairwise dot products.
 
 use crate::segment::{Segmented, Token, TokenKind, WILDCARD};
