@@ -248,9 +248,14 @@ const TAKEOVER: f64 = 0.9;
 /// links already say so; but a copy inside a lone link (a quotation in
 /// otherwise unrelated texts) takes it over, cut to the copy. A copy that meets no link is linked piece by piece at A's sentence
 /// boundaries, with B positions from the copy's seed correspondence.
-fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepared, b: &Prepared) -> Vec<Passage> {
+fn merge_copies(
+    mut passages: Vec<Passage>,
+    copies: &[verbatim::TokenCopy],
+    a: &Prepared,
+    b: &Prepared,
+) -> Vec<Passage> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
-    let mut order: Vec<&verbatim::Copy> = copies.iter().collect();
+    let mut order: Vec<&verbatim::TokenCopy> = copies.iter().collect();
     order.sort_by_key(|c| (std::cmp::Reverse(c.a1 - c.a0), c.a0, c.b0));
     let mut taken_spans: Vec<(Span, Span)> = Vec::new();
     let mut out = Vec::new();
@@ -322,7 +327,7 @@ fn merge_copies(mut passages: Vec<Passage>, copies: &[verbatim::Copy], a: &Prepa
 }
 
 /// Links of a copy cut at A's sentence boundaries.
-fn copy_links(c: &verbatim::Copy, a: &Prepared, b: &Prepared, cb: Span) -> Vec<Link> {
+fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> Vec<Link> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     // B token for A token `t`: along the diagonal of the nearest seed hit.
     let map = |t: u32| -> u32 {

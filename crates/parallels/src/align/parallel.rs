@@ -66,7 +66,7 @@ pub const SHAPES: [(u32, u32); 8] = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3,
 
 /// Cells evaluated around a candidate pair `(i, j)`: the ends of the groups
 /// that start with it. Groups grow on one side (1-n, n-1) or are 2-2.
-const CELL_OFFSETS: [(u32, u32); 8] = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3), (1, 1)];
+pub const CELL_OFFSETS: [(u32, u32); 8] = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3), (1, 1)];
 
 /// Parameters of the parallel aligner; see the module docs for the model.
 #[derive(Clone, Debug)]

@@ -20,7 +20,7 @@
 //!
 //! # What it hands on
 //!
-//! [`find`] returns [`Copy`]s in token coordinates; [`super::Aligner::align`]
+//! [`find`] returns [`TokenCopy`]s in token coordinates; [`super::Aligner::align`]
 //! merges them with the sentence chains of the parallel aligner: a copy that
 //! overlaps a chain turns the overlapping links into a `verbatim` passage
 //! with the copy's tight boundaries; a copy that overlaps nothing becomes a
@@ -61,7 +61,7 @@ impl Default for VerbatimParams {
 
 /// A copy in token coordinates: `A[a0..a1]` copies `B[b0..b1]`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Copy {
+pub struct TokenCopy {
     pub a0: u32,
     pub a1: u32,
     pub b0: u32,
@@ -128,7 +128,7 @@ fn extend(a: &[Token], b: &[Token], i: u32, j: u32, forward: bool) -> u32 {
 }
 
 /// Find the copies shared by two token sequences.
-pub fn find(a: &[Token], b: &[Token], p: &VerbatimParams) -> Vec<Copy> {
+pub fn find(a: &[Token], b: &[Token], p: &VerbatimParams) -> Vec<TokenCopy> {
     let k = p.seed.max(1);
     let hb = seed_hashes(b, k);
     let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
@@ -204,7 +204,7 @@ pub fn find(a: &[Token], b: &[Token], p: &VerbatimParams) -> Vec<Copy> {
         if identity < p.min_identity {
             continue;
         }
-        copies.push(Copy { a0, a1, b0, b1, hits, identity });
+        copies.push(TokenCopy { a0, a1, b0, b1, hits, identity });
     }
     copies.sort_by_key(|c| (c.a0, c.b0));
     copies
