@@ -96,7 +96,7 @@ struct AlignArgs {
     /// as numbers.
     #[arg(long)]
     no_numbers: bool,
-    /// Do not drop footnote markers such as [12] or ①.
+    /// Do not drop footnote markers such as `[12]` or `①`.
     #[arg(long)]
     no_footnotes: bool,
     /// Match serialization headers and update-time lines like any text.
