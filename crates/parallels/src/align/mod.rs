@@ -79,8 +79,9 @@ pub struct Aligner {
     normalizer: Normalizer,
 }
 
-fn round4(x: f32) -> f64 {
-    (x as f64 * 10_000.0).round() / 10_000.0
+/// Scores are written with four decimals.
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
 }
 
 impl Aligner {
@@ -139,7 +140,7 @@ impl Aligner {
                     .map(|l| Link {
                         a: [sa[l.a0 as usize].start, sa[l.a1 as usize - 1].end],
                         b: [sb[l.b0 as usize].start, sb[l.b1 as usize - 1].end],
-                        score: round4(l.sim),
+                        score: round4(l.sim as f64),
                     })
                     .collect();
                 passage(PassageKind::Parallel, links, None)
@@ -218,7 +219,7 @@ fn passage(kind: PassageKind, links: Vec<Link>, score: Option<f64>) -> Passage {
         kind,
         a: [links.iter().map(|l| l.a[0]).min().unwrap_or(0), links.iter().map(|l| l.a[1]).max().unwrap_or(0)],
         b: [links.iter().map(|l| l.b[0]).min().unwrap_or(0), links.iter().map(|l| l.b[1]).max().unwrap_or(0)],
-        score: (score * 10_000.0).round() / 10_000.0,
+        score: round4(score),
         links,
     }
 }
@@ -316,7 +317,7 @@ fn merge_copies(
             taken = copy_links(c, a, b, cb);
         }
         taken.sort_by_key(|x| x.a);
-        let identity = (c.identity.min(1.0) * 10_000.0).round() / 10_000.0;
+        let identity = round4(c.identity.min(1.0));
         let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
         v.a = [v.a[0].min(ca[0]), v.a[1].max(ca[1])];
         v.b = [v.b[0].min(cb[0]), v.b[1].max(cb[1])];
@@ -348,7 +349,7 @@ fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> 
         links.push(Link {
             a: [ta[t0 as usize].start, ta[t1 as usize - 1].end],
             b: clip([tb[j0 as usize].start, tb[j1 as usize].end], cb),
-            score: (c.identity.min(1.0) * 10_000.0).round() / 10_000.0,
+            score: round4(c.identity.min(1.0)),
         });
     }
     links
