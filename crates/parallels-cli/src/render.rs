@@ -137,18 +137,46 @@ impl TextView<'_> {
         let whole = [(p.a, p.b, p.score)];
         let links: Vec<(Span, Span, f64)> =
             if p.links.is_empty() { whole.to_vec() } else { p.links.iter().map(|l| (l.a, l.b, l.score)).collect() };
+        let (ta, tb) = (&self.docs[x].text, &self.docs[y].text);
+        let mut prev: Option<(Span, Span)> = None;
         for (la, lb, _) in links {
-            let (ca, cb) = parallels::diff::common(&self.prepared[x], la, &self.prepared[y], lb);
-            let left = self.wrap(&self.docs[x].text, la, &ca, RED, col);
-            let right = self.wrap(&self.docs[y].text, lb, &cb, GREEN, col);
-            for r in 0..left.len().max(right.len()) {
-                let (l, lw) = left.get(r).cloned().unwrap_or_default();
-                let (rt, _) = right.get(r).cloned().unwrap_or_default();
-                writeln!(w, "{l}{} {} {rt}", " ".repeat(col.saturating_sub(lw)), self.paint(DIM, "│"))?;
+            // Text inside the passage between two links has no counterpart:
+            // shown dimmed, each line marked with `⋯`.
+            if let Some((pa, pb)) = prev {
+                let (ga, gb) = (trimmed(ta, [pa[1], la[0]]), trimmed(tb, [pb[1], lb[0]]));
+                if ga.is_some() || gb.is_some() {
+                    let unlinked = |t: &str, g: Option<Span>| match g {
+                        None => Vec::new(),
+                        Some(g) => self
+                            .wrap(t, g, &[g], DIM, col - 2)
+                            .into_iter()
+                            .map(|(l, lw)| (self.paint(DIM, &format!("⋯ {l}")), lw + 2))
+                            .collect(),
+                    };
+                    self.rows(w, &unlinked(ta, ga), &unlinked(tb, gb), col)?;
+                }
             }
-            writeln!(w, "{}", self.paint(DIM, &format!("{}┼{}", "─".repeat(col + 1), "─".repeat(col + 1))))?;
+            prev = Some((la, lb));
+            let (ca, cb) = parallels::diff::common(&self.prepared[x], la, &self.prepared[y], lb);
+            self.rows(w, &self.wrap(ta, la, &ca, RED, col), &self.wrap(tb, lb, &cb, GREEN, col), col)?;
         }
         Ok(())
+    }
+
+    /// Two columns side by side, then a separator line.
+    fn rows(
+        &self,
+        w: &mut dyn Write,
+        left: &[(String, usize)],
+        right: &[(String, usize)],
+        col: usize,
+    ) -> io::Result<()> {
+        for r in 0..left.len().max(right.len()) {
+            let (l, lw) = left.get(r).cloned().unwrap_or_default();
+            let (rt, _) = right.get(r).cloned().unwrap_or_default();
+            writeln!(w, "{l}{} {} {rt}", " ".repeat(col.saturating_sub(lw)), self.paint(DIM, "│"))?;
+        }
+        writeln!(w, "{}", self.paint(DIM, &format!("{}┼{}", "─".repeat(col + 1), "─".repeat(col + 1))))
     }
 
     /// Lines of at most `col` display columns of `text[span]`, with the
@@ -240,4 +268,15 @@ fn is_closing(c: char) -> bool {
             | '?'
             | ')'
     )
+}
+
+/// `span` of `text` without surrounding whitespace, or `None` if nothing is left.
+fn trimmed(text: &str, span: Span) -> Option<Span> {
+    if span[0] >= span[1] {
+        return None;
+    }
+    let chars: Vec<char> = text.chars().skip(span[0] as usize).take((span[1] - span[0]) as usize).collect();
+    let lo = chars.iter().position(|c| !c.is_whitespace())?;
+    let hi = chars.iter().rposition(|c| !c.is_whitespace())? + 1;
+    Some([span[0] + lo as u32, span[0] + hi as u32])
 }

@@ -446,6 +446,21 @@ fn text_output_to_a_pipe_has_no_colour() {
 }
 
 #[test]
+fn text_inside_a_passage_without_a_counterpart_is_marked() {
+    // v1 has a sentence v2 leaves out; v2 adds two sentences of its own.
+    let sb = Sandbox::new();
+    sb.fixtures(&["v1.txt", "v2.txt"]);
+    let run = sb.run(&["align", "v1.txt", "v2.txt", "--color", "never"]);
+    run.success();
+    let text = run.stdout_str();
+    let omitted = text.lines().find(|l| l.contains("码头上常年停泊着")).expect("the omitted sentence is shown");
+    assert!(omitted.starts_with("⋯ 码头上常年停泊着"), "{omitted:?}");
+    assert!(omitted.trim_end().ends_with('│'), "nothing opposite it: {omitted:?}");
+    let added = text.lines().find(|l| l.contains("城里的孩子们却编了")).expect("the added sentence is shown");
+    assert!(added.trim_start().starts_with("│ ⋯ 城里的孩子们却编了"), "{added:?}");
+}
+
+#[test]
 fn text_summary_agrees_with_json() {
     let sb = Sandbox::new();
     sb.fixtures(&["v1.txt", "v2.txt"]);
