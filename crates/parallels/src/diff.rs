@@ -59,14 +59,12 @@ pub fn common(a: &Prepared, a_span: Span, b: &Prepared, b_span: Span) -> (Vec<Sp
 mod tests {
     use super::*;
     use crate::align::{Aligner, Options};
-    use crate::segment::Vocab;
 
     #[test]
     fn folded_forms_count_as_common() {
         let al = Aligner::new(Options::default());
-        let mut v = Vocab::new();
-        let a = al.prepare("城里有五万人。", &mut v);
-        let b = al.prepare("城裡有5万居民。", &mut v);
+        let a = al.prepare("城里有五万人。");
+        let b = al.prepare("城裡有5万居民。");
         let (ca, cb) = common(&a, [0, 7], &b, [0, 8]);
         // 城 里/裡 有 五万/5万 人… : 人 vs 居民 differ.
         assert_eq!(ca, vec![[0, 1], [1, 2], [2, 3], [3, 5]]);

@@ -20,7 +20,6 @@
 //! stretch becomes a [`TokenKind::Wildcard`] token that equals no other token.
 
 use crate::normalize::{Mark, NChar, Normalized};
-use std::collections::HashMap;
 
 /// Longest line, in tokens, that can be a heading.
 pub const MAX_HEADING_TOKENS: usize = 24;
@@ -28,9 +27,7 @@ pub const MAX_HEADING_TOKENS: usize = 24;
 /// Sentences longer than this many tokens are cut.
 pub const MAX_SENTENCE_TOKENS: usize = 256;
 
-/// Identifier of a token's normalized form, shared by all texts segmented with
-/// one [`Vocab`]. Single-character tokens use their code point; longer tokens
-/// get ids from [`Vocab`] above [`MULTI_CHAR_BASE`].
+/// Identifier of a token's normalized form; see [`token_id`].
 pub type TokenId = u32;
 
 /// Ids at or above this value are multi-character tokens.
@@ -90,39 +87,23 @@ pub struct Segmented {
     pub sentences: Vec<Sentence>,
 }
 
-/// Interns multi-character tokens so that two texts segmented with the same
-/// vocabulary share ids.
-#[derive(Clone, Debug, Default)]
-pub struct Vocab {
-    ids: HashMap<String, TokenId>,
-}
-
-impl Vocab {
-    pub fn new() -> Vocab {
-        Vocab::default()
+/// The id of a token's normalized form: its code point for a single
+/// character, a hash above [`MULTI_CHAR_BASE`] for longer forms. Ids depend
+/// on the form alone, so texts segmented apart (on other threads, in other
+/// runs) agree; two different long forms share an id only by a hash
+/// collision, about one pair in two thousand million.
+pub fn token_id(s: &str) -> TokenId {
+    let mut it = s.chars();
+    if let (Some(c), None) = (it.next(), it.next()) {
+        return c as u32;
     }
-
-    fn id(&mut self, s: &str) -> TokenId {
-        let mut it = s.chars();
-        if let (Some(c), None) = (it.next(), it.next()) {
-            return c as u32;
-        }
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = MULTI_CHAR_BASE + self.ids.len() as u32;
-        self.ids.insert(s.to_string(), id);
-        id
+    // FNV-1a, folded into the ids above the code points and below WILDCARD.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
     }
-
-    /// Number of multi-character tokens interned so far.
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
+    MULTI_CHAR_BASE + (h % (WILDCARD - MULTI_CHAR_BASE) as u64) as u32
 }
 
 /// Is `c` a character that is a token on its own (Han, kana, hangul)?
@@ -159,8 +140,8 @@ fn is_combining(c: char) -> bool {
     matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
 }
 
-/// Cut `text` into sentences and tokens, interning token forms in `vocab`.
-pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
+/// Cut `text` into sentences and tokens.
+pub fn segment(text: &Normalized) -> Segmented {
     let chars = &text.chars;
     let mut out = Segmented::default();
     let mut buf = String::new();
@@ -187,7 +168,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
             continue;
         }
         if is_cjk(ch) {
-            push(&mut out, &mut brk, vocab.id(ch.encode_utf8(&mut [0; 4])), TokenKind::Cjk, c.start, c.end);
+            push(&mut out, &mut brk, ch as u32, TokenKind::Cjk, c.start, c.end);
             i += 1;
         } else if ch.is_ascii_digit() {
             let mut j = i;
@@ -202,7 +183,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
                     break;
                 }
             }
-            push(&mut out, &mut brk, vocab.id(&buf), TokenKind::Number, c.start, chars[j - 1].end.max(c.start + 1));
+            push(&mut out, &mut brk, token_id(&buf), TokenKind::Number, c.start, chars[j - 1].end.max(c.start + 1));
             i = j;
         } else if is_word_char(ch) {
             let mut j = i;
@@ -223,7 +204,7 @@ pub fn segment(text: &Normalized, vocab: &mut Vocab) -> Segmented {
                 i += 1;
                 continue;
             }
-            push(&mut out, &mut brk, vocab.id(&buf), TokenKind::Word, c.start, chars[j - 1].end);
+            push(&mut out, &mut brk, token_id(&buf), TokenKind::Word, c.start, chars[j - 1].end);
             i = j;
         } else if is_sentence_end(ch) || ((ch == '.' || ch == ';') && next_is_space(chars, i)) {
             let mut j = i + 1;
@@ -345,7 +326,7 @@ mod tests {
 
     fn seg(text: &str) -> (Segmented, Vec<String>) {
         let n = Normalizer::new(NormalizeOptions::default()).normalize(text);
-        let s = segment(&n, &mut Vocab::new());
+        let s = segment(&n);
         let chars: Vec<char> = text.chars().collect();
         let sents = s.sentences.iter().map(|x| chars[x.start as usize..x.end as usize].iter().collect()).collect();
         (s, sents)
@@ -382,10 +363,9 @@ mod tests {
 
     #[test]
     fn same_number_in_two_notations_gets_one_id() {
-        let mut vocab = Vocab::new();
         let norm = Normalizer::new(NormalizeOptions::default());
-        let a = segment(&norm.normalize("共两万三千人"), &mut vocab);
-        let b = segment(&norm.normalize("共23,000人"), &mut vocab);
+        let a = segment(&norm.normalize("共两万三千人"));
+        let b = segment(&norm.normalize("共23,000人"));
         let ids = |s: &Segmented| s.tokens.iter().map(|t| t.id).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b));
     }

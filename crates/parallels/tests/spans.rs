@@ -2,7 +2,6 @@
 //! half-open range of code points of the original text, and nothing panics.
 
 use parallels::align::{Aligner, Options, Passage, Span};
-use parallels::segment::Vocab;
 use proptest::prelude::*;
 
 fn valid(span: Span, len: u32) -> bool {
@@ -72,7 +71,7 @@ proptest! {
     #[test]
     fn sentences_and_tokens_point_into_the_original(a in text()) {
         let aligner = Aligner::new(Options::default());
-        let p = aligner.prepare(&a, &mut Vocab::new());
+        let p = aligner.prepare(&a);
         let len = a.chars().count() as u32;
         prop_assert_eq!(p.chars, len);
         for s in &p.seg.sentences {

@@ -15,7 +15,7 @@ pub mod parallel;
 pub mod verbatim;
 
 use crate::normalize::{NormalizeOptions, Normalizer};
-use crate::segment::{segment, Segmented, Vocab};
+use crate::segment::{segment, Segmented};
 use serde::{Deserialize, Serialize};
 
 pub use parallel::ParallelParams;
@@ -94,28 +94,21 @@ impl Aligner {
         &self.opts
     }
 
-    /// Normalize and segment one text. Texts that will be aligned with each
-    /// other must share `vocab`.
-    pub fn prepare(&self, text: &str, vocab: &mut Vocab) -> Prepared {
+    /// Normalize and segment one text.
+    pub fn prepare(&self, text: &str) -> Prepared {
         let norm = self.normalizer.normalize(text);
-        Prepared { chars: norm.original_len, seg: segment(&norm, vocab) }
+        Prepared { chars: norm.original_len, seg: segment(&norm) }
     }
 
-    /// Prepare several texts that will be aligned with each other:
-    /// normalization runs in parallel, segmentation shares one vocabulary.
+    /// Prepare several texts, in parallel.
     pub fn prepare_all(&self, texts: &[&str]) -> Vec<Prepared> {
         use rayon::prelude::*;
-        let normalized: Vec<_> = texts.par_iter().map(|t| self.normalizer.normalize(t)).collect();
-        let mut vocab = Vocab::new();
-        normalized.iter().map(|n| Prepared { chars: n.original_len, seg: segment(n, &mut vocab) }).collect()
+        texts.par_iter().map(|t| self.prepare(t)).collect()
     }
 
     /// Convenience: prepare and align two texts.
     pub fn align_texts(&self, a: &str, b: &str) -> Vec<Passage> {
-        let mut vocab = Vocab::new();
-        let pa = self.prepare(a, &mut vocab);
-        let pb = self.prepare(b, &mut vocab);
-        self.align(&pa, &pb)
+        self.align(&self.prepare(a), &self.prepare(b))
     }
 
     /// All passages A and B share, ordered by their start in A.
