@@ -2,6 +2,7 @@
 //! All the work happens in the `parallels` library.
 
 mod render;
+mod scan;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -36,6 +37,18 @@ enum Command {
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
     #[command(verbatim_doc_comment)]
     Align(AlignArgs),
+    /// Find every shared passage across a whole corpus, without comparing all
+    /// pairs.
+    ///
+    /// Documents are fingerprinted with rare token n-grams; only pairs that
+    /// share enough of them are aligned (as `align` would). Writes
+    /// documents.jsonl, passages.jsonl, clusters.jsonl and summary.json.
+    ///
+    /// Examples:
+    ///   parallels scan corpus/ -o results/
+    ///   parallels scan docs.jsonl --id id --text text -o results/
+    #[command(verbatim_doc_comment)]
+    Scan(scan::ScanArgs),
     /// Score an alignment (JSON from `align --format json`) against gold links.
     ///
     /// Prints link precision/recall/F1 over aligned character pairs and
@@ -126,6 +139,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Align(args) => run_align(args),
         Command::Eval(args) => run_eval(args),
+        Command::Scan(args) => scan::run(args),
     };
     match result {
         Ok(code) => code,

@@ -37,11 +37,13 @@
 //! ```
 
 pub mod align;
+pub mod corpus;
 pub mod diff;
 pub mod eval;
 pub mod normalize;
 pub mod output;
 pub mod read;
+pub mod scan;
 pub mod segment;
 
 pub use align::{Aligner, Link, Options, Passage, PassageKind, Span};

@@ -15,6 +15,7 @@
 
 use crate::segment::{Segmented, Token, TokenKind, WILDCARD};
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Extra weight on features that contain a number.
 pub const NUMBER_BOOST: f32 = 1.5;
@@ -93,23 +94,77 @@ fn raw_features(seg: &Segmented) -> Vec<Vec<(Feature, u16, bool)>> {
     seg.sentences.iter().map(|s| run_features(s.tokens(seg), &mut buf)).collect()
 }
 
-/// Document frequencies of the features of a pair of texts, counted over
-/// the sentences of both.
-#[derive(Debug, Default)]
-pub struct Df {
-    counts: FxHashMap<Feature, u32>,
-    sentences: f32,
+/// Sentence frequencies of features in a whole corpus, counted into a fixed
+/// table of hashed buckets: memory is `4 · 2^bits` bytes whatever the corpus
+/// (64 MiB at the default 24 bits). Features that share a bucket add up, so
+/// a frequency can only be overestimated — a rare feature may look a little
+/// commoner, never the reverse. Counting is thread-safe and its result does
+/// not depend on order.
+pub struct CorpusDf {
+    counts: Vec<AtomicU32>,
+    bits: u32,
+    sentences: AtomicU64,
 }
 
-impl Df {
+impl std::fmt::Debug for CorpusDf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CorpusDf {{ bits: {}, sentences: {} }}", self.bits, self.sentences.load(Ordering::Relaxed))
+    }
+}
+
+impl CorpusDf {
+    pub fn new(bits: u32) -> CorpusDf {
+        let bits = bits.clamp(8, 32);
+        CorpusDf {
+            counts: (0..1usize << bits).map(|_| AtomicU32::new(0)).collect(),
+            bits,
+            sentences: AtomicU64::new(0),
+        }
+    }
+
+    fn bucket(&self, f: Feature) -> usize {
+        (f.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Count the features of every sentence of a document.
+    pub fn add(&self, seg: &Segmented) {
+        for v in raw_features(seg) {
+            for (f, _, _) in v {
+                self.counts[self.bucket(f)].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.sentences.fetch_add(seg.sentences.len() as u64, Ordering::Relaxed);
+    }
+
+    fn df(&self, f: Feature) -> u32 {
+        self.counts[self.bucket(f)].load(Ordering::Relaxed)
+    }
+
+    fn sentences(&self) -> f32 {
+        self.sentences.load(Ordering::Relaxed) as f32
+    }
+}
+
+/// Document frequencies of the features of a pair of texts: counted over the
+/// sentences of both, or taken from a whole corpus.
+#[derive(Debug, Default)]
+pub struct Df<'c> {
+    counts: FxHashMap<Feature, u32>,
+    sentences: f32,
+    corpus: Option<&'c CorpusDf>,
+}
+
+impl Df<'_> {
     /// The weighted vector of raw features; features in every sentence drop
     /// out. Returns the vector and its squared norm.
     fn weigh(&self, raw: Vec<(Feature, u16, bool)>) -> (Vec<(Feature, f32)>, f32) {
         let mut w = Vec::with_capacity(raw.len());
         let mut n2 = 0f32;
         for (f, tf, num) in raw {
-            let df = self.counts.get(&f).copied().unwrap_or(1).max(1);
-            let idf = (self.sentences / df as f32).ln();
+            let idf = match self.corpus {
+                Some(c) => (c.sentences().max(1.0) / c.df(f).max(1) as f32).ln(),
+                None => (self.sentences / self.counts.get(&f).copied().unwrap_or(1).max(1) as f32).ln(),
+            };
             if idf <= 0.0 {
                 continue;
             }
@@ -138,15 +193,17 @@ pub fn cosine(a: &(Vec<(Feature, f32)>, f32), b: &(Vec<(Feature, f32)>, f32)) ->
     }
 }
 
-/// Document frequencies over the sentences of both texts, and the weighted
-/// vectors of each text.
-pub fn vectors(a: &Segmented, b: &Segmented) -> (Vectors, Vectors, Df) {
+/// Document frequencies (over the sentences of both texts, or from `corpus`)
+/// and the weighted vectors of each text.
+pub fn vectors<'c>(a: &Segmented, b: &Segmented, corpus: Option<&'c CorpusDf>) -> (Vectors, Vectors, Df<'c>) {
     let ra = raw_features(a);
     let rb = raw_features(b);
-    let mut df = Df { counts: FxHashMap::default(), sentences: (ra.len() + rb.len()).max(1) as f32 };
-    for v in ra.iter().chain(rb.iter()) {
-        for &(f, _, _) in v {
-            *df.counts.entry(f).or_insert(0) += 1;
+    let mut df = Df { counts: FxHashMap::default(), sentences: (ra.len() + rb.len()).max(1) as f32, corpus };
+    if corpus.is_none() {
+        for v in ra.iter().chain(rb.iter()) {
+            for &(f, _, _) in v {
+                *df.counts.entry(f).or_insert(0) += 1;
+            }
         }
     }
     let weigh = |raw: Vec<Vec<(Feature, u16, bool)>>| {

@@ -111,9 +111,17 @@ impl Aligner {
         self.align(&self.prepare(a), &self.prepare(b))
     }
 
-    /// All passages A and B share, ordered by their start in A.
+    /// All passages A and B share, ordered by their start in A. Feature
+    /// weights come from the two texts themselves.
     pub fn align(&self, a: &Prepared, b: &Prepared) -> Vec<Passage> {
-        let (va, vb, df) = features::vectors(&a.seg, &b.seg);
+        self.align_in(a, b, None)
+    }
+
+    /// As [`Aligner::align`], with feature weights from a whole corpus when
+    /// given: what is common in the corpus (stock phrases of a genre) weighs
+    /// little even where the two texts share it and little else.
+    pub fn align_in(&self, a: &Prepared, b: &Prepared, corpus: Option<&features::CorpusDf>) -> Vec<Passage> {
+        let (va, vb, df) = features::vectors(&a.seg, &b.seg, corpus);
         let found = parallel::align_sentences(&va, &vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
         // Texts that share a chain are versions of one work.

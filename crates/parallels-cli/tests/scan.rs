@@ -1,0 +1,112 @@
+//! End-to-end tests of `parallels scan` on a small corpus made from the
+//! fixture texts: a verbatim copy, a parallel version, unrelated text.
+
+mod util;
+
+use serde_json::Value;
+use util::{fixture_text, slice_chars, span, Sandbox};
+
+fn jsonl(sb: &Sandbox, rel: &str) -> Vec<Value> {
+    String::from_utf8(sb.read(rel)).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn chars(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+/// a = v1; b = v4's first half, then v1's second paragraph copied, then
+/// v4's middle; c = v2 (a parallel version of v1); d = the end of v4.
+fn corpus(sb: &Sandbox) -> (String, String, u64) {
+    let v1 = fixture_text("v1.txt");
+    let v4 = fixture_text("v4.txt");
+    let v2 = fixture_text("v2.txt");
+    let para = v1.lines().filter(|l| !l.trim().is_empty()).nth(1).unwrap().to_string();
+    let v4c: Vec<char> = v4.chars().collect();
+    let first: String = v4c[..900].iter().collect();
+    let middle: String = v4c[900..1500].iter().collect();
+    let end: String = v4c[1500..].iter().collect();
+    let b = format!("{first}\n{para}\n{middle}");
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &b).write("corpus/c.txt", &v2).write("corpus/d.txt", &end);
+    (v1, para, chars(&first) + 1)
+}
+
+#[test]
+fn a_folder_scan_finds_the_copy_and_the_parallel_version() {
+    let sb = Sandbox::new();
+    let (v1, para, at) = corpus(&sb);
+    let run = sb.run(&["scan", "corpus", "-o", "out"]);
+    run.success();
+    let docs = jsonl(&sb, "out/documents.jsonl");
+    let ids: Vec<&str> = docs.iter().map(|d| d["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d"]);
+    assert_eq!(docs[0]["chars"].as_u64(), Some(chars(&v1)));
+    assert_eq!(docs[0]["encoding"], "utf-8");
+    assert_eq!(docs[3]["passages"].as_u64(), Some(0), "the end of v4 shares nothing");
+    let passages = jsonl(&sb, "out/passages.jsonl");
+    // The copy: exact boundaries on both sides.
+    let copy = passages.iter().find(|p| p["a_doc"] == "a" && p["b_doc"] == "b").expect("a-b passage");
+    assert_eq!(copy["kind"], "verbatim");
+    let start = chars(&v1[..v1.find(&para).unwrap()]);
+    assert_eq!(span(&copy["a"]), (start, start + chars(&para)));
+    assert_eq!(slice_chars(&v1, span(&copy["a"])), para);
+    assert_eq!(span(&copy["b"]), (at, at + chars(&para)));
+    // The parallel version: one long parallel passage with many links.
+    let par = passages.iter().find(|p| p["a_doc"] == "a" && p["b_doc"] == "c").expect("a-c passage");
+    assert_eq!(par["kind"], "parallel");
+    assert!(par["links"].as_array().unwrap().len() > 100);
+    // One cluster holds a, b and c; d is in none.
+    let clusters = jsonl(&sb, "out/clusters.jsonl");
+    let of_copy = copy["cluster"].as_u64().unwrap();
+    let members: Vec<&str> =
+        clusters[of_copy as usize]["members"].as_array().unwrap().iter().map(|m| m["doc"].as_str().unwrap()).collect();
+    assert!(members.contains(&"a") && members.contains(&"b") && members.contains(&"c"), "{members:?}");
+    assert!(clusters.iter().all(|c| c["members"].as_array().unwrap().iter().all(|m| m["doc"] != "d")));
+    // The summary goes to stderr.
+    assert!(run.stderr.contains("documents: 4 read, 0 skipped"), "{}", run.stderr);
+}
+
+#[test]
+fn scan_output_does_not_depend_on_the_thread_count() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    sb.run_env(&["scan", "corpus", "-o", "one"], &[("RAYON_NUM_THREADS", "1")]).success();
+    sb.run_env(&["scan", "corpus", "-o", "four"], &[("RAYON_NUM_THREADS", "4")]).success();
+    for f in ["documents.jsonl", "passages.jsonl", "clusters.jsonl"] {
+        assert!(sb.read(&format!("one/{f}")) == sb.read(&format!("four/{f}")), "{f} differs");
+    }
+    assert!(!sb.list("one").iter().any(|f| f.starts_with('.')), "work files left: {:?}", sb.list("one"));
+}
+
+#[test]
+fn jsonl_bad_lines_are_reported_and_skipped_and_groups_are_not_compared() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    let v2 = fixture_text("v2.txt");
+    let line =
+        |id: &str, text: &str, group: &str| serde_json::json!({"id": id, "text": text, "paper": group}).to_string();
+    let body = [
+        line("a", &v1, "p1"),
+        "{not json".to_string(),
+        line("b", &v2, "p1"),
+        line("c", &v2, "p2"),
+        serde_json::json!({"id": "d"}).to_string(),
+    ]
+    .join("\n");
+    sb.write("docs.jsonl", body);
+    let run = sb.run(&["scan", "docs.jsonl", "--group", "paper", "-o", "out"]);
+    run.success();
+    assert!(run.stderr.contains("docs.jsonl:2"), "{}", run.stderr);
+    assert!(run.stderr.contains("docs.jsonl:5"), "{}", run.stderr);
+    assert!(run.stderr.contains("documents: 3 read, 2 skipped"), "{}", run.stderr);
+    let pairs: Vec<(String, String)> = jsonl(&sb, "out/passages.jsonl")
+        .iter()
+        .map(|p| (p["a_doc"].as_str().unwrap().to_string(), p["b_doc"].as_str().unwrap().to_string()))
+        .collect();
+    assert!(pairs.contains(&("a".into(), "c".into())), "{pairs:?}");
+    assert!(!pairs.contains(&("a".into(), "b".into())), "a and b are one group: {pairs:?}");
+    // --strict stops at the first bad line and writes nothing.
+    let strict = sb.run(&["scan", "docs.jsonl", "--strict", "-o", "strict"]);
+    strict.code(2);
+    assert!(strict.stderr.contains("docs.jsonl:2"), "{}", strict.stderr);
+    assert!(!sb.path().join("strict/passages.jsonl").exists());
+}

@@ -1,0 +1,176 @@
+//! External sorting of fixed-size records.
+//!
+//! [`Sorter`] takes records in any order, keeps at most `chunk` of them in
+//! memory, sorts each full chunk (in parallel) and spills it to a file in
+//! the work folder; [`Sorter::finish`] merges the spilled runs and what is
+//! left in memory into one sorted stream. Peak memory is `chunk` records
+//! plus one buffered reader per run, whatever the number of records.
+//!
+//! Records are plain little-endian byte arrays ([`Record`]), so a spill file
+//! is just the records back to back.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// A fixed-size record with a total order.
+pub trait Record: Copy + Ord + Send + Sync {
+    const SIZE: usize;
+    fn write(&self, out: &mut [u8]);
+    fn read(bytes: &[u8]) -> Self;
+}
+
+/// Sorts records, spilling to `dir` beyond `chunk` records.
+pub struct Sorter<R: Record> {
+    buf: Vec<R>,
+    chunk: usize,
+    dir: PathBuf,
+    name: String,
+    runs: Vec<PathBuf>,
+    /// Records pushed in all.
+    pub count: u64,
+}
+
+impl<R: Record> Sorter<R> {
+    pub fn new(dir: &Path, name: &str, chunk: usize) -> Sorter<R> {
+        Sorter {
+            buf: Vec::new(),
+            chunk: chunk.max(1024),
+            dir: dir.to_path_buf(),
+            name: name.to_string(),
+            runs: Vec::new(),
+            count: 0,
+        }
+    }
+
+    pub fn push(&mut self, r: R) -> io::Result<()> {
+        self.buf.push(r);
+        self.count += 1;
+        if self.buf.len() >= self.chunk {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> io::Result<()> {
+        use rayon::slice::ParallelSliceMut;
+        self.buf.par_sort_unstable();
+        let path = self.dir.join(format!("{}.{}.run", self.name, self.runs.len()));
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        let mut bytes = vec![0u8; R::SIZE];
+        for r in &self.buf {
+            r.write(&mut bytes);
+            w.write_all(&bytes)?;
+        }
+        w.flush()?;
+        self.runs.push(path);
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// The records in order.
+    pub fn finish(mut self) -> io::Result<Sorted<R>> {
+        use rayon::slice::ParallelSliceMut;
+        self.buf.par_sort_unstable();
+        let mut runs = Vec::with_capacity(self.runs.len() + 1);
+        for path in &self.runs {
+            runs.push(Run::File(BufReader::with_capacity(1 << 16, File::open(path)?), vec![0u8; R::SIZE]));
+        }
+        runs.push(Run::Memory(std::mem::take(&mut self.buf).into_iter()));
+        let mut heap = BinaryHeap::new();
+        for (k, run) in runs.iter_mut().enumerate() {
+            if let Some(r) = run.next()? {
+                heap.push(Reverse((r, k)));
+            }
+        }
+        Ok(Sorted { runs, heap, files: std::mem::take(&mut self.runs) })
+    }
+}
+
+enum Run<R> {
+    File(BufReader<File>, Vec<u8>),
+    Memory(std::vec::IntoIter<R>),
+}
+
+impl<R: Record> Run<R> {
+    fn next(&mut self) -> io::Result<Option<R>> {
+        match self {
+            Run::Memory(it) => Ok(it.next()),
+            Run::File(r, buf) => match r.read_exact(buf) {
+                Ok(()) => Ok(Some(R::read(buf))),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+                Err(e) => Err(e),
+            },
+        }
+    }
+}
+
+/// A merged, sorted stream of records; spill files are removed when it is
+/// dropped.
+pub struct Sorted<R: Record> {
+    runs: Vec<Run<R>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    files: Vec<PathBuf>,
+}
+
+impl<R: Record> Iterator for Sorted<R> {
+    type Item = io::Result<R>;
+
+    fn next(&mut self) -> Option<io::Result<R>> {
+        let Reverse((r, k)) = self.heap.pop()?;
+        match self.runs[k].next() {
+            Ok(Some(n)) => self.heap.push(Reverse((n, k))),
+            Ok(None) => {}
+            Err(e) => return Some(Err(e)),
+        }
+        Some(Ok(r))
+    }
+}
+
+impl<R: Record> Drop for Sorted<R> {
+    fn drop(&mut self) {
+        for f in &self.files {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    struct R(u64, u32);
+
+    impl Record for R {
+        const SIZE: usize = 12;
+        fn write(&self, out: &mut [u8]) {
+            out[..8].copy_from_slice(&self.0.to_le_bytes());
+            out[8..].copy_from_slice(&self.1.to_le_bytes());
+        }
+        fn read(b: &[u8]) -> Self {
+            R(u64::from_le_bytes(b[..8].try_into().unwrap()), u32::from_le_bytes(b[8..12].try_into().unwrap()))
+        }
+    }
+
+    #[test]
+    fn spilled_and_in_memory_records_merge_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s: Sorter<R> = Sorter::new(dir.path(), "t", 1024);
+        let mut expected = Vec::new();
+        let mut x: u64 = 12345;
+        for k in 0..5000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = R(x >> 40, k);
+            expected.push(r);
+            s.push(r).unwrap();
+        }
+        expected.sort();
+        let got: Vec<R> = s.finish().unwrap().map(|r| r.unwrap()).collect();
+        assert_eq!(got, expected);
+        // Four chunks spilled, and their files are gone once the stream is.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

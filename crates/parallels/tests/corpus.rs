@@ -1,0 +1,681 @@
+//! File-level tests of `parallels::corpus`: real folders, JSON Lines and
+//! Parquet files.
+//!
+//! Fixtures under `tests/fixtures/corpus/`:
+//!
+//! * `texts/`: a folder of text files. `a.txt` (UTF-8), `2021/06/b.txt`
+//!   (UTF-8 with a BOM), `2021/06/c.md`, `2021/empty.txt` (0 bytes),
+//!   `2022/gb.txt` (GB18030), `binary.txt` (NUL bytes), `notes.md` and
+//!   `notes.txt` (the same id, `notes`), `figure.png` (a real 1×1 PNG,
+//!   skipped for its extension), `.hidden.txt` and `.hidden/x.txt` (hidden,
+//!   skipped).
+//! * `docs.jsonl`: JSON Lines starting with a UTF-8 BOM. Line 1 a record
+//!   with extra fields, 2 a numeric id, 3 malformed JSON, 4 no `text`, 5 a
+//!   duplicate of id `d1`, 6 blank, 7 an empty text, 8 a numeric text, 9 a
+//!   numeric group and extra fields of every JSON type.
+//!
+//! Parquet files are written here with the Arrow writer.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
+use parallels::corpus::{resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Problem, ProblemKind};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use serde_json::{json, Map, Value};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus").join(name)
+}
+
+fn arg(path: &Path) -> String {
+    path.to_str().expect("test paths are UTF-8").to_owned()
+}
+
+fn reader(args: &[String], options: CorpusOptions) -> CorpusReader {
+    CorpusReader::new(resolve(args).unwrap(), options).unwrap()
+}
+
+/// Each item as `Ok((id, source, encoding, group))` or `Err((kind, source))`.
+type Row = Result<(String, String, String, Option<String>), (ProblemKind, String)>;
+
+fn rows(items: &[Result<CorpusDoc, Problem>]) -> Vec<Row> {
+    items
+        .iter()
+        .map(|item| match item {
+            Ok(d) => Ok((d.id.clone(), d.source.clone(), d.encoding.clone(), d.group.clone())),
+            Err(p) => Err((p.kind, p.source.clone())),
+        })
+        .collect()
+}
+
+fn doc(id: &str, source: &str, encoding: &str, group: Option<&str>) -> Row {
+    Ok((id.to_owned(), source.to_owned(), encoding.to_owned(), group.map(str::to_owned)))
+}
+
+fn problem(kind: ProblemKind, source: &str) -> Row {
+    Err((kind, source.to_owned()))
+}
+
+fn meta(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+#[test]
+fn text_folder_in_path_order_with_every_problem_reported() {
+    let root = fixture("texts");
+    assert_eq!(resolve(&[arg(&root)]).unwrap(), vec![Input::Dir(root.clone())]);
+    let mut reader = reader(&[arg(&root)], CorpusOptions::default());
+    let items: Vec<_> = reader.by_ref().collect();
+    let at = |rel: &str| arg(&root.join(rel));
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("2021/06/b", &at("2021/06/b.txt"), "utf-8", None),
+            doc("2021/06/c", &at("2021/06/c.md"), "utf-8", None),
+            problem(ProblemKind::Empty, &at("2021/empty.txt")),
+            doc("2022/gb", &at("2022/gb.txt"), "gb18030", None),
+            doc("a", &at("a.txt"), "utf-8", None),
+            problem(ProblemKind::Unreadable, &at("binary.txt")),
+            doc("notes", &at("notes.md"), "utf-8", None),
+            problem(ProblemKind::DuplicateId, &at("notes.txt")),
+        ]
+    );
+
+    let docs: Vec<&CorpusDoc> = items.iter().filter_map(|i| i.as_ref().ok()).collect();
+    // The BOM is not text; the GB18030 file decodes to the Chinese text.
+    assert_eq!(docs[0].text, "十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\n");
+    assert!(docs[2].text.starts_with("魏斯明德坐落在布伦纳河"), "{}", docs[2].text);
+    assert_eq!(docs[2].text.lines().count(), 3);
+    assert!(docs.iter().all(|d| d.meta.is_empty() && d.replaced == 0));
+
+    let problems: Vec<&Problem> = items.iter().filter_map(|i| i.as_ref().err()).collect();
+    assert_eq!(problems[0].message, "document \"2021/empty\" is empty");
+    assert!(problems[1].message.contains("looks like a binary file"), "{}", problems[1]);
+    assert!(problems[1].to_string().starts_with(&at("binary.txt")), "{}", problems[1]);
+    assert_eq!(
+        problems[2].message,
+        format!("duplicate id \"notes\": first used by {}; this one is skipped", at("notes.md"))
+    );
+
+    let summary = reader.summary();
+    assert_eq!(summary.documents, 5);
+    // The documents, the empty file, and the duplicate (read, then refused).
+    assert_eq!(summary.files, 7);
+    assert_eq!(summary.hidden, 2);
+    assert_eq!(summary.other_extension, 1);
+    assert_eq!(summary.not_regular, 0);
+    assert_eq!(summary.skipped_count(ProblemKind::Empty), 1);
+    assert_eq!(summary.skipped_count(ProblemKind::Unreadable), 1);
+    assert_eq!(summary.skipped_count(ProblemKind::DuplicateId), 1);
+    assert_eq!(summary.skipped_total(), 3);
+    let sizes: u64 =
+        ["2021/06/b.txt", "2021/06/c.md", "2021/empty.txt", "2022/gb.txt", "a.txt", "notes.md", "notes.txt"]
+            .iter()
+            .map(|rel| fs::metadata(root.join(rel)).unwrap().len())
+            .sum();
+    assert_eq!(summary.bytes, sizes);
+}
+
+#[test]
+fn group_by_dir_groups_by_the_relative_folder() {
+    let root = fixture("texts");
+    let options = CorpusOptions { group_by_dir: true, ..CorpusOptions::default() };
+    let groups: Vec<(String, Option<String>)> =
+        reader(&[arg(&root)], options).filter_map(Result::ok).map(|d| (d.id, d.group)).collect();
+    let expected =
+        [("2021/06/b", "2021/06"), ("2021/06/c", "2021/06"), ("2022/gb", "2022"), ("a", "."), ("notes", ".")];
+    let expected: Vec<_> = expected.iter().map(|(id, g)| (id.to_string(), Some(g.to_string()))).collect();
+    assert_eq!(groups, expected);
+}
+
+#[test]
+fn no_extension_filter_reads_every_file_and_reports_the_png() {
+    let root = fixture("texts");
+    let options = CorpusOptions { extensions: vec![], ..CorpusOptions::default() };
+    let mut reader = reader(&[arg(&root)], options);
+    let items: Vec<_> = reader.by_ref().collect();
+    let png = items.iter().find_map(|i| i.as_ref().err().filter(|p| p.source.ends_with("figure.png"))).unwrap();
+    assert_eq!(png.kind, ProblemKind::Unreadable);
+    assert!(png.message.contains("NUL bytes"), "{png}");
+    assert_eq!(reader.summary().other_extension, 0);
+    assert_eq!(reader.summary().hidden, 2);
+    assert_eq!(reader.summary().documents, 5);
+}
+
+#[test]
+fn a_glob_over_text_files_makes_ids_relative_to_its_literal_folder() {
+    let root = fixture("texts");
+    let pattern = format!("{}/**/*.txt", arg(&root));
+    let items: Vec<_> = reader(&[pattern], CorpusOptions::default()).collect();
+    let at = |rel: &str| arg(&root.join(rel));
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("2021/06/b", &at("2021/06/b.txt"), "utf-8", None),
+            problem(ProblemKind::Empty, &at("2021/empty.txt")),
+            doc("2022/gb", &at("2022/gb.txt"), "gb18030", None),
+            doc("a", &at("a.txt"), "utf-8", None),
+            problem(ProblemKind::Unreadable, &at("binary.txt")),
+            doc("notes", &at("notes.txt"), "utf-8", None),
+        ]
+    );
+}
+
+#[test]
+fn jsonl_records_with_meta_groups_and_problems() {
+    let path = fixture("docs.jsonl");
+    let file = arg(&path);
+    let options = CorpusOptions { group_field: Some("group".to_owned()), ..CorpusOptions::default() };
+    let mut reader = reader(std::slice::from_ref(&file), options);
+    let items: Vec<_> = reader.by_ref().collect();
+    let line = |n: u32| format!("{file}:{n}");
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("d1", &line(1), "utf-8", Some("g1")),
+            doc("2", &line(2), "utf-8", Some("g1")),
+            problem(ProblemKind::Malformed, &line(3)),
+            problem(ProblemKind::MissingField, &line(4)),
+            problem(ProblemKind::DuplicateId, &line(5)),
+            problem(ProblemKind::Empty, &line(7)),
+            problem(ProblemKind::WrongType, &line(8)),
+            doc("d9", &line(9), "utf-8", Some("7")),
+        ]
+    );
+    let docs: Vec<&CorpusDoc> = items.iter().filter_map(|i| i.as_ref().ok()).collect();
+    assert_eq!(docs[0].text, "魏斯明德坐落在布伦纳河注入波罗的海的河口。");
+    assert_eq!(docs[0].meta, meta(json!({"lang": "zh", "year": 1793})));
+    assert!(docs[1].meta.is_empty());
+    assert_eq!(docs[2].meta, meta(json!({"tags": ["a", "b"], "score": 0.5, "ok": true, "note": null})));
+
+    let messages: Vec<String> = items.iter().filter_map(|i| i.as_ref().err()).map(|p| p.to_string()).collect();
+    assert_eq!(
+        messages,
+        [
+            format!("{file}:3: malformed JSON: EOF while parsing a string at column 42"),
+            format!("{file}:4: no field \"text\" (the text field, chosen with --text); the record is skipped"),
+            format!("{file}:5: duplicate id \"d1\": first used by {file}:1; this one is skipped"),
+            format!("{file}:7: document \"d7\" is empty"),
+            format!("{file}:8: \"text\" is a number; the text must be a string; the record is skipped"),
+        ]
+    );
+
+    let summary = reader.summary();
+    assert_eq!(summary.documents, 3);
+    assert_eq!(summary.files, 1);
+    assert_eq!(summary.bytes, fs::metadata(&path).unwrap().len());
+    for kind in [
+        ProblemKind::Malformed,
+        ProblemKind::MissingField,
+        ProblemKind::DuplicateId,
+        ProblemKind::Empty,
+        ProblemKind::WrongType,
+    ] {
+        assert_eq!(summary.skipped_count(kind), 1, "{kind}");
+    }
+    assert_eq!(summary.skipped_total(), 5);
+}
+
+#[test]
+fn jsonl_without_a_group_option_keeps_the_group_field_as_meta() {
+    let docs: Vec<CorpusDoc> =
+        reader(&[arg(&fixture("docs.jsonl"))], CorpusOptions::default()).filter_map(Result::ok).collect();
+    assert_eq!(docs.len(), 3);
+    assert_eq!(docs[0].group, None);
+    assert_eq!(docs[0].meta, meta(json!({"group": "g1", "lang": "zh", "year": 1793})));
+    assert_eq!(docs[2].meta["group"], json!(7));
+}
+
+#[test]
+fn strict_stops_at_the_first_problem_naming_file_and_line() {
+    let file = arg(&fixture("docs.jsonl"));
+    let options = CorpusOptions { strict: true, ..CorpusOptions::default() };
+    let mut reader = reader(std::slice::from_ref(&file), options);
+    assert_eq!(reader.next().unwrap().unwrap().id, "d1");
+    assert_eq!(reader.next().unwrap().unwrap().id, "2");
+    let problem = reader.next().unwrap().unwrap_err();
+    assert_eq!(problem.kind, ProblemKind::Malformed);
+    assert_eq!(problem.source, format!("{file}:3"));
+    let error = CorpusError::from(problem);
+    assert!(error.to_string().starts_with(&format!("{file}:3: malformed JSON")), "{error}");
+    assert!(error.to_string().contains("--strict"), "{error}");
+    assert!(reader.next().is_none());
+    assert!(reader.next().is_none());
+    assert_eq!(reader.summary().documents, 2);
+    assert_eq!(reader.summary().skipped_total(), 1);
+}
+
+#[test]
+fn strict_stops_in_a_folder_too() {
+    let options = CorpusOptions { strict: true, ..CorpusOptions::default() };
+    let items: Vec<_> = reader(&[arg(&fixture("texts"))], options).collect();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[2].as_ref().unwrap_err().kind, ProblemKind::Empty);
+}
+
+#[test]
+fn jsonl_bad_utf8_and_other_bad_lines_are_skipped_and_reading_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.jsonl");
+    let mut bytes = b"{\"id\": \"a\", \"text\": \"caf\xE9\"}\r\n".to_vec();
+    bytes.extend_from_slice(b"[1, 2]\r\n");
+    bytes.extend_from_slice(b"{\"id\": null, \"text\": \"x\"}\n");
+    bytes.extend_from_slice(b"{\"id\": \"\", \"text\": \"x\"}\n");
+    bytes.extend_from_slice(b"{\"id\": [1], \"text\": \"x\"}\n");
+    bytes.extend_from_slice(b"{\"id\": \"b\", \"text\": \" \xE3\x80\x80\\n\"}\n");
+    bytes.extend_from_slice("{\"id\": 1.5, \"text\": \"ok\\r\\n\"}\r\n".as_bytes());
+    bytes.extend_from_slice("{\"id\": \"c\", \"text\": \"no newline at the end\"}".as_bytes());
+    fs::write(&path, &bytes).unwrap();
+    let file = arg(&path);
+    let mut reader = reader(std::slice::from_ref(&file), CorpusOptions::default());
+    let items: Vec<_> = reader.by_ref().collect();
+    let line = |n: u32| format!("{file}:{n}");
+    assert_eq!(
+        rows(&items),
+        vec![
+            problem(ProblemKind::Malformed, &line(1)),
+            problem(ProblemKind::Malformed, &line(2)),
+            problem(ProblemKind::MissingField, &line(3)),
+            problem(ProblemKind::WrongType, &line(4)),
+            problem(ProblemKind::WrongType, &line(5)),
+            problem(ProblemKind::Empty, &line(6)),
+            doc("1.5", &line(7), "utf-8", None),
+            doc("c", &line(8), "utf-8", None),
+        ]
+    );
+    let messages: Vec<&str> = items.iter().filter_map(|i| i.as_ref().err()).map(|p| p.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "not valid UTF-8 (first invalid byte at byte 24 of the line); JSON Lines must be UTF-8",
+            "an array, not an object; each line must be one JSON object",
+            "\"id\" is null; the record is skipped",
+            "\"id\" is an empty string; the record is skipped",
+            "\"id\" is an array; an id must be a string or a number; the record is skipped",
+            "document \"b\" has only whitespace (3 characters)",
+        ]
+    );
+    assert_eq!(items[6].as_ref().unwrap().text, "ok\r\n");
+    assert_eq!(reader.summary().bytes, bytes.len() as u64);
+}
+
+#[test]
+fn jsonl_missing_or_bad_group_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("groups.jsonl");
+    let lines = [
+        r#"{"id": "a", "text": "x", "work": "w1"}"#,
+        r#"{"id": "b", "text": "y"}"#,
+        r#"{"id": "c", "text": "z", "work": {"name": "w2"}}"#,
+        r#"{"id": "d", "text": "z", "work": false}"#,
+    ];
+    fs::write(&path, lines.join("\n")).unwrap();
+    let options = CorpusOptions { group_field: Some("work".to_owned()), ..CorpusOptions::default() };
+    let items: Vec<_> = reader(&[arg(&path)], options).collect();
+    let file = arg(&path);
+    let line = |n: u32| format!("{file}:{n}");
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("a", &line(1), "utf-8", Some("w1")),
+            problem(ProblemKind::MissingField, &line(2)),
+            problem(ProblemKind::WrongType, &line(3)),
+            doc("d", &line(4), "utf-8", Some("false")),
+        ]
+    );
+    assert_eq!(
+        items[1].as_ref().unwrap_err().message,
+        "no field \"work\" (the group field, chosen with --group); the record is skipped"
+    );
+}
+
+#[test]
+fn a_ten_megabyte_line_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let text = "字".repeat((10 << 20) / 3 + 1); // a little over 10 MiB of UTF-8
+    assert!(text.len() > 10 << 20);
+    let mut content = serde_json::to_string(&json!({"id": "long", "text": text})).unwrap();
+    content.push('\n');
+    content.push_str(r#"{"id": "short", "text": "after the long line"}"#);
+    content.push('\n');
+    fs::write(&path, &content).unwrap();
+    let docs: Vec<CorpusDoc> = reader(&[arg(&path)], CorpusOptions::default()).map(Result::unwrap).collect();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[0].text, text);
+    assert_eq!(docs[1].id, "short");
+    assert!(docs[1].source.ends_with("long.jsonl:2"));
+}
+
+#[test]
+fn documents_over_the_size_limit_are_skipped_and_reading_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.jsonl");
+    let big = format!("{{\"id\": \"big\", \"text\": \"{}\"}}\n", "x".repeat(5000));
+    fs::write(&path, format!("{big}{{\"id\": \"small\", \"text\": \"fits\"}}\n{big}")).unwrap();
+    fs::write(dir.path().join("big.txt"), "y".repeat(2000)).unwrap();
+    fs::write(dir.path().join("small.txt"), "fits").unwrap();
+    let options = CorpusOptions { max_document_bytes: 1000, ..CorpusOptions::default() };
+    let file = arg(&path);
+    let mut reader = reader(&[file.clone(), arg(dir.path())], options);
+    let items: Vec<_> = reader.by_ref().collect();
+    assert_eq!(
+        rows(&items),
+        vec![
+            problem(ProblemKind::TooLarge, &format!("{file}:1")),
+            doc("small", &format!("{file}:2"), "utf-8", None),
+            problem(ProblemKind::TooLarge, &format!("{file}:3")),
+            problem(ProblemKind::TooLarge, &arg(&dir.path().join("big.txt"))),
+            // The same id as the JSON record: the folder gives ids of its own.
+            problem(ProblemKind::DuplicateId, &arg(&dir.path().join("small.txt"))),
+        ]
+    );
+    assert_eq!(
+        items[0].as_ref().unwrap_err().message,
+        format!("a line of {} bytes, more than the limit of 1000 bytes per document; it is skipped", big.len() - 1)
+    );
+    assert_eq!(reader.summary().skipped_count(ProblemKind::TooLarge), 3);
+}
+
+#[test]
+fn the_size_limit_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("edge.jsonl");
+    // Lines of 1000, 1001, 1002 and 1003 bytes without their line ending.
+    let line = |id: &str, len: usize| {
+        let head = format!("{{\"id\": \"{id}\", \"text\": \"");
+        format!("{head}{}\"}}", "x".repeat(len - head.len() - 2))
+    };
+    let content = [line("a", 1000), line("b", 1001), line("c", 1002), line("d", 1003), line("e", 40)];
+    fs::write(&path, content.join("\r\n")).unwrap();
+    let options = CorpusOptions { max_document_bytes: 1000, ..CorpusOptions::default() };
+    let mut reader = reader(&[arg(&path)], options);
+    let items: Vec<_> = reader.by_ref().collect();
+    let kinds: Vec<Result<&str, ProblemKind>> =
+        items.iter().map(|i| i.as_ref().map(|d| d.id.as_str()).map_err(|p| p.kind)).collect();
+    assert_eq!(
+        kinds,
+        [Ok("a"), Err(ProblemKind::TooLarge), Err(ProblemKind::TooLarge), Err(ProblemKind::TooLarge), Ok("e")]
+    );
+    for (item, size) in items[1..4].iter().zip([1001, 1002, 1003]) {
+        let message = &item.as_ref().unwrap_err().message;
+        assert!(message.starts_with(&format!("a line of {size} bytes")), "{message}");
+    }
+    assert_eq!(reader.summary().bytes, fs::metadata(&path).unwrap().len());
+}
+
+#[test]
+fn a_json_array_file_is_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("array.json");
+    fs::write(&path, "[\n  {\"id\": \"a\", \"text\": \"x\"},\n  {\"id\": \"b\", \"text\": \"y\"}\n]\n").unwrap();
+    let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
+    assert_eq!(items.len(), 1);
+    let problem = items[0].as_ref().unwrap_err();
+    assert_eq!(problem.kind, ProblemKind::Malformed);
+    assert_eq!(problem.source, format!("{}:1", arg(&path)));
+    assert!(problem.message.contains("jq -c '.[]'"), "{problem}");
+}
+
+fn write_parquet(path: &Path, batch: &RecordBatch, compression: Compression) {
+    let properties = WriterProperties::builder().set_compression(compression).build();
+    let file = fs::File::create(path).unwrap();
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(batch).unwrap();
+    writer.close().unwrap();
+}
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    RecordBatch::try_from_iter(columns).unwrap()
+}
+
+#[test]
+fn parquet_rows_are_read_back_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("docs.parquet");
+    let tags = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+        Some(vec![Some(1)]),
+        None,
+        Some(vec![]),
+        Some(vec![Some(2), Some(3)]),
+    ]);
+    let work: DictionaryArray<Int32Type> = vec![Some("w1"), Some("w1"), Some("w2"), Some("w2")].into_iter().collect();
+    let data = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["a", "b", "c", "d"])) as ArrayRef),
+        ("text", Arc::new(StringArray::from(vec![Some("魏斯明德"), Some("second"), None, Some("fourth")]))),
+        ("group", Arc::new(StringArray::from(vec!["g1", "g1", "g2", "g2"]))),
+        ("year", Arc::new(Int64Array::from(vec![Some(1793), None, Some(1800), Some(1801)]))),
+        ("score", Arc::new(Float64Array::from(vec![0.5, 1.0, 2.0, 0.25]))),
+        ("work", Arc::new(work)),
+        ("tags", Arc::new(tags)),
+    ]);
+    write_parquet(&path, &data, Compression::SNAPPY);
+    let options = CorpusOptions { group_field: Some("group".to_owned()), ..CorpusOptions::default() };
+    let file = arg(&path);
+    let mut reader = reader(std::slice::from_ref(&file), options);
+    let items: Vec<_> = reader.by_ref().collect();
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("a", &format!("{file}#0"), "utf-8", Some("g1")),
+            doc("b", &format!("{file}#1"), "utf-8", Some("g1")),
+            problem(ProblemKind::MissingField, &format!("{file}#2")),
+            doc("d", &format!("{file}#3"), "utf-8", Some("g2")),
+        ]
+    );
+    let docs: Vec<&CorpusDoc> = items.iter().filter_map(|i| i.as_ref().ok()).collect();
+    assert_eq!(docs.iter().map(|d| d.text.as_str()).collect::<Vec<_>>(), ["魏斯明德", "second", "fourth"]);
+    assert_eq!(docs[0].meta, meta(json!({"year": 1793, "score": 0.5, "work": "w1"})));
+    assert_eq!(docs[1].meta, meta(json!({"year": null, "score": 1.0, "work": "w1"})));
+    assert_eq!(docs[2].meta, meta(json!({"year": 1801, "score": 0.25, "work": "w2"})));
+    assert_eq!(items[2].as_ref().unwrap_err().message, "\"text\" is null; the record is skipped");
+    let summary = reader.summary();
+    assert_eq!(summary.documents, 3);
+    assert_eq!(summary.files, 1);
+    assert_eq!(summary.bytes, fs::metadata(&path).unwrap().len());
+    assert_eq!(summary.ignored_columns.keys().collect::<Vec<_>>(), ["tags"]);
+    assert!(summary.ignored_columns["tags"].starts_with("List"), "{:?}", summary.ignored_columns);
+}
+
+#[test]
+fn parquet_integer_ids_across_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.parquet");
+    let n = 2500;
+    let data = batch(vec![
+        ("doc_id", Arc::new(Int64Array::from((0..n).map(|i| i * 10).collect::<Vec<i64>>())) as ArrayRef),
+        ("body", Arc::new(StringArray::from((0..n).map(|i| format!("document {i}")).collect::<Vec<_>>()))),
+    ]);
+    write_parquet(&path, &data, Compression::ZSTD(ZstdLevel::default()));
+    let options = CorpusOptions { id_field: "doc_id".to_owned(), text_field: "body".to_owned(), ..Default::default() };
+    let docs: Vec<CorpusDoc> = reader(&[arg(&path)], options).map(Result::unwrap).collect();
+    assert_eq!(docs.len(), 2500);
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(d.id, (i * 10).to_string());
+        assert_eq!(d.text, format!("document {i}"));
+        assert_eq!(d.source, format!("{}#{i}", arg(&path)));
+        assert!(d.meta.is_empty());
+    }
+}
+
+#[test]
+fn a_missing_parquet_column_is_one_error_naming_file_column_and_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("no-text.parquet");
+    let data = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+        ("content", Arc::new(StringArray::from(vec!["x"]))),
+    ]);
+    write_parquet(&path, &data, Compression::UNCOMPRESSED);
+    let error = CorpusReader::new(resolve(&[arg(&path)]).unwrap(), CorpusOptions::default()).err().unwrap();
+    assert!(matches!(&error, CorpusError::MissingColumn { column, .. } if column == "text"), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: no column \"text\" (the text column, chosen with --text); its columns are: \"id\", \"content\"",
+            arg(&path)
+        )
+    );
+    let options = CorpusOptions { group_field: Some("work".to_owned()), ..CorpusOptions::default() };
+    let options = CorpusOptions { text_field: "content".to_owned(), ..options };
+    let error = CorpusReader::new(resolve(&[arg(&path)]).unwrap(), options).err().unwrap();
+    assert!(error.to_string().contains("no column \"work\" (the group column, chosen with --group)"), "{error}");
+}
+
+#[test]
+fn a_parquet_column_of_the_wrong_type_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("float-text.parquet");
+    let data = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+        ("text", Arc::new(Float64Array::from(vec![1.0]))),
+    ]);
+    write_parquet(&path, &data, Compression::UNCOMPRESSED);
+    let error = CorpusReader::new(resolve(&[arg(&path)]).unwrap(), CorpusOptions::default()).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        format!("{}: column \"text\" is of type Float64; the text column must be a string column", arg(&path))
+    );
+}
+
+#[test]
+fn a_corrupt_parquet_file_is_an_unreadable_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("corrupt.parquet");
+    fs::write(&path, b"PAR1 this is not really parquet").unwrap();
+    let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
+    assert_eq!(rows(&items), vec![problem(ProblemKind::Unreadable, &arg(&path))]);
+    assert!(items[0].as_ref().unwrap_err().message.starts_with("not a readable Parquet file"));
+}
+
+#[test]
+fn a_glob_over_parquet_files_reads_them_in_sorted_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // Written in reverse order, so that creation order is not path order.
+    for part in [1, 0] {
+        let data = batch(vec![
+            ("id", Arc::new(StringArray::from(vec![format!("p{part}-a"), format!("p{part}-b")])) as ArrayRef),
+            ("text", Arc::new(StringArray::from(vec![format!("part {part} a"), format!("part {part} b")]))),
+        ]);
+        write_parquet(&dir.path().join(format!("part-{part}.parquet")), &data, Compression::SNAPPY);
+    }
+    fs::write(dir.path().join("part-2.txt"), "not matched").unwrap();
+    let pattern = format!("{}/part-*.parquet", arg(dir.path()));
+    let inputs = resolve(std::slice::from_ref(&pattern)).unwrap();
+    assert_eq!(
+        inputs,
+        vec![Input::Parquet(dir.path().join("part-0.parquet")), Input::Parquet(dir.path().join("part-1.parquet"))]
+    );
+    let docs: Vec<CorpusDoc> = reader(&[pattern], CorpusOptions::default()).map(Result::unwrap).collect();
+    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["p0-a", "p0-b", "p1-a", "p1-b"]);
+    assert_eq!(docs[2].source, format!("{}#0", arg(&dir.path().join("part-1.parquet"))));
+}
+
+#[test]
+fn duplicate_ids_across_files_name_both_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("a.jsonl");
+    fs::write(&jsonl, "{\"id\": \"x\", \"text\": \"from JSON Lines\"}\n").unwrap();
+    let parquet = dir.path().join("b.parquet");
+    let data = batch(vec![
+        ("id", Arc::new(StringArray::from(vec!["x", "y"])) as ArrayRef),
+        ("text", Arc::new(StringArray::from(vec!["from Parquet", "also"]))),
+    ]);
+    write_parquet(&parquet, &data, Compression::UNCOMPRESSED);
+    let items: Vec<_> = reader(&[arg(&jsonl), arg(&parquet)], CorpusOptions::default()).collect();
+    let problem = items[1].as_ref().unwrap_err();
+    assert_eq!(problem.kind, ProblemKind::DuplicateId);
+    assert_eq!(
+        problem.to_string(),
+        format!("{}#0: duplicate id \"x\": first used by {}:1; this one is skipped", arg(&parquet), arg(&jsonl))
+    );
+    assert_eq!(items[2].as_ref().unwrap().id, "y");
+}
+
+#[test]
+fn resolve_sorts_out_arguments_and_refuses_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.jsonl", "b.ndjson", "c.JSON", "d.parquet", "e.txt", "f.csv", "g.jsonl.gz"] {
+        fs::write(dir.path().join(name), "").unwrap();
+    }
+    let path = |name: &str| dir.path().join(name);
+    let args: Vec<String> = ["a.jsonl", "b.ndjson", "c.JSON", "d.parquet", "e.txt", "f.csv"]
+        .iter()
+        .map(|n| arg(&path(n)))
+        .chain([arg(dir.path())])
+        .collect();
+    assert_eq!(
+        resolve(&args).unwrap(),
+        vec![
+            Input::Jsonl(path("a.jsonl")),
+            Input::Jsonl(path("b.ndjson")),
+            Input::Jsonl(path("c.JSON")),
+            Input::Parquet(path("d.parquet")),
+            Input::Text { path: path("e.txt"), root: dir.path().to_path_buf() },
+            Input::Text { path: path("f.csv"), root: dir.path().to_path_buf() },
+            Input::Dir(dir.path().to_path_buf()),
+        ]
+    );
+    let error = resolve(&[arg(&path("g.jsonl.gz"))]).unwrap_err();
+    assert!(error.to_string().contains("decompress"), "{error}");
+    let error = resolve(&[arg(&path("missing.jsonl"))]).unwrap_err();
+    assert_eq!(error.to_string(), format!("{}: no such file or folder; check the path", arg(&path("missing.jsonl"))));
+    let pattern = arg(&path("*.nothing"));
+    let error = resolve(std::slice::from_ref(&pattern)).unwrap_err();
+    assert!(matches!(error, CorpusError::NoMatch { .. }), "{error:?}");
+    assert!(error.to_string().starts_with(&pattern), "{error}");
+    assert!(matches!(resolve(&[]).unwrap_err(), CorpusError::NoInput));
+    assert!(matches!(resolve(&[arg(&path("a**b"))]).unwrap_err(), CorpusError::Pattern { .. }));
+}
+
+#[test]
+fn a_text_file_named_alone_has_its_stem_as_id() {
+    let path = fixture("texts/2022/gb.txt");
+    let options = CorpusOptions { group_by_dir: true, ..CorpusOptions::default() };
+    let docs: Vec<CorpusDoc> = reader(&[arg(&path)], options).map(Result::unwrap).collect();
+    assert_eq!(rows(&docs.into_iter().map(Ok).collect::<Vec<_>>()), vec![doc("gb", &arg(&path), "gb18030", Some("."))]);
+}
+
+#[test]
+fn contradictory_options_are_refused() {
+    let texts = resolve(&[arg(&fixture("texts"))]).unwrap();
+    let jsonl = resolve(&[arg(&fixture("docs.jsonl"))]).unwrap();
+    let check = |inputs: &[Input], options: CorpusOptions, expected: &str| {
+        let error = CorpusReader::new(inputs.to_vec(), options).err().unwrap();
+        assert!(matches!(error, CorpusError::Options(_)), "{error:?}");
+        assert!(error.to_string().contains(expected), "{error}");
+    };
+    let group = CorpusOptions { group_field: Some("group".to_owned()), ..CorpusOptions::default() };
+    check(&texts, group.clone(), "use --group-by-dir");
+    check(&jsonl, CorpusOptions { group_by_dir: true, ..CorpusOptions::default() }, "use --group FIELD");
+    check(&jsonl, CorpusOptions { group_by_dir: true, ..group }, "cannot be used together");
+    check(&jsonl, CorpusOptions { text_field: "id".to_owned(), ..CorpusOptions::default() }, "different fields");
+}
+
+#[test]
+fn hidden_folders_and_files_are_never_read_and_symlinked_folders_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("real/sub")).unwrap();
+    fs::write(dir.path().join("real/sub/a.txt"), "text a").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.path().join("real/sub/a.txt"), dir.path().join("b.txt")).unwrap();
+    let mut reader = reader(&[arg(dir.path())], CorpusOptions::default());
+    let ids: Vec<String> = reader.by_ref().map(|d| d.unwrap().id).collect();
+    if cfg!(unix) {
+        assert_eq!(ids, ["b", "real/sub/a"]);
+        assert_eq!(reader.summary().not_regular, 1);
+    } else {
+        assert_eq!(ids, ["real/sub/a"]);
+    }
+}
