@@ -154,7 +154,12 @@ pub struct Df<'c> {
     corpus: Option<&'c CorpusDf>,
 }
 
-impl Df<'_> {
+impl<'c> Df<'c> {
+    /// Weights from a whole corpus.
+    pub fn of_corpus(corpus: &'c CorpusDf) -> Df<'c> {
+        Df { counts: FxHashMap::default(), sentences: 0.0, corpus: Some(corpus) }
+    }
+
     /// The weighted vector of raw features; features in every sentence drop
     /// out. Returns the vector and its squared norm.
     fn weigh(&self, raw: Vec<(Feature, u16, bool)>) -> (Vec<(Feature, f32)>, f32) {
@@ -219,4 +224,18 @@ pub fn vectors<'c>(a: &Segmented, b: &Segmented, corpus: Option<&'c CorpusDf>) -
     va.heading = a.sentences.iter().map(|s| s.heading).collect();
     vb.heading = b.sentences.iter().map(|s| s.heading).collect();
     (va, vb, df)
+}
+
+/// The sentence vectors of one text under corpus weights: they do not depend
+/// on the text it is compared with, so a text in many pairs is weighed once.
+pub fn corpus_vectors(seg: &Segmented, corpus: &CorpusDf) -> Vectors {
+    let df = Df::of_corpus(corpus);
+    let mut out = Vectors::default();
+    for v in raw_features(seg) {
+        let (w, n2) = df.weigh(v);
+        out.vecs.push(w);
+        out.norm2.push(n2);
+    }
+    out.heading = seg.sentences.iter().map(|s| s.heading).collect();
+    out
 }

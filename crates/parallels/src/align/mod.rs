@@ -122,7 +122,32 @@ impl Aligner {
     /// little even where the two texts share it and little else.
     pub fn align_in(&self, a: &Prepared, b: &Prepared, corpus: Option<&features::CorpusDf>) -> Vec<Passage> {
         let (va, vb, df) = features::vectors(&a.seg, &b.seg, corpus);
-        let found = parallel::align_sentences(&va, &vb, &self.opts.parallel);
+        self.align_vectors(a, &va, b, &vb, &df)
+    }
+
+    /// As [`Aligner::align_in`] with corpus weights, for texts whose
+    /// sentence vectors were weighed once ([`features::corpus_vectors`])
+    /// because they take part in many pairs.
+    pub fn align_weighed(
+        &self,
+        a: &Prepared,
+        va: &features::Vectors,
+        b: &Prepared,
+        vb: &features::Vectors,
+        corpus: &features::CorpusDf,
+    ) -> Vec<Passage> {
+        self.align_vectors(a, va, b, vb, &features::Df::of_corpus(corpus))
+    }
+
+    fn align_vectors(
+        &self,
+        a: &Prepared,
+        va: &features::Vectors,
+        b: &Prepared,
+        vb: &features::Vectors,
+        df: &features::Df,
+    ) -> Vec<Passage> {
+        let found = parallel::align_sentences(va, vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
         // Texts that share a chain are versions of one work.
         let related = found.chains.iter().any(|c| c.links.len() > 1);
@@ -132,7 +157,7 @@ impl Aligner {
             .filter(|c| {
                 c.links.len() > 1
                     || headings(&c.links[0], a, b, related)
-                    || lone_link_holds(&c.links[0], a, b, &df, found.tau)
+                    || lone_link_holds(&c.links[0], a, b, df, found.tau)
             })
             .map(|c| {
                 let links = c

@@ -33,7 +33,7 @@ pub mod cluster;
 pub mod seeds;
 pub mod sort;
 
-use crate::align::features::CorpusDf;
+use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{Aligner, Options, Passage, Prepared, Span};
 use crate::corpus::{CorpusDoc, CorpusReader, Problem};
 use rayon::prelude::*;
@@ -339,20 +339,27 @@ pub fn scan(
         let mut needed: Vec<u32> = chunk.iter().flat_map(|&(a, b, _)| [a, b]).collect();
         needed.sort_unstable();
         needed.dedup();
-        let prepared: Vec<io::Result<Prepared>> = needed
+        let prepared: Vec<io::Result<(Prepared, Vectors)>> = needed
             .par_iter()
             .map(|&d| {
                 let r = &docs[d as usize];
-                read_text(&texts, r.offset, r.len).map(|t| aligner.prepare(&t))
+                read_text(&texts, r.offset, r.len).map(|t| {
+                    let p = aligner.prepare(&t);
+                    let v = corpus_vectors(&p.seg, &corpus_df);
+                    (p, v)
+                })
             })
             .collect();
-        let mut cache: FxHashMap<u32, Prepared> = FxHashMap::default();
+        let mut cache: FxHashMap<u32, (Prepared, Vectors)> = FxHashMap::default();
         for (d, p) in needed.iter().zip(prepared) {
             cache.insert(*d, p.map_err(io_err(work))?);
         }
         let aligned: Vec<(u32, u32, Vec<Passage>)> = chunk
             .par_iter()
-            .map(|&(a, b, _)| (a, b, aligner.align_in(&cache[&a], &cache[&b], Some(&corpus_df))))
+            .map(|&(a, b, _)| {
+                let ((pa, va), (pb, vb)) = (&cache[&a], &cache[&b]);
+                (a, b, aligner.align_weighed(pa, va, pb, vb, &corpus_df))
+            })
             .collect();
         found.extend(aligned.into_iter().filter(|x| !x.2.is_empty()));
         progress.advance(chunk.len() as u64);
