@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Problem};
-use parallels::scan::{scan, write_jsonl, Progress, ScanOptions};
+use parallels::scan::{scan, write_jsonl, write_parquet, Progress, ScanOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,9 +45,19 @@ pub struct ScanArgs {
     /// Shared n-gram seeds a pair of documents needs before it is aligned.
     #[arg(long, default_value_t = 4, value_name = "N")]
     min_seeds: u32,
+    /// Output tables as JSON Lines or as Parquet (documents.parquet,
+    /// passages.parquet, clusters.parquet; see the README for the columns).
+    #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
+    format: TableFormat,
     /// Memory for sorting, in MiB; beyond it, sorting spills to disk.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     memory: u64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TableFormat {
+    Jsonl,
+    Parquet,
 }
 
 /// Progress bars on a terminal, nothing otherwise; problems are printed
@@ -141,8 +151,11 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     if args.strict && summary.skipped_total() > 0 {
         bail!("stopped at the first problem (--strict); nothing was written");
     }
-    write_jsonl(&result, &args.output)
-        .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
+    match args.format {
+        TableFormat::Jsonl => write_jsonl(&result, &args.output),
+        TableFormat::Parquet => write_parquet(&result, &args.output),
+    }
+    .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
 
     let s = &result.stats;
     let problems = bars.problems.load(Ordering::Relaxed);

@@ -30,6 +30,7 @@
 //! timing: the same input gives the same output whatever the thread count.
 
 pub mod cluster;
+mod parquet_out;
 pub mod seeds;
 pub mod sort;
 
@@ -44,6 +45,7 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+pub use parquet_out::write_parquet;
 pub use seeds::SeedParams;
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
@@ -469,6 +471,11 @@ pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
     lines(dir, "documents.jsonl", &result.documents)?;
     lines(dir, "passages.jsonl", &result.passages)?;
     lines(dir, "clusters.jsonl", &result.clusters)?;
+    write_summary(result, dir)
+}
+
+/// Write `summary.json` (the schema tag and the counts) into `dir`.
+pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
     let summary = serde_json::json!({"schema": SCAN_SCHEMA, "stats": result.stats});
     let tmp = dir.join(".summary.json.tmp");
     std::fs::write(&tmp, serde_json::to_vec_pretty(&summary)?)?;
