@@ -110,3 +110,18 @@ fn jsonl_bad_lines_are_reported_and_skipped_and_groups_are_not_compared() {
     assert!(strict.stderr.contains("docs.jsonl:2"), "{}", strict.stderr);
     assert!(!sb.path().join("strict/passages.jsonl").exists());
 }
+
+#[test]
+fn parquet_output_writes_the_three_tables() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    sb.run(&["scan", "corpus", "-o", "out", "--format", "parquet"]).success();
+    for f in ["documents.parquet", "passages.parquet", "clusters.parquet"] {
+        let bytes = sb.read(&format!("out/{f}"));
+        assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"), "{f} is not a Parquet file");
+    }
+    let summary: Value = serde_json::from_slice(&sb.read("out/summary.json")).unwrap();
+    assert_eq!(summary["schema"], "parallels.scan/1");
+    assert_eq!(summary["stats"]["documents"].as_u64(), Some(4));
+    assert!(!sb.path().join("out/passages.jsonl").exists());
+}
