@@ -27,17 +27,9 @@ pub struct TextView<'a> {
     pub summary_only: bool,
 }
 
-/// Share of `chars` covered by the union of `spans`.
-fn covered(mut spans: Vec<Span>, chars: u64) -> (u64, f64) {
-    spans.sort_unstable();
-    let (mut total, mut end) = (0u64, 0u32);
-    for s in spans {
-        let lo = s[0].max(end);
-        if s[1] > lo {
-            total += (s[1] - lo) as u64;
-        }
-        end = end.max(s[1]);
-    }
+/// Characters of a text covered by the union of `spans`, and their share.
+fn covered(spans: Vec<Span>, chars: u64) -> (u64, f64) {
+    let total = parallels::align::covered_chars(spans);
     (total, if chars == 0 { 0.0 } else { total as f64 / chars as f64 })
 }
 

@@ -56,6 +56,20 @@ pub struct Passage {
     pub links: Vec<Link>,
 }
 
+/// Characters covered by the union of `spans` (overlaps counted once).
+pub fn covered_chars(mut spans: Vec<Span>) -> u64 {
+    spans.sort_unstable();
+    let (mut total, mut end) = (0u64, 0u32);
+    for s in spans {
+        let lo = s[0].max(end);
+        if s[1] > lo {
+            total += (s[1] - lo) as u64;
+        }
+        end = end.max(s[1]);
+    }
+    total
+}
+
 /// Everything that decides an alignment.
 #[derive(Clone, Debug, Default)]
 pub struct Options {

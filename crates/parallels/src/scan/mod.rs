@@ -36,7 +36,7 @@ pub mod seeds;
 pub mod sort;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
-use crate::align::{Aligner, Options, Passage, Prepared, Span};
+use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
 use crate::corpus::{CorpusDoc, CorpusReader, Problem};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -426,7 +426,7 @@ pub fn scan(
             shared: if d.chars == 0 {
                 0.0
             } else {
-                (covered(spans) as f64 / d.chars as f64 * 10_000.0).round() / 10_000.0
+                (covered_chars(spans) as f64 / d.chars as f64 * 10_000.0).round() / 10_000.0
             },
             id: d.id,
             source: d.source,
@@ -438,20 +438,6 @@ pub fn scan(
         })
         .collect();
     Ok(ScanResult { documents, passages, clusters: out_clusters, stats })
-}
-
-/// Characters covered by the union of spans.
-fn covered(mut spans: Vec<Span>) -> u64 {
-    spans.sort_unstable();
-    let (mut total, mut end) = (0u64, 0u32);
-    for s in spans {
-        let lo = s[0].max(end);
-        if s[1] > lo {
-            total += (s[1] - lo) as u64;
-        }
-        end = end.max(s[1]);
-    }
-    total
 }
 
 /// Write `documents.jsonl`, `passages.jsonl`, `clusters.jsonl` and
