@@ -1,6 +1,6 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Problem};
@@ -148,9 +148,6 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let _ = std::fs::remove_dir_all(&work);
     let result = result?;
     let summary = reader.summary();
-    if args.strict && summary.skipped_total() > 0 {
-        bail!("stopped at the first problem (--strict); nothing was written");
-    }
     match args.format {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),

@@ -177,6 +177,8 @@ pub enum ScanError {
     Corpus(#[from] crate::corpus::CorpusError),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: io::Error },
+    #[error("{0}; stopped at the first problem (--strict), nothing was written")]
+    Strict(Problem),
     #[error("more than {max} documents; split the corpus")]
     TooManyDocuments { max: u64 },
 }
@@ -247,7 +249,7 @@ pub fn scan(
     let corpus_df = CorpusDf::new(opts.df_bits);
 
     // 1. Read and prepare, batch by batch.
-    progress.stage("reading", None);
+    progress.stage("documents", None);
     let mut batch: Vec<CorpusDoc> = Vec::with_capacity(opts.batch);
     let mut done = false;
     while !done {
@@ -259,14 +261,12 @@ pub fn scan(
                     break;
                 }
                 Some(Ok(d)) => batch.push(d),
+                Some(Err(p)) if reader.options().strict => return Err(ScanError::Strict(p)),
                 Some(Err(p)) => {
                     stats.skipped += 1;
                     progress.problem(&p);
                 }
             }
-        }
-        if reader.options().strict && stats.skipped > 0 {
-            break;
         }
         let fingerprints: Vec<(u64, Vec<(u64, u32)>)> = batch
             .par_iter()
@@ -304,7 +304,7 @@ pub fn scan(
     let texts = store.reader().map_err(io_err(work))?;
 
     // 2. Candidate pairs.
-    progress.stage("candidates", Some(stats.seeds));
+    progress.stage("candidates", None);
     let mut groups: FxHashMap<&str, u32> = FxHashMap::default();
     let group: Vec<u32> = docs
         .iter()
