@@ -183,6 +183,18 @@ impl<'c> Df<'c> {
         (w, n2)
     }
 
+    /// The vectors of a text's sentences from their raw features.
+    fn weigh_text(&self, raw: Vec<Vec<(Feature, u16, bool)>>, seg: &Segmented) -> Vectors {
+        let mut out = Vectors::default();
+        for v in raw {
+            let (w, n2) = self.weigh(v);
+            out.vecs.push(w);
+            out.norm2.push(n2);
+        }
+        out.heading = seg.sentences.iter().map(|s| s.heading).collect();
+        out
+    }
+
     /// The weighted vector of any token run (a clause, say) of either text.
     pub fn vector(&self, toks: &[Token]) -> (Vec<(Feature, f32)>, f32) {
         self.weigh(run_features(toks, &mut Vec::new()))
@@ -211,31 +223,12 @@ pub fn vectors<'c>(a: &Segmented, b: &Segmented, corpus: Option<&'c CorpusDf>) -
             }
         }
     }
-    let weigh = |raw: Vec<Vec<(Feature, u16, bool)>>| {
-        let mut out = Vectors::default();
-        for v in raw {
-            let (w, n2) = df.weigh(v);
-            out.vecs.push(w);
-            out.norm2.push(n2);
-        }
-        out
-    };
-    let (mut va, mut vb) = (weigh(ra), weigh(rb));
-    va.heading = a.sentences.iter().map(|s| s.heading).collect();
-    vb.heading = b.sentences.iter().map(|s| s.heading).collect();
+    let (va, vb) = (df.weigh_text(ra, a), df.weigh_text(rb, b));
     (va, vb, df)
 }
 
 /// The sentence vectors of one text under corpus weights: they do not depend
 /// on the text it is compared with, so a text in many pairs is weighed once.
 pub fn corpus_vectors(seg: &Segmented, corpus: &CorpusDf) -> Vectors {
-    let df = Df::of_corpus(corpus);
-    let mut out = Vectors::default();
-    for v in raw_features(seg) {
-        let (w, n2) = df.weigh(v);
-        out.vecs.push(w);
-        out.norm2.push(n2);
-    }
-    out.heading = seg.sentences.iter().map(|s| s.heading).collect();
-    out
+    Df::of_corpus(corpus).weigh_text(raw_features(seg), seg)
 }

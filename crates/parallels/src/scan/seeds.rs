@@ -133,8 +133,6 @@ pub struct PairStats {
     /// frequency and one occurrence `(doc, pos)`, most frequent first (at
     /// most 20).
     pub boilerplate: Vec<(u32, u32, u32)>,
-    /// Votes cast.
-    pub votes: u64,
 }
 
 /// A candidate pair: documents `a < b` and the seeds they share.
@@ -174,7 +172,6 @@ pub fn pairs(
                 for &b in &docs[x + 1..] {
                     if group[a as usize] == u32::MAX || group[a as usize] != group[b as usize] {
                         votes.push(Vote { a, b })?;
-                        stats.votes += 1;
                     }
                 }
             }
