@@ -46,17 +46,15 @@ impl Vectors {
 
 /// Dot product of two sorted sparse vectors.
 pub fn dot(a: &[(Feature, f32)], b: &[(Feature, f32)]) -> f32 {
+    // A branch-free merge: which side advances is data, not a jump, so the
+    // unpredictable comparisons of two unrelated key lists cost no
+    // mispredictions.
     let (mut i, mut j, mut s) = (0, 0, 0f32);
     while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                s += a[i].1 * b[j].1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (x, y) = (a[i], b[j]);
+        s += if x.0 == y.0 { x.1 * y.1 } else { 0.0 };
+        i += (x.0 <= y.0) as usize;
+        j += (y.0 <= x.0) as usize;
     }
     s
 }

@@ -132,15 +132,25 @@ pub struct Chain {
     pub score: f32,
 }
 
-/// Pairwise dot products, computed on demand and cached.
+/// Pairwise dot products: all of them at once for a small pair, else
+/// computed on demand and cached.
 struct Dots<'a> {
     a: &'a Vectors,
     b: &'a Vectors,
+    /// `a_i · b_j` at `i * m + j`, when the pair has at most [`DENSE_CELLS`]
+    /// sentence pairs.
+    dense: Option<Vec<f32>>,
     cross: FxHashMap<u64, f32>,
     /// `self_a[i][d-1]` = a_i · a_{i+d}, d = 1..=3.
     self_a: Vec<[f32; 3]>,
     self_b: Vec<[f32; 3]>,
 }
+
+/// Pairs with at most this many sentence pairs get every dot product at
+/// once (1 MiB of `f32`): the sparse product over shared features costs less
+/// than merging the vectors pair by pair, and a scan aligns mostly such
+/// pairs.
+const DENSE_CELLS: usize = 1 << 18;
 
 fn self_dots(v: &Vectors) -> Vec<[f32; 3]> {
     (0..v.len())
@@ -156,12 +166,40 @@ fn self_dots(v: &Vectors) -> Vec<[f32; 3]> {
         .collect()
 }
 
+/// All `a_i · b_j` through an inverted index of B: only shared features
+/// cost anything.
+fn dense_dots(a: &Vectors, b: &Vectors) -> Vec<f32> {
+    let m = b.len();
+    let mut postings: FxHashMap<Feature, Vec<(u32, f32)>> = FxHashMap::default();
+    for (j, v) in b.vecs.iter().enumerate() {
+        for &(f, w) in v {
+            postings.entry(f).or_default().push((j as u32, w));
+        }
+    }
+    let mut out = vec![0f32; a.len() * m];
+    for (i, v) in a.vecs.iter().enumerate() {
+        let row = &mut out[i * m..(i + 1) * m];
+        for &(f, w) in v {
+            if let Some(list) = postings.get(&f) {
+                for &(j, wb) in list {
+                    row[j as usize] += w * wb;
+                }
+            }
+        }
+    }
+    out
+}
+
 impl<'a> Dots<'a> {
     fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
-        Dots { a, b, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
+        let dense = (a.len() * b.len() <= DENSE_CELLS).then(|| dense_dots(a, b));
+        Dots { a, b, dense, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
     }
 
     fn cross(&mut self, i: u32, j: u32) -> f32 {
+        if let Some(d) = &self.dense {
+            return d[i as usize * self.b.len() + j as usize];
+        }
         let key = ((i as u64) << 32) | j as u64;
         if let Some(&d) = self.cross.get(&key) {
             return d;
@@ -199,34 +237,95 @@ impl<'a> Dots<'a> {
     }
 }
 
-/// Do the end sentences of a group relate to the other side? The first and
-/// the last member of a group of two or more must each have a similarity of
-/// at least `bar` (the bridging bar) with the whole group opposite, so that a
-/// sentence with no counterpart is not absorbed into its neighbour's link.
-/// A middle member is held by the two around it, as a sandwiched sentence is
-/// in [`fill_gaps`]: an abridgement may keep little of it.
-fn members_relate(dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32, bar: f32) -> bool {
-    if a1 - a0 > 1 {
-        let nb = Dots::group_norm2(dots.b, &dots.self_b, b0, b1);
-        for i in [a0, a1 - 1] {
-            let num: f32 = (b0..b1).map(|j| dots.cross(i, j)).sum();
-            let na = dots.a.norm2[i as usize];
-            if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
-                return false;
+/// The dot products of the sentences of A and B that end a cell at `(i, j)`:
+/// `a_{i−x} · b_{j−y}` for the offsets the [`SHAPES`] need, each taken from
+/// [`Dots`] once per cell instead of once per shape.
+struct Window {
+    i: u32,
+    j: u32,
+    dot: [[f32; 4]; 4],
+    known: [[bool; 4]; 4],
+}
+
+impl Window {
+    fn new(i: u32, j: u32) -> Window {
+        Window { i, j, dot: [[0.0; 4]; 4], known: [[false; 4]; 4] }
+    }
+
+    fn cross(&mut self, dots: &mut Dots, ai: u32, bj: u32) -> f32 {
+        let (x, y) = ((self.i - ai) as usize, (self.j - bj) as usize);
+        if !self.known[x][y] {
+            self.dot[x][y] = dots.cross(ai, bj);
+            self.known[x][y] = true;
+        }
+        self.dot[x][y]
+    }
+
+    /// An upper bound of the cosine of the groups `A[a0..=i]`, `B[b0..=j]`:
+    /// the sum of the members' pairwise cosines. (With non-negative weights,
+    /// each term of the group dot product divided by the group norms is at
+    /// most that pair's cosine, as a group's norm is at least each
+    /// member's.)
+    fn cos_bound(&mut self, dots: &mut Dots, a0: u32, b0: u32) -> f32 {
+        let mut bound = 0f32;
+        for ai in a0..=self.i {
+            for bj in b0..=self.j {
+                let (na, nb) = (dots.a.norm2[ai as usize], dots.b.norm2[bj as usize]);
+                if na > 0.0 && nb > 0.0 {
+                    bound += self.cross(dots, ai, bj) / (na * nb).sqrt();
+                }
             }
         }
+        bound
     }
-    if b1 - b0 > 1 {
-        let na = Dots::group_norm2(dots.a, &dots.self_a, a0, a1);
-        for j in [b0, b1 - 1] {
-            let num: f32 = (a0..a1).map(|i| dots.cross(i, j)).sum();
-            let nb = dots.b.norm2[j as usize];
-            if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
-                return false;
+
+    /// [`Dots::group_cos`] of the groups ending here (same order of sums).
+    fn group_cos(&mut self, dots: &mut Dots, a0: u32, b0: u32) -> f32 {
+        let na = Dots::group_norm2(dots.a, &dots.self_a, a0, self.i + 1);
+        let nb = Dots::group_norm2(dots.b, &dots.self_b, b0, self.j + 1);
+        if na <= 0.0 || nb <= 0.0 {
+            return 0.0;
+        }
+        let mut num = 0f32;
+        for ai in a0..=self.i {
+            for bj in b0..=self.j {
+                num += self.cross(dots, ai, bj);
             }
         }
+        (num / (na * nb).sqrt()).clamp(0.0, 1.0)
     }
-    true
+
+    /// Do the end sentences of a group relate to the other side? The first
+    /// and the last member of a group of two or more must each have a
+    /// similarity of at least `bar` (the bridging bar) with the whole group
+    /// opposite, so that a sentence with no counterpart is not absorbed into
+    /// its neighbour's link. A middle member is held by the two around it,
+    /// as a sandwiched sentence is in [`fill_gaps`]: an abridgement may keep
+    /// little of it.
+    fn members_relate(&mut self, dots: &mut Dots, a0: u32, b0: u32, bar: f32) -> bool {
+        let (a1, b1) = (self.i + 1, self.j + 1);
+        if a1 - a0 > 1 {
+            let nb = Dots::group_norm2(dots.b, &dots.self_b, b0, b1);
+            for ai in [a0, a1 - 1] {
+                let num: f32 = (b0..b1).map(|bj| self.cross(dots, ai, bj)).sum();
+                let na = dots.a.norm2[ai as usize];
+                if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
+                    return false;
+                }
+            }
+        }
+        if b1 - b0 > 1 {
+            let na = Dots::group_norm2(dots.a, &dots.self_a, a0, a1);
+            for bj in [b0, b1 - 1] {
+                let num: f32 = (a0..a1).map(|ai| self.cross(dots, ai, bj)).sum();
+                let nb = dots.b.norm2[bj as usize];
+                if na <= 0.0 || nb <= 0.0 || num / (na * nb).sqrt() < bar {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// A small deterministic generator for sampling background pairs.
@@ -258,19 +357,31 @@ struct Background {
 
 /// Mean and standard deviation of the similarity of up to 4000 random
 /// sentence pairs (a fixed seed: the same texts give the same sample).
-fn background(a: &Vectors, b: &Vectors) -> Background {
+fn background(dots: &Dots) -> Background {
+    let (a, b) = (dots.a, dots.b);
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
     if samples < 2 {
         return Background { mean: PRIOR_MEAN as f32, sd: PRIOR_SD as f32 };
     }
-    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
+    let cos = |i: usize, j: usize, d: f32| {
+        let (na, nb) = (a.norm2[i], b.norm2[j]);
+        if na > 0.0 && nb > 0.0 {
+            (d / (na * nb).sqrt()) as f64
+        } else {
+            0.0
+        }
+    };
     let (mut s1, mut s2) = (0f64, 0f64);
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ (n << 20) ^ m);
     for _ in 0..samples {
         let i = (rng.next() % n) as usize;
         let j = (rng.next() % m) as usize;
-        let (na, nb) = (a.norm2[i], b.norm2[j]);
-        let c = if na > 0.0 && nb > 0.0 { (dot(&a.vecs[i], &b.vecs[j]) / (na * nb).sqrt()) as f64 } else { 0.0 };
+        let d = match &dots.dense {
+            Some(d) => d[i * m as usize + j],
+            None => dot(&a.vecs[i], &b.vecs[j]),
+        };
+        let c = cos(i, j, d);
         s1 += c;
         s2 += c * c;
     }
@@ -366,7 +477,8 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
     if a.is_empty() || b.is_empty() {
         return SentenceAlignment { chains: Vec::new(), tau: p.min_threshold };
     }
-    let background = background(a, b);
+    let mut dots = Dots::new(a, b);
+    let background = background(&dots);
     let tau = (background.mean + p.sigmas * background.sd).max(p.min_threshold);
     let tau_bridge = (background.mean + p.bridge_sigmas * background.sd).max(p.min_threshold / 2.0);
     let cands = candidates(a, b, p);
@@ -383,12 +495,12 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
     cells_ij.sort_unstable();
     cells_ij.dedup();
 
-    let mut dots = Dots::new(a, b);
     let mut cells: Vec<Cell> = Vec::new();
     // rows[i] = (j, cell index) of stored cells in row i, by increasing j.
     let mut rows: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n as usize];
     for &(i, j) in &cells_ij {
         let mut best: Option<Cell> = None;
+        let mut window = Window::new(i, j);
         for &(da, db) in &SHAPES {
             if da > i + 1 || db > j + 1 {
                 continue;
@@ -399,9 +511,14 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
             {
                 continue;
             }
-            let sim = dots.group_cos(a0, i + 1, b0, j + 1);
             let size = (da + db) as f32;
-            if !members_relate(&mut dots, a0, i + 1, b0, j + 1, tau_bridge) {
+            // A group that cannot clear τ plus its step is never taken (see
+            // below): skip it without its exact cosine.
+            if size > 2.0 && window.cos_bound(&mut dots, a0, b0) <= tau + p.step * (size - 2.0) {
+                continue;
+            }
+            let sim = window.group_cos(&mut dots, a0, b0);
+            if !window.members_relate(&mut dots, a0, b0, tau_bridge) {
                 continue;
             }
             let s = (sim - tau - p.step * (size - 2.0)) * size / 2.0;
@@ -528,4 +645,56 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
         chains.push(Chain { links, score });
     }
     chains
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sparse vectors with keys from a small vocabulary, so that sentences
+    /// share some features and not others.
+    fn vectors(seed: u64, n: usize) -> Vectors {
+        let mut rng = XorShift(seed);
+        let mut v = Vectors::default();
+        for _ in 0..n {
+            let mut s: Vec<(Feature, f32)> =
+                (0..1 + rng.next() % 30).map(|_| (rng.next() % 200, 0.1 + (rng.next() % 100) as f32 / 50.0)).collect();
+            s.sort_unstable_by_key(|x| x.0);
+            s.dedup_by_key(|x| x.0);
+            v.norm2.push(s.iter().map(|x| x.1 * x.1).sum());
+            v.vecs.push(s);
+            v.heading.push(false);
+        }
+        v
+    }
+
+    #[test]
+    fn dense_dot_products_equal_the_merged_ones() {
+        let (a, b) = (vectors(7, 40), vectors(11, 33));
+        let d = dense_dots(&a, &b);
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                let merged = dot(&a.vecs[i], &b.vecs[j]);
+                assert!((d[i * b.len() + j] - merged).abs() <= 1e-4 * merged.max(1.0), "{i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_group_bound_is_never_below_the_group_cosine() {
+        let (a, b) = (vectors(3, 12), vectors(5, 12));
+        let mut dots = Dots::new(&a, &b);
+        for i in 3..12u32 {
+            for j in 3..12u32 {
+                let mut w = Window::new(i, j);
+                for &(da, db) in &SHAPES {
+                    let (a0, b0) = (i + 1 - da, j + 1 - db);
+                    let bound = w.cos_bound(&mut dots, a0, b0);
+                    let cos = w.group_cos(&mut dots, a0, b0);
+                    assert!(cos <= bound + 1e-5, "{i},{j} {da}-{db}: {cos} > {bound}");
+                    assert_eq!(cos, dots.group_cos(a0, i + 1, b0, j + 1));
+                }
+            }
+        }
+    }
 }
