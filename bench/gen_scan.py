@@ -10,7 +10,9 @@ enciphered: each Han character is replaced by another of similar frequency
 through a fixed per-pass derangement (numerals and a few unit characters
 excepted), so no two passes share text while each pass keeps the statistics
 (and the internal repeats) of the real corpus. Latin letters and the digits
-1-9 are enciphered too, consistently in every script.
+2-9 are enciphered too, consistently in every script. The digit 1 stays, as
+do 0 and 十: then 十二 and 12, 两万三千 and 23,000 stay the same number after
+enciphering (a 十 with no digit before it is a 1).
 
 Planted into the background:
 
@@ -321,12 +323,14 @@ class Corpus:
 
 def build_cipher(rng: random.Random, chars_by_freq: list[str]) -> dict[int, str]:
     """A derangement of Han characters within bands of similar frequency, and
-    one of the digits 1-9 (the same for ASCII, full-width and Chinese digits,
+    one of the digits 2-9 (the same for ASCII, full-width and Chinese digits,
     so 一九九八年 and １９９８年 stay the same number; 两 goes where 二 goes;
-    0, 十, 百 ... stay),
-    and one of the Latin letters (ASCII and full-width alike)."""
+    0, 1, 十, 百 ... stay, so that 十二 and 12 stay equal: the 1 of 十 is
+    not written), and one of the Latin letters (ASCII and full-width
+    alike)."""
     table: dict[int, str] = {}
-    for alphabets in (CIPHER_DIGITS, CIPHER_LETTERS):
+    digits_but_1 = tuple(a[1:] for a in CIPHER_DIGITS)
+    for alphabets in (digits_but_1, CIPHER_LETTERS):
         perm = list(range(len(alphabets[0])))
         while any(i == p for i, p in enumerate(perm)):
             rng.shuffle(perm)

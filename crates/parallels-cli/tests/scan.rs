@@ -54,6 +54,9 @@ fn a_folder_scan_finds_the_copy_and_the_parallel_version() {
     let par = passages.iter().find(|p| p["a_doc"] == "a" && p["b_doc"] == "c").expect("a-c passage");
     assert_eq!(par["kind"], "parallel");
     assert!(par["links"].as_array().unwrap().len() > 100);
+    // The titles (魏斯明德之围 / 魏斯明德围城记) open it.
+    assert_eq!(span(&par["links"][0]["a"]), (0, 6));
+    assert_eq!(span(&par["links"][0]["b"]), (0, 7));
     // One cluster holds a, b and c; d is in none.
     let clusters = jsonl(&sb, "out/clusters.jsonl");
     let of_copy = copy["cluster"].as_u64().unwrap();

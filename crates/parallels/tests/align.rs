@@ -107,3 +107,27 @@ fn a_short_quotation_shared_by_unrelated_texts_is_found() {
     assert_eq!(slice(&a, passages[0].a), quote);
     assert_eq!(slice(&b, passages[0].b), quote);
 }
+
+/// With a high bar for a pair's best chain (as `scan` sets it), the further
+/// chains of a related pair are kept at `min_chain_related`: the abridgement
+/// v3 keeps passages of v2 the strict setting loses, and nothing else changes.
+#[test]
+fn further_chains_of_a_related_pair_need_less() {
+    let (v2, v3) = (corpus("v2"), corpus("v3"));
+    let mut strict = Options::default();
+    strict.parallel.min_chain = 0.5;
+    strict.parallel.min_chain_related = 0.5;
+    let mut related = strict.clone();
+    related.parallel.min_chain_related = Options::default().parallel.min_chain;
+    let few = Aligner::new(strict).align_texts(&v2, &v3);
+    let more = Aligner::new(related).align_texts(&v2, &v3);
+    assert!(!few.is_empty());
+    assert!(more.len() > few.len(), "{} vs {}", more.len(), few.len());
+    for p in &few {
+        assert!(more.contains(p), "lost {:?}", p.a);
+    }
+    // A pair with no strong chain keeps nothing, however low the second bar.
+    let mut unrelated = Options::default();
+    unrelated.parallel.min_chain = 50.0;
+    assert!(Aligner::new(unrelated).align_texts(&v2, &v3).iter().all(|p| p.kind != PassageKind::Parallel));
+}

@@ -89,8 +89,13 @@ pub struct ParallelParams {
     pub skip: f32,
     /// Most sentences skipped on one side between two links of a chain.
     pub gap: u32,
-    /// Lowest chain score kept.
+    /// Lowest chain score kept: a pair's best chain must reach it.
     pub min_chain: f32,
+    /// Lowest score of further chains once the best one reaches
+    /// `min_chain`: in a pair known to be related, a short chain (a
+    /// heading, a reordered paragraph) needs less evidence. Equal to
+    /// `min_chain` in `align`; lower in `scan`, whose `min_chain` is high.
+    pub min_chain_related: f32,
     /// Candidate partners per sentence.
     pub candidates: usize,
     /// Features in more sentences of B than this give no candidates.
@@ -108,6 +113,7 @@ impl Default for ParallelParams {
             skip: 0.05,
             gap: 3,
             min_chain: 0.08,
+            min_chain_related: 0.08,
             candidates: 4,
             rare_cap: 64,
         }
@@ -563,6 +569,13 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
         }
     }
     let mut chains = extract(&cells, n, m, p);
+    // Chains come best first: the best must reach `min_chain`, the others
+    // `min_chain_related`.
+    if chains.first().is_some_and(|c| c.score < p.min_chain) {
+        chains.clear();
+    }
+    let mut first = true;
+    chains.retain(|c| std::mem::take(&mut first) || c.score >= p.min_chain_related);
     let fill = background.mean + p.fill_sigmas * background.sd;
     for c in &mut chains {
         fill_gaps(c, &mut dots, fill);
@@ -608,7 +621,8 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
     let mut chains = Vec::new();
     let mut path: Vec<u32> = Vec::new();
     for &end in &order {
-        if done[end as usize] || cells[end as usize].h < p.min_chain {
+        let low = p.min_chain.min(p.min_chain_related);
+        if done[end as usize] || cells[end as usize].h < low {
             continue;
         }
         path.clear();
@@ -627,7 +641,7 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
             k = c.back;
         }
         let score = cells[end as usize].h - floor;
-        if path.is_empty() || score < p.min_chain {
+        if path.is_empty() || score < low {
             continue;
         }
         path.reverse();

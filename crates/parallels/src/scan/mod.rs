@@ -81,6 +81,9 @@ impl Default for ScanOptions {
         // Across a corpus, stock phrases and formulaic sentences abound: a
         // passage must be worth more than a chance match of one sentence.
         align.parallel.min_chain = MIN_CHAIN;
+        // Once a pair holds one such passage, it is related: further
+        // passages need only what `align` asks.
+        align.parallel.min_chain_related = Options::default().parallel.min_chain;
         align.verbatim.min_tokens = MIN_VERBATIM_TOKENS;
         ScanOptions { align, seeds: SeedParams::default(), memory: 512 << 20, batch: 512, chunk: 4096, df_bits: 24 }
     }
