@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Problem};
-use parallels::scan::{scan, write_jsonl, write_parquet, Progress, ScanOptions};
+use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader, Problem};
+use parallels::scan::{scan, write_jsonl, write_parquet, Progress, ScanError, ScanOptions, Work};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,6 +52,16 @@ pub struct ScanArgs {
     /// Memory for sorting, in MiB; beyond it, sorting spills to disk.
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     memory: u64,
+    /// Go on with a run that was interrupted (killed, out of disk, power
+    /// cut): what it finished, kept in DIR/.work, is taken over, and the
+    /// results are the same as those of an uninterrupted run. Inputs and
+    /// options must be the same; if they are not, or there is nothing to
+    /// take over, the scan starts from the beginning.
+    #[arg(long)]
+    resume: bool,
+    /// Candidate pairs aligned between two checkpoints.
+    #[arg(long, default_value_t = 4096, value_name = "N", hide = true)]
+    pairs_per_checkpoint: usize,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -66,12 +76,54 @@ struct Bars {
     bar: Mutex<Option<ProgressBar>>,
     show: bool,
     problems: AtomicU64,
+    crash: Crash,
+}
+
+/// For the resume tests: `PARALLELS_TEST_CRASH=STAGE:N` aborts the process
+/// (no cleanup, as a kill would) when stage STAGE has reported progress N
+/// times (N = 0: when it starts). Stages: documents, candidates, aligning
+/// (one report per checkpointed chunk).
+#[derive(Default)]
+struct Crash {
+    at: Option<(String, u64)>,
+    stage: Mutex<String>,
+    reports: AtomicU64,
+}
+
+impl Crash {
+    fn from_env() -> Crash {
+        let at = std::env::var("PARALLELS_TEST_CRASH").ok().and_then(|v| {
+            let (stage, n) = v.split_once(':')?;
+            Some((stage.to_string(), n.parse().ok()?))
+        });
+        Crash { at, ..Crash::default() }
+    }
+
+    fn check(&self) {
+        if let Some((stage, n)) = &self.at {
+            if *self.stage.lock().unwrap() == *stage && self.reports.load(Ordering::SeqCst) == *n {
+                std::process::abort();
+            }
+        }
+    }
+
+    fn stage(&self, name: &str) {
+        *self.stage.lock().unwrap() = name.to_string();
+        self.reports.store(0, Ordering::SeqCst);
+        self.check();
+    }
+
+    fn advance(&self) {
+        self.reports.fetch_add(1, Ordering::SeqCst);
+        self.check();
+    }
 }
 
 const SHOWN_PROBLEMS: u64 = 20;
 
 impl Progress for Bars {
     fn stage(&self, name: &str, total: Option<u64>) {
+        self.crash.stage(name);
         let mut bar = self.bar.lock().unwrap();
         if let Some(b) = bar.take() {
             b.finish();
@@ -94,6 +146,7 @@ impl Progress for Bars {
     }
 
     fn advance(&self, n: u64) {
+        self.crash.advance();
         if let Some(b) = self.bar.lock().unwrap().as_ref() {
             b.inc(n);
         }
@@ -130,31 +183,69 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         strict: args.strict,
         ..CorpusOptions::default()
     };
-    let mut reader = CorpusReader::new(inputs, corpus)?;
     let mut opts = ScanOptions::default();
     opts.seeds.max_df = args.max_df.max(2);
     opts.seeds.min_seeds = args.min_seeds.max(1);
     opts.memory = args.memory.max(16) << 20;
+    opts.chunk = args.pairs_per_checkpoint.max(1);
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
-    let work = args.output.join(".work");
-    if work.exists() {
-        std::fs::remove_dir_all(&work).with_context(|| format!("{}: cannot clear", work.display()))?;
-    }
-    std::fs::create_dir_all(&work).with_context(|| format!("{}: cannot create", work.display()))?;
-    let bars = Bars { bar: Mutex::new(None), show: std::io::stderr().is_terminal(), problems: AtomicU64::new(0) };
+    let key = serde_json::json!({
+        "inputs": fingerprint(&inputs),
+        "id": args.id, "text": args.text, "group": args.group,
+        "group_by_dir": args.group_by_dir, "strict": args.strict,
+    });
+    let work = Work { dir: args.output.join(".work"), key, resume: args.resume };
+    let mut reader = CorpusReader::new(inputs, corpus)?;
+    let bars = Bars {
+        bar: Mutex::new(None),
+        show: std::io::stderr().is_terminal(),
+        problems: AtomicU64::new(0),
+        crash: Crash::from_env(),
+    };
     let result = scan(&mut reader, &opts, &work, &bars);
     bars.stage("", None);
-    let _ = std::fs::remove_dir_all(&work);
-    let result = result?;
-    let summary = reader.summary();
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // What an I/O failure leaves can be taken over with --resume
+            // once the cause is fixed; anything else is of no use.
+            if !matches!(e, ScanError::Io { .. }) {
+                let _ = std::fs::remove_dir_all(&work.dir);
+            }
+            return Err(e.into());
+        }
+    };
     match args.format {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),
     }
     .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
+    std::fs::remove_dir_all(&work.dir).with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+    let summary = &result.corpus;
 
     let s = &result.stats;
+    let r = &result.resumed;
+    if args.resume {
+        if r.read {
+            let mut taken = vec!["reading"];
+            if r.candidates {
+                taken.push("candidate pairs");
+            }
+            eprintln!(
+                "resumed: {} and {} of {} aligned chunks taken over from the interrupted run",
+                taken.join(", "),
+                r.chunks.0,
+                r.chunks.1
+            );
+        } else if r.matched {
+            eprintln!("resumed: the interrupted run had not finished reading; scanned from the start");
+        } else {
+            eprintln!(
+                "resumed: nothing to take over (no interrupted run of these inputs and options); scanned from the start"
+            );
+        }
+    }
     let problems = bars.problems.load(Ordering::Relaxed);
     if problems > SHOWN_PROBLEMS {
         eprintln!("parallels: warning: {} more problems not shown", problems - SHOWN_PROBLEMS);

@@ -128,3 +128,94 @@ fn parquet_output_writes_the_three_tables() {
     assert_eq!(summary["stats"]["documents"].as_u64(), Some(4));
     assert!(!sb.path().join("out/passages.jsonl").exists());
 }
+
+const TABLES: [&str; 3] = ["documents.jsonl", "passages.jsonl", "clusters.jsonl"];
+
+/// Scan with a checkpoint after every candidate pair, so that a crash can
+/// fall between any two.
+fn scan_args<'a>(out: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["scan", "corpus", "-o", out, "--pairs-per-checkpoint", "1"];
+    args.extend_from_slice(more);
+    args
+}
+
+fn same_tables(sb: &Sandbox, x: &str, y: &str) {
+    for f in TABLES {
+        assert!(sb.read(&format!("{x}/{f}")) == sb.read(&format!("{y}/{f}")), "{x}/{f} and {y}/{f} differ");
+    }
+}
+
+#[test]
+fn a_crashed_scan_resumes_to_the_same_result() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    let whole = sb.run(&scan_args("whole", &[]));
+    whole.success();
+    assert!(whole.stderr.contains("candidate pairs: 3;"), "{whole}");
+    for (crash, taken) in [
+        ("aligning:2", "resumed: reading, candidate pairs and 2 of 3 aligned chunks taken over"),
+        ("candidates:0", "resumed: reading and 0 of 3 aligned chunks taken over"),
+        ("documents:0", "resumed: the interrupted run had not finished reading"),
+    ] {
+        let out = format!("out-{}", crash.replace(':', "-"));
+        let crashed = sb.run_env(&scan_args(&out, &[]), &[("PARALLELS_TEST_CRASH", crash)]);
+        assert_eq!(crashed.code, None, "not killed at {crash}\n{crashed}");
+        assert!(sb.path().join(&out).join(".work/manifest.json").exists(), "{crash}: no work folder");
+        assert!(!sb.path().join(&out).join("passages.jsonl").exists(), "{crash}: results written");
+        let resumed = sb.run(&scan_args(&out, &["--resume"]));
+        resumed.success();
+        assert!(resumed.stderr.contains(taken), "{crash}\n{resumed}");
+        same_tables(&sb, "whole", &out);
+        assert!(!sb.path().join(&out).join(".work").exists(), "{crash}: work folder left");
+    }
+}
+
+#[test]
+fn resume_starts_over_when_inputs_or_options_changed() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    let fresh = "resumed: nothing to take over";
+    // Nothing was interrupted.
+    let run = sb.run(&scan_args("out", &["--resume"]));
+    run.success();
+    assert!(run.stderr.contains(fresh), "{run}");
+    // Other options.
+    sb.run_env(&scan_args("out", &[]), &[("PARALLELS_TEST_CRASH", "aligning:1")]);
+    let run = sb.run(&scan_args("out", &["--resume", "--min-seeds", "2"]));
+    run.success();
+    assert!(run.stderr.contains(fresh), "{run}");
+    sb.run(&scan_args("fresh2", &["--min-seeds", "2"])).success();
+    same_tables(&sb, "fresh2", "out");
+    // A changed input file.
+    sb.run_env(&scan_args("out", &[]), &[("PARALLELS_TEST_CRASH", "aligning:1")]);
+    let d = fixture_text("v4.txt");
+    sb.write("corpus/d.txt", &d);
+    let run = sb.run(&scan_args("out", &["--resume"]));
+    run.success();
+    assert!(run.stderr.contains(fresh), "{run}");
+    sb.run(&scan_args("fresh", &[])).success();
+    same_tables(&sb, "fresh", "out");
+}
+
+/// A real kill, at whatever moment the scan has reached once its work
+/// folder exists: the resumed run ends with the uninterrupted result.
+#[test]
+fn a_killed_scan_resumes_to_the_same_result() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    sb.run(&scan_args("whole", &[])).success();
+    for delay_ms in [0, 20, 60] {
+        let out = format!("killed-{delay_ms}");
+        let mut child = sb.command(scan_args(&out, &[])).stderr(std::process::Stdio::null()).spawn().unwrap();
+        let manifest = sb.path().join(&out).join(".work/manifest.json");
+        let start = std::time::Instant::now();
+        while !manifest.exists() && start.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        child.wait().unwrap();
+        sb.run(&scan_args(&out, &["--resume"])).success();
+        same_tables(&sb, "whole", &out);
+    }
+}

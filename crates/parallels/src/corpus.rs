@@ -94,7 +94,7 @@ use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use crate::read;
@@ -191,8 +191,57 @@ impl Input {
     }
 }
 
+/// What identifies the inputs' contents, cheaply: every file under them
+/// (folders walked in name order, hidden entries skipped, links to folders
+/// not followed) with its size in bytes and modification time in
+/// nanoseconds. A scan resumes only while this stays the same. A file that
+/// cannot be looked at has size and time 0.
+pub fn fingerprint(inputs: &[Input]) -> Vec<(String, u64, u64)> {
+    fn stat(path: &Path) -> (u64, u64) {
+        match fs::metadata(path) {
+            Ok(m) => {
+                let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+                (m.len(), t.map_or(0, |t| t.as_nanos() as u64))
+            }
+            Err(_) => (0, 0),
+        }
+    }
+    fn walk(dir: &Path, out: &mut Vec<(String, u64, u64)>) {
+        let Ok(listing) = fs::read_dir(dir) else {
+            out.push((dir.display().to_string(), 0, 0));
+            return;
+        };
+        let mut entries: Vec<fs::DirEntry> = listing.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            if e.file_name().as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => walk(&path, out),
+                _ => {
+                    let (len, time) = stat(&path);
+                    out.push((path.display().to_string(), len, time));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for input in inputs {
+        match input {
+            Input::Dir(dir) => walk(dir, &mut out),
+            other => {
+                let (len, time) = stat(other.path());
+                out.push((other.path().display().to_string(), len, time));
+            }
+        }
+    }
+    out
+}
+
 /// The kinds of [`Problem`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProblemKind {
     /// A JSON line that is not valid UTF-8, not JSON, or not an object; a
@@ -272,7 +321,7 @@ impl fmt::Display for Problem {
 impl std::error::Error for Problem {}
 
 /// What a [`CorpusReader`] has read and skipped so far.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Documents handed on.
     pub documents: u64,

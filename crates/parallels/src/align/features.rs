@@ -138,6 +138,40 @@ impl CorpusDf {
         self.counts[self.bucket(f)].load(Ordering::Relaxed)
     }
 
+    /// Write the table (to resume a scan): the bucket bits, the sentence
+    /// count, then every count, little-endian.
+    pub fn save(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        w.write_all(&self.bits.to_le_bytes())?;
+        w.write_all(&self.sentences.load(Ordering::Relaxed).to_le_bytes())?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        for chunk in self.counts.chunks(1 << 14) {
+            buf.clear();
+            for c in chunk {
+                buf.extend_from_slice(&c.load(Ordering::Relaxed).to_le_bytes());
+            }
+            w.write_all(&buf)?;
+        }
+        Ok(())
+    }
+
+    /// Read a table [`CorpusDf::save`] wrote.
+    pub fn load(r: &mut impl std::io::Read) -> std::io::Result<CorpusDf> {
+        let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not a feature table");
+        let mut b4 = [0u8; 4];
+        let mut b8 = [0u8; 8];
+        r.read_exact(&mut b4)?;
+        let bits = u32::from_le_bytes(b4);
+        if !(8..=32).contains(&bits) {
+            return Err(bad());
+        }
+        r.read_exact(&mut b8)?;
+        let sentences = u64::from_le_bytes(b8);
+        let mut bytes = vec![0u8; 4usize << bits];
+        r.read_exact(&mut bytes)?;
+        let counts = bytes.chunks_exact(4).map(|c| AtomicU32::new(u32::from_le_bytes(c.try_into().unwrap()))).collect();
+        Ok(CorpusDf { counts, bits, sentences: AtomicU64::new(sentences) })
+    }
+
     fn sentences(&self) -> f32 {
         self.sentences.load(Ordering::Relaxed) as f32
     }

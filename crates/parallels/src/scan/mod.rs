@@ -29,6 +29,18 @@
 //!
 //! Output order is fixed by document order and pair order, never by thread
 //! timing: the same input gives the same output whatever the thread count.
+//!
+//! # Checkpoints
+//!
+//! Every stage leaves its result in the work folder, its last file written
+//! through a temporary name and a rename: `read.json` (after the texts,
+//! `docs.jsonl`, `df.bin` and the sorted seed runs), `candidates.json` (after
+//! `candidates.bin`), and one `aligned.NNNNNN.jsonl` per chunk of candidate
+//! pairs. `manifest.json` records what the results depend on (the caller's
+//! key for the inputs, and the options). A run with [`Work::resume`] and the
+//! same manifest takes over every finished stage and chunk and redoes only
+//! the rest; as the uninterrupted run also reads its chunks back from these
+//! files, both end with the same bytes.
 
 pub mod cluster;
 mod parquet_out;
@@ -37,7 +49,7 @@ pub mod sort;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
-use crate::corpus::{CorpusDoc, CorpusReader, Problem};
+use crate::corpus::{CorpusDoc, CorpusReader, Problem, Summary};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -171,6 +183,10 @@ pub struct ScanResult {
     pub passages: Vec<ScanPassage>,
     pub clusters: Vec<ScanCluster>,
     pub stats: ScanStats,
+    /// What the corpus reader read and skipped.
+    pub corpus: Summary,
+    /// What was taken over from an interrupted run.
+    pub resumed: Resumed,
 }
 
 /// What scanning failed on.
@@ -187,11 +203,14 @@ pub enum ScanError {
 }
 
 /// Per document, kept in memory during a scan.
+#[derive(Serialize, Deserialize)]
 struct DocRecord {
     id: String,
     source: String,
     encoding: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     group: Option<String>,
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     meta: serde_json::Map<String, serde_json::Value>,
     chars: u64,
     /// Byte offset and length of the text in the store.
@@ -201,15 +220,14 @@ struct DocRecord {
 
 /// Texts written once, read back by offset from any thread.
 struct Store {
-    path: PathBuf,
     writer: BufWriter<File>,
     len: u64,
 }
 
 impl Store {
     fn create(dir: &Path) -> io::Result<Store> {
-        let path = dir.join("texts.bin");
-        Ok(Store { writer: BufWriter::with_capacity(1 << 20, File::create(&path)?), path, len: 0 })
+        let file = File::create(dir.join("texts.bin"))?;
+        Ok(Store { writer: BufWriter::with_capacity(1 << 20, file), len: 0 })
     }
 
     fn push(&mut self, text: &str) -> io::Result<(u64, u64)> {
@@ -219,9 +237,9 @@ impl Store {
         Ok((at, text.len() as u64))
     }
 
-    fn reader(mut self) -> io::Result<File> {
+    fn finish(mut self) -> io::Result<()> {
         self.writer.flush()?;
-        File::open(&self.path)
+        self.writer.get_ref().sync_all()
     }
 }
 
@@ -231,27 +249,259 @@ fn read_text(file: &File, offset: u64, len: u64) -> io::Result<String> {
     String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// Scan a corpus. `work` is an empty folder for spill files and the text
-/// store; it may be deleted afterwards.
+/// The folder a scan keeps its intermediate results in, and what they were
+/// made from.
+#[derive(Clone, Debug)]
+pub struct Work {
+    pub dir: PathBuf,
+    /// What the results depend on besides [`ScanOptions`]: the inputs (see
+    /// [`crate::corpus::fingerprint`]) and how they are read.
+    pub key: serde_json::Value,
+    /// Reuse what an interrupted run with the same key and options left.
+    pub resume: bool,
+}
+
+/// What a resumed scan took over from an interrupted one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resumed {
+    /// The work folder held an interrupted run of the same inputs and
+    /// options.
+    pub matched: bool,
+    /// Reading (documents, seeds, feature counts) was done.
+    pub read: bool,
+    /// Candidate pairs were found.
+    pub candidates: bool,
+    /// Chunks of candidate pairs already aligned, of all chunks.
+    pub chunks: (u64, u64),
+}
+
+/// What reading leaves for the later stages: written last, so its presence
+/// says the stage is complete.
+#[derive(Serialize, Deserialize)]
+struct ReadDone {
+    stats: ScanStats,
+    corpus: Summary,
+    runs: Vec<String>,
+}
+
+/// What the candidate stage leaves.
+#[derive(Serialize, Deserialize)]
+struct CandidatesDone {
+    count: u64,
+    boilerplate: Vec<(u32, String)>,
+}
+
+/// The pairs of one aligned chunk that have passages.
+#[derive(Serialize, Deserialize)]
+struct Aligned {
+    a: u32,
+    b: u32,
+    passages: Vec<Passage>,
+}
+
+const WORK_SCHEMA: &str = "parallels.scan.work/1";
+
+/// Write `bytes` to `path` through a temporary file and a rename, so that
+/// `path` is either whole or absent.
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(tmp, path)
+}
+
+/// Open the work folder: keep its contents when resuming a run of the same
+/// key and options, else empty it and write the manifest.
+fn open_work(work: &Work, opts: &ScanOptions) -> io::Result<bool> {
+    let manifest = serde_json::json!({
+        "schema": WORK_SCHEMA,
+        "key": work.key,
+        // Everything that decides the results (not the memory budget).
+        "options": format!("{:?} {:?} chunk {} df_bits {}", opts.align, opts.seeds, opts.chunk, opts.df_bits),
+    });
+    let path = work.dir.join("manifest.json");
+    if work.resume {
+        if let Ok(old) = std::fs::read(&path) {
+            if serde_json::from_slice::<serde_json::Value>(&old).is_ok_and(|old| old == manifest) {
+                return Ok(true);
+            }
+        }
+    }
+    if work.dir.exists() {
+        std::fs::remove_dir_all(&work.dir)?;
+    }
+    std::fs::create_dir_all(&work.dir)?;
+    write_atomic(&path, &serde_json::to_vec_pretty(&manifest)?)?;
+    Ok(false)
+}
+
+/// Empty the work folder but for its manifest (a stage to redo from the
+/// start).
+fn clear_work(dir: &Path) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_name() != "manifest.json" {
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(path)?;
+            } else {
+                std::fs::remove_file(path)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Scan a corpus, keeping intermediate results in `work.dir` (spill files,
+/// the text store, and a checkpoint after each stage and each aligned
+/// chunk). A run that is killed can be run again with `work.resume`: it
+/// takes over what the earlier run finished and ends with the same result.
+/// The caller removes the folder when done.
 pub fn scan(
     reader: &mut CorpusReader,
     opts: &ScanOptions,
-    work: &Path,
+    work: &Work,
     progress: &dyn Progress,
 ) -> Result<ScanResult, ScanError> {
+    let dir = work.dir.as_path();
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source: io::Error| ScanError::Io { path: path.clone(), source }
     };
     let aligner = Aligner::new(opts.align.clone());
+    let mut resumed = Resumed::default();
+    let kept = open_work(work, opts).map_err(io_err(dir))?;
+    resumed.matched = kept;
+
+    // 1. Read and prepare.
+    let done: Option<ReadDone> = if kept { read_json(&dir.join("read.json")) } else { None };
+    let (docs, corpus_df, mut stats, corpus, runs) = match done {
+        Some(done) => {
+            resumed.read = true;
+            let docs = std::fs::read_to_string(dir.join("docs.jsonl"))
+                .map_err(io_err(dir))?
+                .lines()
+                .map(serde_json::from_str::<DocRecord>)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| io_err(dir)(e.into()))?;
+            let mut f = io::BufReader::new(File::open(dir.join("df.bin")).map_err(io_err(dir))?);
+            let corpus_df = CorpusDf::load(&mut f).map_err(io_err(dir))?;
+            let runs = done.runs.iter().map(|r| dir.join(r)).collect();
+            (docs, corpus_df, done.stats, done.corpus, runs)
+        }
+        None => {
+            if kept {
+                clear_work(dir).map_err(io_err(dir))?;
+            }
+            read_stage(reader, opts, &aligner, dir, progress)?
+        }
+    };
+    let texts = File::open(dir.join("texts.bin")).map_err(io_err(dir))?;
+
+    // 2. Candidate pairs.
+    progress.stage("candidates", None);
+    let cand_path = dir.join("candidates.bin");
+    let done: Option<CandidatesDone> = if resumed.read { read_json(&dir.join("candidates.json")) } else { None };
+    let candidates: Vec<seeds::Candidate> = match done {
+        Some(done) => {
+            resumed.candidates = true;
+            let bytes = std::fs::read(&cand_path).map_err(io_err(dir))?;
+            let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
+            let candidates: Vec<seeds::Candidate> =
+                bytes.chunks_exact(12).map(|c| (word(&c[..4]), word(&c[4..8]), word(&c[8..]))).collect();
+            if candidates.len() as u64 != done.count {
+                return Err(io_err(dir)(io::Error::new(io::ErrorKind::InvalidData, "candidates.bin is cut short")));
+            }
+            stats.boilerplate = done.boilerplate;
+            candidates
+        }
+        None => {
+            let (candidates, boilerplate) = candidate_stage(&docs, &texts, runs, opts, &aligner, dir)?;
+            let mut bytes = Vec::with_capacity(candidates.len() * 12);
+            for &(a, b, k) in &candidates {
+                for x in [a, b, k] {
+                    bytes.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            write_atomic(&cand_path, &bytes).map_err(io_err(dir))?;
+            let done = CandidatesDone { count: candidates.len() as u64, boilerplate };
+            write_atomic(&dir.join("candidates.json"), &serde_json::to_vec(&done).map_err(|e| io_err(dir)(e.into()))?)
+                .map_err(io_err(dir))?;
+            stats.boilerplate = done.boilerplate;
+            candidates
+        }
+    };
+    stats.candidate_pairs = candidates.len() as u64;
+
+    // 3. Align, chunk by chunk; each chunk's result is a checkpoint.
+    progress.stage("aligning", Some(candidates.len() as u64));
+    let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
+    resumed.chunks.1 = chunks.len() as u64;
+    let mut found: Vec<(u32, u32, Vec<Passage>)> = Vec::new();
+    for (k, chunk) in chunks.iter().enumerate() {
+        let path = dir.join(format!("aligned.{k:06}.jsonl"));
+        let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
+        let bytes = match earlier {
+            Some(bytes) => {
+                resumed.chunks.0 += 1;
+                bytes
+            }
+            None => {
+                let aligned = align_chunk(chunk, &docs, &texts, &aligner, &corpus_df).map_err(io_err(dir))?;
+                let mut bytes = Vec::new();
+                for (a, b, passages) in aligned {
+                    serde_json::to_writer(&mut bytes, &Aligned { a, b, passages })
+                        .map_err(|e| io_err(dir)(e.into()))?;
+                    bytes.push(b'\n');
+                }
+                write_atomic(&path, &bytes).map_err(io_err(dir))?;
+                bytes
+            }
+        };
+        for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            let x: Aligned = serde_json::from_slice(line).map_err(|e| io_err(&path)(e.into()))?;
+            found.push((x.a, x.b, x.passages));
+        }
+        progress.advance(chunk.len() as u64);
+    }
+    stats.aligned_pairs = found.len() as u64;
+
+    // 4. Cluster and describe.
+    progress.stage("clustering", None);
+    let mut result = assemble(docs, found, stats, &texts).map_err(io_err(dir))?;
+    result.corpus = corpus;
+    result.resumed = resumed;
+    Ok(result)
+}
+
+/// The most frequent boilerplate n-grams: document frequency and text.
+type Boilerplate = Vec<(u32, String)>;
+
+type ReadOutput = (Vec<DocRecord>, CorpusDf, ScanStats, Summary, Vec<PathBuf>);
+
+/// Stage 1: read the corpus batch by batch; store the texts, count the
+/// features, sort the seeds into runs; leave `read.json` when done.
+fn read_stage(
+    reader: &mut CorpusReader,
+    opts: &ScanOptions,
+    aligner: &Aligner,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<ReadOutput, ScanError> {
+    let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let seed_chunk = (opts.memory / 2 / 16).max(1 << 16) as usize;
-    let mut sorter: sort::Sorter<seeds::Seed> = sort::Sorter::new(work, "seeds", seed_chunk);
-    let mut store = Store::create(work).map_err(io_err(work))?;
+    let mut sorter: sort::Sorter<seeds::Seed> = sort::Sorter::new(dir, "seeds", seed_chunk);
+    let mut store = Store::create(dir).map_err(io_err)?;
     let mut docs: Vec<DocRecord> = Vec::new();
     let mut stats = ScanStats::default();
     let corpus_df = CorpusDf::new(opts.df_bits);
-
-    // 1. Read and prepare, batch by batch.
     progress.stage("documents", None);
     let mut batch: Vec<CorpusDoc> = Vec::with_capacity(opts.batch);
     let mut done = false;
@@ -285,9 +535,9 @@ pub fn scan(
                 return Err(ScanError::TooManyDocuments { max: u32::MAX as u64 - 1 });
             }
             for (hash, pos) in fp {
-                sorter.push(seeds::Seed { hash, doc, pos }).map_err(io_err(work))?;
+                sorter.push(seeds::Seed { hash, doc, pos }).map_err(io_err)?;
             }
-            let (offset, len) = store.push(&d.text).map_err(io_err(work))?;
+            let (offset, len) = store.push(&d.text).map_err(io_err)?;
             stats.chars += chars;
             docs.push(DocRecord {
                 id: d.id,
@@ -304,10 +554,38 @@ pub fn scan(
         stats.documents = docs.len() as u64;
     }
     stats.seeds = sorter.count;
-    let texts = store.reader().map_err(io_err(work))?;
+    let runs = sorter.into_runs().map_err(io_err)?;
+    store.finish().map_err(io_err)?;
+    let mut w = BufWriter::new(File::create(dir.join("docs.jsonl")).map_err(io_err)?);
+    for d in &docs {
+        serde_json::to_writer(&mut w, d).map_err(|e| io_err(e.into()))?;
+        w.write_all(b"\n").map_err(io_err)?;
+    }
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
+    let mut w = BufWriter::new(File::create(dir.join("df.bin")).map_err(io_err)?);
+    corpus_df.save(&mut w).map_err(io_err)?;
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
+    let corpus = reader.summary().clone();
+    let done = ReadDone {
+        stats: stats.clone(),
+        corpus: corpus.clone(),
+        runs: runs.iter().map(|r| r.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
+    };
+    write_atomic(&dir.join("read.json"), &serde_json::to_vec(&done).map_err(|e| io_err(e.into()))?).map_err(io_err)?;
+    Ok((docs, corpus_df, stats, corpus, runs))
+}
 
-    // 2. Candidate pairs.
-    progress.stage("candidates", None);
+/// Stage 2: candidate pairs from the sorted seeds, and the most frequent
+/// boilerplate n-grams with their text.
+fn candidate_stage(
+    docs: &[DocRecord],
+    texts: &File,
+    runs: Vec<PathBuf>,
+    opts: &ScanOptions,
+    aligner: &Aligner,
+    dir: &Path,
+) -> Result<(Vec<seeds::Candidate>, Boilerplate), ScanError> {
+    let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let mut groups: FxHashMap<&str, u32> = FxHashMap::default();
     let group: Vec<u32> = docs
         .iter()
@@ -319,14 +597,14 @@ pub fn scan(
             }
         })
         .collect();
-    let sorted = sorter.finish().map_err(io_err(work))?;
+    // The seed runs stay until the scan is over: a resumed run may need them.
+    let sorted = sort::Sorted::open(runs, false).map_err(io_err)?;
     let (candidates, pair_stats) =
-        seeds::pairs(sorted, &group, &opts.seeds, work, (opts.memory / 2 / 8).max(1 << 16) as usize)
-            .map_err(io_err(work))?;
-    stats.candidate_pairs = candidates.len() as u64;
+        seeds::pairs(sorted, &group, &opts.seeds, dir, (opts.memory / 2 / 8).max(1 << 16) as usize).map_err(io_err)?;
+    let mut boilerplate = Vec::new();
     for &(df, doc, pos) in &pair_stats.boilerplate {
         let d = &docs[doc as usize];
-        let text = read_text(&texts, d.offset, d.len).map_err(io_err(work))?;
+        let text = read_text(texts, d.offset, d.len).map_err(io_err)?;
         let p = aligner.prepare(&text);
         let toks = &p.seg.tokens;
         let (s, e) = (pos as usize, (pos as usize + opts.seeds.n).min(toks.len()));
@@ -335,45 +613,55 @@ pub fn scan(
         } else {
             String::new()
         };
-        stats.boilerplate.push((df, excerpt));
+        boilerplate.push((df, excerpt));
     }
+    Ok((candidates, boilerplate))
+}
 
-    // 3. Align, chunk by chunk.
-    progress.stage("aligning", Some(candidates.len() as u64));
-    let mut found: Vec<(u32, u32, Vec<Passage>)> = Vec::new();
-    for chunk in candidates.chunks(opts.chunk.max(1)) {
-        let mut needed: Vec<u32> = chunk.iter().flat_map(|&(a, b, _)| [a, b]).collect();
-        needed.sort_unstable();
-        needed.dedup();
-        let prepared: Vec<io::Result<(Prepared, Vectors)>> = needed
-            .par_iter()
-            .map(|&d| {
-                let r = &docs[d as usize];
-                read_text(&texts, r.offset, r.len).map(|t| {
-                    let p = aligner.prepare(&t);
-                    let v = corpus_vectors(&p.seg, &corpus_df);
-                    (p, v)
-                })
+/// Stage 3, one chunk: prepare the documents the chunk needs once, then
+/// align its pairs in parallel; the pairs with passages, in order.
+fn align_chunk(
+    chunk: &[seeds::Candidate],
+    docs: &[DocRecord],
+    texts: &File,
+    aligner: &Aligner,
+    corpus_df: &CorpusDf,
+) -> io::Result<Vec<(u32, u32, Vec<Passage>)>> {
+    let mut needed: Vec<u32> = chunk.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+    needed.sort_unstable();
+    needed.dedup();
+    let prepared: Vec<io::Result<(Prepared, Vectors)>> = needed
+        .par_iter()
+        .map(|&d| {
+            let r = &docs[d as usize];
+            read_text(texts, r.offset, r.len).map(|t| {
+                let p = aligner.prepare(&t);
+                let v = corpus_vectors(&p.seg, corpus_df);
+                (p, v)
             })
-            .collect();
-        let mut cache: FxHashMap<u32, (Prepared, Vectors)> = FxHashMap::default();
-        for (d, p) in needed.iter().zip(prepared) {
-            cache.insert(*d, p.map_err(io_err(work))?);
-        }
-        let aligned: Vec<(u32, u32, Vec<Passage>)> = chunk
-            .par_iter()
-            .map(|&(a, b, _)| {
-                let ((pa, va), (pb, vb)) = (&cache[&a], &cache[&b]);
-                (a, b, aligner.align_weighed(pa, va, pb, vb, &corpus_df))
-            })
-            .collect();
-        found.extend(aligned.into_iter().filter(|x| !x.2.is_empty()));
-        progress.advance(chunk.len() as u64);
+        })
+        .collect();
+    let mut cache: FxHashMap<u32, (Prepared, Vectors)> = FxHashMap::default();
+    for (d, p) in needed.iter().zip(prepared) {
+        cache.insert(*d, p?);
     }
-    stats.aligned_pairs = found.len() as u64;
+    let aligned: Vec<(u32, u32, Vec<Passage>)> = chunk
+        .par_iter()
+        .map(|&(a, b, _)| {
+            let ((pa, va), (pb, vb)) = (&cache[&a], &cache[&b]);
+            (a, b, aligner.align_weighed(pa, va, pb, vb, corpus_df))
+        })
+        .collect();
+    Ok(aligned.into_iter().filter(|x| !x.2.is_empty()).collect())
+}
 
-    // 4. Cluster.
-    progress.stage("clustering", None);
+/// Stage 4: clusters, per-document counts and shares, and the output rows.
+fn assemble(
+    docs: Vec<DocRecord>,
+    found: Vec<(u32, u32, Vec<Passage>)>,
+    mut stats: ScanStats,
+    texts: &File,
+) -> io::Result<ScanResult> {
     let flat: Vec<(u32, Span, u32, Span)> =
         found.iter().flat_map(|(a, b, ps)| ps.iter().map(move |p| (*a, p.a, *b, p.b))).collect();
     let clusters = cluster::cluster(&flat);
@@ -406,7 +694,7 @@ pub fn scan(
         let longest =
             members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span)))).unwrap();
         let d = &docs[longest.doc as usize];
-        let text = read_text(&texts, d.offset, d.len).map_err(io_err(work))?;
+        let text = read_text(texts, d.offset, d.len)?;
         let excerpt: String = text
             .chars()
             .skip(longest.span[0] as usize)
@@ -440,7 +728,14 @@ pub fn scan(
             meta: d.meta,
         })
         .collect();
-    Ok(ScanResult { documents, passages, clusters: out_clusters, stats })
+    Ok(ScanResult {
+        documents,
+        passages,
+        clusters: out_clusters,
+        stats,
+        corpus: Summary::default(),
+        resumed: Resumed::default(),
+    })
 }
 
 /// Write `documents.jsonl`, `passages.jsonl`, `clusters.jsonl` and

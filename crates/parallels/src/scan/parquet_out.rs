@@ -141,6 +141,8 @@ mod tests {
                 excerpt: "魏斯明德之".into(),
             }],
             stats: ScanStats::default(),
+            corpus: Default::default(),
+            resumed: Default::default(),
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();

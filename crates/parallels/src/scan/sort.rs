@@ -2,8 +2,8 @@
 //!
 //! [`Sorter`] takes records in any order, keeps at most `chunk` of them in
 //! memory, sorts each full chunk (in parallel) and spills it to a file in
-//! the work folder; [`Sorter::finish`] merges the spilled runs and what is
-//! left in memory into one sorted stream. Peak memory is `chunk` records
+//! the work folder; [`Sorter::finish`] spills what is left and merges the
+//! runs into one sorted stream. Peak memory is `chunk` records
 //! plus one buffered reader per run, whatever the number of records.
 //!
 //! Records are plain little-endian byte arrays ([`Record`]), so a spill file
@@ -70,39 +70,34 @@ impl<R: Record> Sorter<R> {
         Ok(())
     }
 
-    /// The records in order.
-    pub fn finish(mut self) -> io::Result<Sorted<R>> {
-        use rayon::slice::ParallelSliceMut;
-        self.buf.par_sort_unstable();
-        let mut runs = Vec::with_capacity(self.runs.len() + 1);
-        for path in &self.runs {
-            runs.push(Run::File(BufReader::with_capacity(1 << 16, File::open(path)?), vec![0u8; R::SIZE]));
+    /// The records in order; the spill files are removed once the stream
+    /// is dropped.
+    pub fn finish(self) -> io::Result<Sorted<R>> {
+        Sorted::open(self.into_runs()?, true)
+    }
+
+    /// Spill what is left in memory and hand over the sorted run files
+    /// (to merge later with [`Sorted::open`], maybe in another process).
+    pub fn into_runs(mut self) -> io::Result<Vec<PathBuf>> {
+        if !self.buf.is_empty() {
+            self.spill()?;
         }
-        runs.push(Run::Memory(std::mem::take(&mut self.buf).into_iter()));
-        let mut heap = BinaryHeap::new();
-        for (k, run) in runs.iter_mut().enumerate() {
-            if let Some(r) = run.next()? {
-                heap.push(Reverse((r, k)));
-            }
-        }
-        Ok(Sorted { runs, heap, files: std::mem::take(&mut self.runs) })
+        Ok(std::mem::take(&mut self.runs))
     }
 }
 
-enum Run<R> {
-    File(BufReader<File>, Vec<u8>),
-    Memory(std::vec::IntoIter<R>),
+/// One sorted run file being read.
+struct Run {
+    reader: BufReader<File>,
+    buf: Vec<u8>,
 }
 
-impl<R: Record> Run<R> {
-    fn next(&mut self) -> io::Result<Option<R>> {
-        match self {
-            Run::Memory(it) => Ok(it.next()),
-            Run::File(r, buf) => match r.read_exact(buf) {
-                Ok(()) => Ok(Some(R::read(buf))),
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
-                Err(e) => Err(e),
-            },
+impl Run {
+    fn next<R: Record>(&mut self) -> io::Result<Option<R>> {
+        match self.reader.read_exact(&mut self.buf) {
+            Ok(()) => Ok(Some(R::read(&self.buf))),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
         }
     }
 }
@@ -110,9 +105,28 @@ impl<R: Record> Run<R> {
 /// A merged, sorted stream of records; spill files are removed when it is
 /// dropped.
 pub struct Sorted<R: Record> {
-    runs: Vec<Run<R>>,
+    runs: Vec<Run>,
+    _record: std::marker::PhantomData<R>,
     heap: BinaryHeap<Reverse<(R, usize)>>,
     files: Vec<PathBuf>,
+}
+
+impl<R: Record> Sorted<R> {
+    /// Merge sorted run files; `remove` deletes them once the stream is
+    /// dropped.
+    pub fn open(files: Vec<PathBuf>, remove: bool) -> io::Result<Sorted<R>> {
+        let mut runs = Vec::with_capacity(files.len());
+        for path in &files {
+            runs.push(Run { reader: BufReader::with_capacity(1 << 16, File::open(path)?), buf: vec![0u8; R::SIZE] });
+        }
+        let mut heap = BinaryHeap::new();
+        for (k, run) in runs.iter_mut().enumerate() {
+            if let Some(r) = run.next()? {
+                heap.push(Reverse((r, k)));
+            }
+        }
+        Ok(Sorted { runs, heap, files: if remove { files } else { Vec::new() }, _record: std::marker::PhantomData })
+    }
 }
 
 impl<R: Record> Iterator for Sorted<R> {
