@@ -50,8 +50,10 @@ union of two such sets, one in each document. Sizes always count both sides:
 How the numbers are grouped
 ===========================
 
-Per group of gold lines (kind verbatim/noisy/parallel; pd lines split into
-direct = source-copy and indirect = copy-copy; kind x direct; all):
+Per group of gold lines (kind verbatim/noisy/parallel; parallel split into
+the versions of one work (v1, v2, v2_trad, v3) and the pairs with v4, whose
+one shared passage is a paraphrased quotation; pd lines split into direct =
+source-copy and indirect = copy-copy; kind x direct; all):
 
 - recall and granularity over the cases of that group's lines;
 - precision over the detections that detect at least one case of the group,
@@ -107,7 +109,7 @@ from collections import Counter, defaultdict
 TOP_N = 10
 SHOW_CHARS = 60
 GROUP_ORDER = [
-    "verbatim", "noisy", "parallel",
+    "verbatim", "noisy", "parallel", "parallel versions", "parallel v4 quote",
     "pd direct", "pd indirect",
     "verbatim direct", "verbatim indirect", "noisy direct", "noisy indirect",
     "all",
@@ -177,6 +179,10 @@ class Case:
 def line_groups(g):
     kind = g["kind"]
     groups = [kind, "all"]
+    if kind == "parallel" and g.get("versions"):
+        # v4 is the same-topic text whose one parallel passage is a
+        # paraphrased quotation; the others are versions of one work.
+        groups.append("parallel v4 quote" if "v4" in g["versions"] else "parallel versions")
     if g.get("origin", "pd") == "pd" and "direct" in g:
         d = "direct" if g["direct"] else "indirect"
         groups += [f"pd {d}", f"{kind} {d}"]
