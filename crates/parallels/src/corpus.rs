@@ -36,7 +36,7 @@
 //!
 //! | input | id | source | group |
 //! | --- | --- | --- | --- |
-//! | text file in a folder | path relative to the folder, without its extension, `/`-separated: `2021/06/a` | the path | with `group_by_dir`, the relative folder: `2021/06`, or `.` at the top |
+//! | text file in a folder | path relative to the folder, without its extension, `/`-separated: `2021/06/a`; with several folders given, relative to each folder's parent (`a/2021/06/a`), so that equal names in two folders stay apart | the path | with `group_by_dir`, the relative folder: `2021/06`, or `.` at the top |
 //! | text file matched by a glob | path relative to the pattern's literal folder prefix (`corpus` in `corpus/**/*.txt`), without extension | the path | as above |
 //! | text file named alone | file name without extension | the path | `.` |
 //! | JSON Lines record | the id field: a string as is, a number as written (`7`, `1.5`) | `path:line` (1-based) | the group field as a string (numbers and booleans as written) |
@@ -171,8 +171,10 @@ impl Default for CorpusOptions {
 /// One input, resolved from a command-line argument by [`resolve`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
-    /// A folder of text files, walked recursively.
-    Dir(PathBuf),
+    /// A folder of text files, walked recursively; ids are paths relative
+    /// to `root` (the folder itself, or its parent when several folders are
+    /// given).
+    Dir { path: PathBuf, root: PathBuf },
     /// One text file; its id is its path relative to `root`, without
     /// extension.
     Text { path: PathBuf, root: PathBuf },
@@ -186,7 +188,7 @@ impl Input {
     /// The path of the folder or file.
     pub fn path(&self) -> &Path {
         match self {
-            Input::Dir(path) | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
+            Input::Dir { path, .. } | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
         }
     }
 }
@@ -230,7 +232,7 @@ pub fn fingerprint(inputs: &[Input]) -> Vec<(String, u64, u64)> {
     let mut out = Vec::new();
     for input in inputs {
         match input {
-            Input::Dir(dir) => walk(dir, &mut out),
+            Input::Dir { path, .. } => walk(path, &mut out),
             other => {
                 let (len, time) = stat(other.path());
                 out.push((other.path().display().to_string(), len, time));
@@ -424,6 +426,15 @@ pub fn resolve(args: &[String]) -> Result<Vec<Input>, CorpusError> {
             Err(source) => return Err(CorpusError::Io { path: path.to_path_buf(), source }),
         }
     }
+    // With several folders, `a/x.txt` and `b/x.txt` must not both be `x`:
+    // ids then start with the folder's name.
+    if inputs.iter().filter(|i| matches!(i, Input::Dir { .. })).count() > 1 {
+        for input in &mut inputs {
+            if let Input::Dir { path, root } = input {
+                *root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            }
+        }
+    }
     Ok(inputs)
 }
 
@@ -472,7 +483,7 @@ fn glob_root(pattern: &str) -> PathBuf {
 
 fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusError> {
     if is_dir {
-        return Ok(Input::Dir(path));
+        return Ok(Input::Dir { root: path.clone(), path });
     }
     let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
     Ok(match extension.as_deref() {
@@ -592,7 +603,7 @@ impl CorpusReader {
 
     fn open(&mut self, input: Input) -> Result<Source, Problem> {
         match input {
-            Input::Dir(path) => Ok(Source::Walk(Walk::dir(path))),
+            Input::Dir { path, root } => Ok(Source::Walk(Walk::dir(path, root))),
             Input::Text { path, root } => Ok(Source::Walk(Walk::file(path, root))),
             Input::Jsonl(path) => self.open_jsonl(path),
             Input::Parquet(path) => self.open_parquet(path),
@@ -797,7 +808,7 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
     if options.id_field == options.text_field {
         return fail("the id field and the text field must be different fields");
     }
-    let has_text = inputs.iter().any(|i| matches!(i, Input::Dir(_) | Input::Text { .. }));
+    let has_text = inputs.iter().any(|i| matches!(i, Input::Dir { .. } | Input::Text { .. }));
     let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_)));
     if let Some(group) = &options.group_field {
         if options.group_by_dir {
@@ -883,8 +894,8 @@ struct Entry {
 }
 
 impl Walk {
-    fn dir(root: PathBuf) -> Self {
-        let stack = vec![vec![Entry { path: root.clone(), is_dir: true }].into_iter()];
+    fn dir(path: PathBuf, root: PathBuf) -> Self {
+        let stack = vec![vec![Entry { path, is_dir: true }].into_iter()];
         Walk { root, stack }
     }
 

@@ -71,7 +71,7 @@ fn meta(value: Value) -> Map<String, Value> {
 #[test]
 fn text_folder_in_path_order_with_every_problem_reported() {
     let root = fixture("texts");
-    assert_eq!(resolve(&[arg(&root)]).unwrap(), vec![Input::Dir(root.clone())]);
+    assert_eq!(resolve(&[arg(&root)]).unwrap(), vec![Input::Dir { path: root.clone(), root: root.clone() }]);
     let mut reader = reader(&[arg(&root)], CorpusOptions::default());
     let items: Vec<_> = reader.by_ref().collect();
     let at = |rel: &str| arg(&root.join(rel));
@@ -622,7 +622,7 @@ fn resolve_sorts_out_arguments_and_refuses_bad_ones() {
             Input::Parquet(path("d.parquet")),
             Input::Text { path: path("e.txt"), root: dir.path().to_path_buf() },
             Input::Text { path: path("f.csv"), root: dir.path().to_path_buf() },
-            Input::Dir(dir.path().to_path_buf()),
+            Input::Dir { path: dir.path().to_path_buf(), root: dir.path().to_path_buf() },
         ]
     );
     let error = resolve(&[arg(&path("g.jsonl.gz"))]).unwrap_err();
@@ -678,4 +678,30 @@ fn hidden_folders_and_files_are_never_read_and_symlinked_folders_not_followed() 
     } else {
         assert_eq!(ids, ["real/sub/a"]);
     }
+}
+
+#[test]
+fn two_folders_with_the_same_file_names_give_distinct_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    for (folder, text) in [("a", "甲的文字。"), ("b", "乙的文字。")] {
+        std::fs::create_dir_all(dir.path().join(folder).join("sub")).unwrap();
+        std::fs::write(dir.path().join(folder).join("x.txt"), text).unwrap();
+        std::fs::write(dir.path().join(folder).join("sub/y.txt"), text).unwrap();
+    }
+    let (a, b) = (arg(&dir.path().join("a")), arg(&dir.path().join("b")));
+    let options = CorpusOptions { group_by_dir: true, ..CorpusOptions::default() };
+    let items: Vec<_> = reader(&[a.clone(), b.clone()], options.clone()).collect();
+    let sep = std::path::MAIN_SEPARATOR;
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("a/sub/y", &format!("{a}{sep}sub{sep}y.txt"), "utf-8", Some("a/sub")),
+            doc("a/x", &format!("{a}{sep}x.txt"), "utf-8", Some("a")),
+            doc("b/sub/y", &format!("{b}{sep}sub{sep}y.txt"), "utf-8", Some("b/sub")),
+            doc("b/x", &format!("{b}{sep}x.txt"), "utf-8", Some("b")),
+        ]
+    );
+    // One folder alone keeps ids relative to itself.
+    let items: Vec<_> = reader(&[a], options).collect();
+    assert_eq!(rows(&items)[1], doc("x", &format!("{}{sep}x.txt", arg(&dir.path().join("a"))), "utf-8", Some(".")));
 }
