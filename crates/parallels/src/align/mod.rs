@@ -163,16 +163,18 @@ impl Aligner {
     ) -> Vec<Passage> {
         let found = parallel::align_sentences(va, vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
-        // Texts that share a chain are versions of one work.
-        let related = found.chains.iter().any(|c| c.links.len() > 1);
+        let heading = |l: &parallel::SentLink| {
+            (l.a1 - l.a0 == 1 && sa[l.a0 as usize].heading) || (l.b1 - l.b0 == 1 && sb[l.b0 as usize].heading)
+        };
+        let titles = |l: &parallel::SentLink| {
+            l.a1 - l.a0 == 1 && l.b1 - l.b0 == 1 && sa[l.a0 as usize].heading && sb[l.b0 as usize].heading
+        };
+        let keep = chains_that_hold(&found.chains, heading, titles, |l| lone_link_holds(l, a, b, df, found.tau));
         let passages: Vec<Passage> = found
             .chains
             .iter()
-            .filter(|c| {
-                c.links.len() > 1
-                    || headings(&c.links[0], a, b, related)
-                    || lone_link_holds(&c.links[0], a, b, df, found.tau)
-            })
+            .zip(keep)
+            .filter_map(|(c, keep)| keep.then_some(c))
             .map(|c| {
                 let links = c
                     .links
@@ -196,16 +198,37 @@ impl Aligner {
 /// Similarity at which a link standing alone needs no further evidence.
 pub const NEAR_COPY: f32 = 0.5;
 
-/// Is a lone link one heading against another, in texts already known to be
-/// versions of one work? Then it is the same title or chapter heading in two
-/// versions, and the two-hit rule for lone links (made for sentences of
-/// unrelated texts) does not apply: a heading has one clause.
-fn headings(l: &parallel::SentLink, a: &Prepared, b: &Prepared, related: bool) -> bool {
-    related
-        && l.a1 - l.a0 == 1
-        && l.b1 - l.b0 == 1
-        && a.seg.sentences[l.a0 as usize].heading
-        && b.seg.sentences[l.b0 as usize].heading
+/// Which chains become passages.
+///
+/// A heading is a short line, often a name or a date, so a link with a
+/// heading on either side (`heading`) is no evidence that two texts are
+/// related. Chains with two or more other links (body links) are kept, and
+/// make the texts *related*: versions of one work. A chain with one body
+/// link is kept if that link holds on its own (`alone`: a near copy or two
+/// clause hits), or if headings join it in a related pair. A chain of
+/// headings only is kept if it is one heading against another (`titles`)
+/// in a related pair: the same title in two versions, where the two-hit
+/// rule (made for sentences of unrelated texts) cannot apply, a heading
+/// having one clause.
+fn chains_that_hold(
+    chains: &[parallel::Chain],
+    heading: impl Fn(&parallel::SentLink) -> bool,
+    titles: impl Fn(&parallel::SentLink) -> bool,
+    alone: impl Fn(&parallel::SentLink) -> bool,
+) -> Vec<bool> {
+    let body = |c: &parallel::Chain| c.links.iter().filter(|l| !heading(l)).count();
+    let related = chains.iter().any(|c| body(c) > 1);
+    chains
+        .iter()
+        .map(|c| match body(c) {
+            0 => related && c.links.len() == 1 && titles(&c.links[0]),
+            1 => {
+                let l = c.links.iter().find(|l| !heading(l)).unwrap();
+                (related && c.links.len() > 1) || alone(l)
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// Does a link that forms a passage on its own hold up?
@@ -393,4 +416,54 @@ fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> 
         });
     }
     links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parallel::{Chain, SentLink};
+    use super::*;
+
+    /// Sentences 0 and 10 are headings on both sides; a link holds alone
+    /// when its similarity is at least 0.5 (as a near copy would).
+    fn link(a: u32, b: u32, sim: f32) -> SentLink {
+        SentLink { a0: a, a1: a + 1, b0: b, b1: b + 1, sim }
+    }
+
+    fn keep(chains: &[Chain]) -> Vec<bool> {
+        let is_heading = |x: u32| x == 0 || x == 10;
+        chains_that_hold(
+            chains,
+            |l| is_heading(l.a0) || is_heading(l.b0),
+            |l| is_heading(l.a0) && is_heading(l.b0),
+            |l| l.sim >= 0.5,
+        )
+    }
+
+    fn chain(links: Vec<SentLink>) -> Chain {
+        Chain { links, score: 1.0 }
+    }
+
+    #[test]
+    fn a_heading_is_no_evidence_of_related_texts() {
+        // A name as a title line plus one weak sentence: dropped.
+        assert_eq!(keep(&[chain(vec![link(0, 0, 0.9), link(1, 1, 0.2)])]), [false]);
+        // ... kept if the sentence holds alone.
+        assert_eq!(keep(&[chain(vec![link(0, 0, 0.9), link(1, 1, 0.6)])]), [true]);
+        // A lone title against a title, or against a sentence: dropped.
+        assert_eq!(keep(&[chain(vec![link(0, 0, 1.0)])]), [false]);
+        assert_eq!(keep(&[chain(vec![link(0, 5, 1.0)])]), [false]);
+    }
+
+    #[test]
+    fn in_related_texts_titles_and_short_chains_with_headings_hold() {
+        let body = chain(vec![link(2, 2, 0.3), link(3, 3, 0.3), link(4, 4, 0.3)]);
+        let got = keep(&[
+            body,
+            chain(vec![link(10, 10, 0.4)]),                    // the chapter title
+            chain(vec![link(10, 12, 0.4)]),                    // a title against a sentence
+            chain(vec![link(10, 10, 0.4), link(11, 11, 0.2)]), // title and one weak sentence
+            chain(vec![link(20, 20, 0.2)]),                    // a lone weak sentence
+        ]);
+        assert_eq!(got, [true, true, false, true, false]);
+    }
 }

@@ -14,9 +14,9 @@
 //! than mismatches (X-drop), which puts the boundary on the first and last
 //! copied token rather than on a seed edge.
 //!
-//! A copy is kept when it has at least [`VerbatimParams::min_tokens`] tokens
-//! on the A side and at least [`VerbatimParams::min_identity`] of its tokens
-//! are covered by seeds.
+//! A copy is kept when at least [`VerbatimParams::min_tokens`] of its tokens
+//! on the A side are covered by seeds (or the exact extensions), and they are
+//! at least [`VerbatimParams::min_identity`] of its length.
 //!
 //! # What it hands on
 //!
@@ -201,7 +201,9 @@ pub fn find(a: &[Token], b: &[Token], p: &VerbatimParams) -> Vec<TokenCopy> {
             end = end.max(i + k as u32);
         }
         let identity = covered as f64 / (a1 - a0).max(b1 - b0) as f64;
-        if identity < p.min_identity {
+        // Two short runs across a gap (a byline with the same two names) are
+        // not a copy of `min_tokens`: the copied tokens must add up to it.
+        if identity < p.min_identity || covered < p.min_tokens {
             continue;
         }
         copies.push(TokenCopy { a0, a1, b0, b1, hits, identity });
@@ -259,6 +261,19 @@ mod tests {
         let a = toks("今天提起魏斯明德大多数人只记得琥珀门和那场漫长的围城");
         let b = toks("城里的钟声响了整整一个上午召集市民到广场上集合");
         assert!(find(&a, &b, &VerbatimParams::default()).is_empty());
+    }
+
+    #[test]
+    fn two_short_runs_across_a_gap_are_not_a_long_copy() {
+        // A byline with the same two names, then different news: 12 + 5
+        // shared characters over a span of 27.
+        let a = toks("记者谢国明、王尧报道：在虎年春节即将到来之际，广东大亚湾");
+        let b = toks("记者谢国明、王尧报道：在大亚湾地震灾区，来自广东大亚湾");
+        let p = VerbatimParams { min_tokens: 20, ..VerbatimParams::default() };
+        assert!(find(&a, &b, &p).is_empty(), "{:?}", find(&a, &b, &p));
+        // The 12 copied characters alone are a copy where 12 suffice.
+        let c = find(&a, &b, &VerbatimParams { min_tokens: 12, ..VerbatimParams::default() });
+        assert!(c.iter().any(|c| (c.a0, c.b0) == (0, 0) && c.a1 >= 12), "{c:?}");
     }
 
     #[test]
