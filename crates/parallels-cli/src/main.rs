@@ -2,6 +2,7 @@
 //! All the work happens in the `parallels` library.
 
 mod render;
+mod report;
 mod scan;
 
 use anyhow::{bail, Context, Result};
@@ -49,6 +50,18 @@ enum Command {
     ///   parallels scan docs.jsonl --id id --text text -o results/
     #[command(verbatim_doc_comment)]
     Scan(scan::ScanArgs),
+    /// Write the HTML report of a scan's results folder.
+    ///
+    /// index.html: summary figures, documents by share of reused text
+    /// (sortable), clusters with each member's excerpt, the pairs sharing
+    /// the most, and a document graph; pairs/NNNN.html: those pairs side by
+    /// side with the differences marked. The texts are read back from the
+    /// documents' sources, so run it where the scan ran.
+    ///
+    /// Example:
+    ///   parallels scan corpus/ -o results/ && parallels report results/ -o report/
+    #[command(verbatim_doc_comment)]
+    Report(report::ReportArgs),
     /// Score an alignment (JSON from `align --format json`) against gold links.
     ///
     /// Prints link precision/recall/F1 over aligned character pairs and
@@ -92,6 +105,11 @@ struct AlignArgs {
     /// When to colour differences in text output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Also write a self-contained HTML report to FILE: an overview, each
+    /// pair side by side with the differences marked, and (three or more
+    /// texts) all versions in one table. It needs no network.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Show only the summary lines in text output, not the passages.
     #[arg(long)]
     summary: bool,
@@ -140,6 +158,7 @@ fn main() -> ExitCode {
         Command::Align(args) => run_align(args),
         Command::Eval(args) => run_eval(args),
         Command::Scan(args) => scan::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(code) => code,
@@ -254,6 +273,24 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
         .collect();
     let out = AlignOutput::new(documents, pairs);
 
+    if let Some(path) = &args.html {
+        let paths: Vec<String> = docs.iter().map(|d| d.path.display().to_string()).collect();
+        let report_docs: Vec<parallels::report::ReportDoc> = docs
+            .iter()
+            .zip(&ids)
+            .zip(&prepared)
+            .zip(&paths)
+            .map(|(((d, id), p), path)| parallels::report::ReportDoc {
+                id,
+                path,
+                encoding: &d.encoding,
+                text: &d.text,
+                prepared: p,
+            })
+            .collect();
+        let html = parallels::report::align_page(&report_docs, &out).context("cannot render the HTML report")?;
+        write_output(Some(path), html.as_bytes())?;
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = match args.color {
         Color::Always => true,
@@ -283,7 +320,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
 }
 
 /// Write to a file (through a temporary name, renamed at the end) or stdout.
-fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     match path {
         None => {
             let mut stdout = std::io::stdout().lock();

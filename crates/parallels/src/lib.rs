@@ -43,6 +43,7 @@ pub mod eval;
 pub mod normalize;
 pub mod output;
 pub mod read;
+pub mod report;
 pub mod scan;
 pub mod segment;
 

@@ -187,6 +187,8 @@ pub struct ScanResult {
     pub corpus: Summary,
     /// What was taken over from an interrupted run.
     pub resumed: Resumed,
+    /// The id and text fields of JSON Lines and Parquet input.
+    pub corpus_fields: (String, String),
 }
 
 /// What scanning failed on.
@@ -478,6 +480,7 @@ pub fn scan(
     let mut result = assemble(docs, found, stats, &texts).map_err(io_err(dir))?;
     result.corpus = corpus;
     result.resumed = resumed;
+    result.corpus_fields = (reader.options().id_field.clone(), reader.options().text_field.clone());
     Ok(result)
 }
 
@@ -735,6 +738,7 @@ fn assemble(
         stats,
         corpus: Summary::default(),
         resumed: Resumed::default(),
+        corpus_fields: Default::default(),
     })
 }
 
@@ -761,7 +765,13 @@ pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
 
 /// Write `summary.json` (the schema tag and the counts) into `dir`.
 pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    let summary = serde_json::json!({"schema": SCAN_SCHEMA, "stats": result.stats});
+    let summary = serde_json::json!({
+        "schema": SCAN_SCHEMA,
+        "stats": result.stats,
+        // Where the texts are: `parallels report` reads them back from the
+        // documents' sources with these fields.
+        "fields": {"id": result.corpus_fields.0, "text": result.corpus_fields.1},
+    });
     let tmp = dir.join(".summary.json.tmp");
     std::fs::write(&tmp, serde_json::to_vec_pretty(&summary)?)?;
     std::fs::rename(tmp, dir.join("summary.json"))

@@ -1,0 +1,120 @@
+//! The HTML reports in a real browser: Debian's Chromium, driven headless by
+//! Playwright (`tests/browser/report.test.mjs`). Chromium is installed with
+//! apt-get and `playwright-core` with npm when missing, so a fresh machine
+//! (and CI) runs these tests too. Screenshots land in
+//! `target/tmp/report-screenshots/<test>/`.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use util::{fixture_text, Sandbox};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CJK_FONT: &str = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
+
+fn browser_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
+}
+
+fn run(cmd: &mut Command) -> bool {
+    cmd.status().map(|s| s.success()).unwrap_or(false)
+}
+
+/// Chromium and playwright-core, installed once per test run.
+fn browser() -> &'static Result<(), String> {
+    static READY: OnceLock<Result<(), String>> = OnceLock::new();
+    READY.get_or_init(|| {
+        if !Path::new(CHROMIUM).exists() {
+            let install = || run(Command::new("apt-get").args(["install", "-y", "-q", "chromium"]));
+            if !install() {
+                run(Command::new("apt-get").args(["update", "-q"]));
+                install();
+            }
+            if !Path::new(CHROMIUM).exists() {
+                return Err(format!("{CHROMIUM} is missing and `apt-get install chromium` did not install it"));
+            }
+        }
+        // CJK fonts, so that the screenshots show the text (the checks do
+        // not need them; a reader's machine has its own).
+        if !Path::new(CJK_FONT).exists() {
+            run(Command::new("apt-get").args(["install", "-y", "-q", "fonts-noto-cjk"]));
+        }
+        let dir = browser_dir();
+        if !dir.join("node_modules/playwright-core").exists() {
+            let ok = run(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--silent"]).current_dir(&dir));
+            if !ok {
+                return Err(format!("`npm ci` in {} failed (is Node.js installed?)", dir.display()));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Where a test's screenshots go: `target/tmp/report-screenshots/<name>/`.
+fn shots(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshots").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn drive(args: &[&Path]) {
+    if let Err(e) = browser() {
+        panic!("no browser to test with: {e}");
+    }
+    let out = Command::new("node").arg(browser_dir().join("report.test.mjs")).args(args).output().expect("run node");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "browser check failed:\n{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+}
+
+#[test]
+fn the_align_report_of_the_bundled_example_works_in_chromium() {
+    let sb = Sandbox::new();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let files: Vec<String> =
+        ["v1.txt", "v2.txt", "v3.txt"].iter().map(|f| examples.join(f).display().to_string()).collect();
+    let mut args = vec!["align"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--html", "compare.html", "--format", "json", "-o", "out.json"]);
+    sb.run(&args).success();
+    let mode = PathBuf::from("align");
+    let differ = PathBuf::from("differ");
+    drive(&[&mode, &sb.path().join("compare.html"), &sb.path().join("out.json"), &shots("example"), &differ]);
+}
+
+#[test]
+fn a_script_in_a_document_is_shown_as_text() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    sb.write("a.txt", format!("<script>alert('x')</script><img src=x onerror=alert(1)>\n{v1}"));
+    sb.write("b.txt", &v1);
+    sb.run(&["align", "a.txt", "b.txt", "--html", "r.html", "--format", "json", "-o", "out.json"]).success();
+    let html = String::from_utf8(sb.read("r.html")).unwrap();
+    assert!(html.contains("&lt;script&gt;alert("), "the tag is not escaped");
+    assert!(!html.contains("<script>alert(") && !html.contains("<img src=x"), "raw markup from a document");
+    // In the browser: no dialog opens, no script error (checked by the driver).
+    let mode = PathBuf::from("align");
+    // The linked text is the same on both sides: nothing is marked changed.
+    let same = PathBuf::from("same");
+    drive(&[&mode, &sb.path().join("r.html"), &sb.path().join("out.json"), &shots("script"), &same]);
+}
+
+#[test]
+fn the_scan_report_works_in_chromium() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    let v2 = fixture_text("v2.txt");
+    let v4 = fixture_text("v4.txt");
+    let para = v1.lines().filter(|l| !l.trim().is_empty()).nth(1).unwrap().to_string();
+    let v4c: Vec<char> = v4.chars().collect();
+    let half: String = v4c[..900].iter().collect();
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", format!("{half}\n{para}")).write("corpus/c.txt", &v2);
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    let run = sb.run(&["report", "results", "-o", "report"]);
+    run.success();
+    assert!(run.stderr.contains("pair page(s)"), "{run}");
+    let mode = PathBuf::from("scan");
+    drive(&[&mode, &sb.path().join("report"), &shots("scan")]);
+}
