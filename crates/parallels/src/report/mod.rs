@@ -367,6 +367,7 @@ fn excerpt(c: &Chars, s: Span, n: u32) -> String {
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
+    env.add_template("base.html", include_str!("base.html")).expect("the base template parses");
     env.add_template("pair.html", include_str!("pair.html")).expect("the pair template parses");
     env.add_template("align.html", include_str!("align.html")).expect("the align template parses");
     env.add_template("scan_index.html", include_str!("scan_index.html")).expect("the scan template parses");
