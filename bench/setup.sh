@@ -1,0 +1,38 @@
+# Shared set-up of the benchmark scripts; `source` it after setting $bench.
+#
+#   say MESSAGE...           progress to stderr
+#   need_gnu_time            /usr/bin/time, for peak RSS (apt-get if missing)
+#   bench_venv PKG==VER...   bench/.venv with these packages; sets $venv
+
+say() { printf '[bench] %s\n' "$*" >&2; }
+
+apt_install() {
+    apt-get install -y "$@" >/dev/null 2>&1 ||
+        { apt-get update >/dev/null && apt-get install -y "$@" >/dev/null; }
+}
+
+need_gnu_time() {
+    if [ ! -x /usr/bin/time ]; then
+        say "installing GNU time"
+        apt_install time
+    fi
+}
+
+bench_venv() {
+    venv=$bench/.venv
+    if [ ! -x "$venv/bin/python" ]; then
+        say "creating $venv"
+        python3 -m venv "$venv" 2>/dev/null || {
+            rm -rf "$venv"
+            apt_install python3-venv
+            python3 -m venv "$venv"
+        }
+    fi
+    local pkg
+    for pkg in "$@"; do
+        if ! "$venv/bin/pip" show -q "${pkg%%=*}" >/dev/null 2>&1; then
+            say "installing $pkg into $venv"
+            "$venv/bin/pip" install -q "$pkg"
+        fi
+    done
+}
