@@ -43,8 +43,9 @@ const SEED: u64 = 0x5eed_d0c5_1234_9abc;
 pub struct MinHasher {
     normalizer: Normalizer,
     ngram: usize,
-    /// `(a_i, b_i)` of each permutation; `a_i` odd.
-    params: Vec<(u64, u64)>,
+    /// `a_i` (odd) and `b_i` of each permutation.
+    a: Vec<u64>,
+    b: Vec<u64>,
 }
 
 /// What one document gives the later stages.
@@ -69,19 +70,19 @@ impl MinHasher {
     /// As [`MinHasher::new`], with another normalizer.
     pub fn with_normalizer(ngram: usize, perms: usize, normalizer: Normalizer) -> MinHasher {
         let mut state = SEED;
-        let params = (0..perms.max(1))
+        let (a, b) = (0..perms.max(1))
             .map(|_| {
                 let a = splitmix(&mut state) | 1;
                 let b = splitmix(&mut state);
                 (a, b)
             })
-            .collect();
-        MinHasher { normalizer, ngram: ngram.max(1), params }
+            .unzip();
+        MinHasher { normalizer, ngram: ngram.max(1), a, b }
     }
 
     /// Number of permutations.
     pub fn perms(&self) -> usize {
-        self.params.len()
+        self.a.len()
     }
 
     /// Tokens of `text` after normalization, as 64-bit ids (wildcards left
@@ -125,19 +126,49 @@ impl MinHasher {
 
     /// As [`MinHasher::sketch`], from tokens made by [`MinHasher::tokens`].
     pub fn sketch_tokens(&self, tokens: &[u64]) -> Sketch {
-        let mut signature = vec![EMPTY; self.params.len()];
+        let mut signature = vec![EMPTY; self.a.len()];
         let exact = if tokens.is_empty() { None } else { Some(sequence_hash(tokens)) };
         if !tokens.is_empty() {
-            let n = self.ngram.min(tokens.len());
-            for w in tokens.windows(n) {
-                let h = shingle_hash(w);
-                for (m, &(a, b)) in signature.iter_mut().zip(&self.params) {
-                    let v = (a.wrapping_mul(h).wrapping_add(b) >> 32) as u32;
-                    *m = (*m).min(v);
-                }
-            }
+            let shingles = self.shingles_of(tokens);
+            fold(&mut signature, &self.a, &self.b, &shingles);
         }
         Sketch { signature, exact, tokens: tokens.len().min(u32::MAX as usize) as u32 }
+    }
+}
+
+/// Fold shingle hashes into a signature. On x86-64 with AVX2 (checked at
+/// run time) the same loop is compiled for 256-bit vectors: the
+/// permutations are independent lanes, so the compiler vectorizes them
+/// (the 64-bit multiply is emulated from 32-bit ones). Measured on the
+/// benchmark corpus, this takes the 128-permutation signature from about
+/// two fifths of the sketching time to about a sixth (see BENCHMARKS.md).
+fn fold(signature: &mut [u32], a: &[u64], b: &[u64], shingles: &[u64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            unsafe { fold_avx2(signature, a, b, shingles) };
+            return;
+        }
+    }
+    fold_portable(signature, a, b, shingles);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_avx2(signature: &mut [u32], a: &[u64], b: &[u64], shingles: &[u64]) {
+    fold_portable(signature, a, b, shingles);
+}
+
+#[inline(always)]
+fn fold_portable(signature: &mut [u32], a: &[u64], b: &[u64], shingles: &[u64]) {
+    let k = signature.len().min(a.len()).min(b.len());
+    let (signature, a, b) = (&mut signature[..k], &a[..k], &b[..k]);
+    for &h in shingles {
+        for i in 0..k {
+            let v = (a[i].wrapping_mul(h).wrapping_add(b[i]) >> 32) as u32;
+            signature[i] = signature[i].min(v);
+        }
     }
 }
 
