@@ -183,11 +183,18 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     }
     if let (Some(b), Some(r)) = (args.bands, args.rows) {
         if u64::from(b) * u64::from(r) > u64::from(args.perms) {
-            bail!("--bands {b} × --rows {r} = {} is more than --perms {}; lower them or raise --perms", b * r, args.perms);
+            bail!(
+                "--bands {b} × --rows {r} = {} is more than --perms {}; lower them or raise --perms",
+                b * r,
+                args.perms
+            );
         }
     }
     if args.format == OutFormat::Jsonl && args.output.is_dir() {
-        bail!("{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)", args.output.display());
+        bail!(
+            "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
+            args.output.display()
+        );
     }
     let work_dir = match args.format {
         OutFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
@@ -245,7 +252,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         s.removed_exact + s.removed_near + s.removed_empty_after_paragraphs,
         s.removed_exact,
         s.removed_near,
-        if args.paragraphs { format!(", {} empty after paragraphs", s.removed_empty_after_paragraphs) } else { String::new() },
+        if args.paragraphs {
+            format!(", {} empty after paragraphs", s.removed_empty_after_paragraphs)
+        } else {
+            String::new()
+        },
         summary.skipped_total(),
         if skipped.is_empty() { String::new() } else { format!(" ({})", skipped.join(", ")) }
     );

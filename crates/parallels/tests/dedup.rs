@@ -19,7 +19,8 @@ const TEXT: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口
                     十七世纪中叶，城中约有两万三千名居民。城墙周长四里，有七座城门，港口可泊大船百余艘。";
 const TRAD: &str = "魏斯明德坐落在布倫納河注入波羅的海的河口，是一座以糧食和琥珀貿易聞名的港口城市。\
                     十七世紀中葉，城中約有23,000名居民。城牆周長四里，有七座城門，港口可泊大船百餘艘。";
-const OTHER: &str = "春天来了，田野里的油菜花开得正盛，农民们忙着春耕播种。\n村口的老槐树下，孩子们在追逐嬉戏，笑声传得很远。";
+const OTHER: &str =
+    "春天来了，田野里的油菜花开得正盛，农民们忙着春耕播种。\n村口的老槐树下，孩子们在追逐嬉戏，笑声传得很远。";
 
 fn write(path: &Path, batch: &RecordBatch) {
     let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
@@ -142,8 +143,10 @@ fn spilled_band_records_give_the_same_result() {
     fs::write(&input, lines).unwrap();
     let inputs = resolve(&[input.display().to_string()]).unwrap();
     let run = |memory: u64| {
-        let opts = DedupOptions { memory, threshold: 0.6, work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
-        let r = dedup(&mut CorpusReader::new(inputs.clone(), CorpusOptions::default()).unwrap(), &opts, &Quiet).unwrap();
+        let opts =
+            DedupOptions { memory, threshold: 0.6, work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+        let r =
+            dedup(&mut CorpusReader::new(inputs.clone(), CorpusOptions::default()).unwrap(), &opts, &Quiet).unwrap();
         r.docs.iter().map(|d| d.fate.clone()).collect::<Vec<_>>()
     };
     // 12 bytes per record: 16 KiB spills every 1365 records (the sorter
@@ -152,5 +155,9 @@ fn spilled_band_records_give_the_same_result() {
     assert_eq!(small, run(512 << 20));
     assert!(small.iter().any(|f| matches!(f, Fate::Removed { reason: Reason::Near, .. })));
     // The spill folder is gone.
-    assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".parallels")));
+    assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".parallels")));
 }

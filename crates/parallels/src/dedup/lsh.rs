@@ -109,7 +109,8 @@ mod tests {
     #[test]
     fn the_curve_is_steep_near_the_threshold() {
         let b = optimal_params(0.8, 128, 0.5, 0.5);
-        assert!(candidate_probability(0.9, b) > 0.99);
-        assert!(candidate_probability(0.5, b) < 0.05);
+        assert!(candidate_probability(0.95, b) > 0.99);
+        assert!(candidate_probability(0.9, b) > 0.9);
+        assert!(candidate_probability(0.5, b) < 0.01);
     }
 }

@@ -188,7 +188,11 @@ pub enum Fate {
     /// [`DedupResult::docs`]), with their similarity (estimated, or exact
     /// with [`Verify::Exact`]); for [`Reason::EmptyAfterParagraphs`], `of`
     /// is the document that first had its last paragraph.
-    Removed { reason: Reason, of: u32, similarity: f64 },
+    Removed {
+        reason: Reason,
+        of: u32,
+        similarity: f64,
+    },
 }
 
 /// One document read.
@@ -295,7 +299,11 @@ impl Table {
 }
 
 /// Deduplicate the documents of `reader`; see the module docs.
-pub fn dedup(reader: &mut CorpusReader, opts: &DedupOptions, progress: &dyn Progress) -> Result<DedupResult, DedupError> {
+pub fn dedup(
+    reader: &mut CorpusReader,
+    opts: &DedupOptions,
+    progress: &dyn Progress,
+) -> Result<DedupResult, DedupError> {
     let hasher = MinHasher::new(opts.ngram, opts.perms);
     let bands = opts.bands();
     let mut stats = DedupStats { bands: bands.bands, rows: bands.rows, ..DedupStats::default() };
@@ -312,10 +320,8 @@ pub fn dedup(reader: &mut CorpusReader, opts: &DedupOptions, progress: &dyn Prog
         shingles: Vec::new(),
         keep_values: Vec::new(),
     };
-    let mut batch: Vec<CorpusDoc> = Vec::with_capacity(BATCH_DOCS);
-    let mut batch_bytes = 0usize;
-    let flush = |batch: &mut Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
-        let sketched: Vec<Sketched> = batch.par_drain(..).map(|d| sketch(&hasher, d, opts)).collect();
+    let flush = |batch: Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
+        let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(&hasher, d, opts)).collect();
         progress.advance(sketched.len() as u64);
         for s in sketched {
             table.signatures.extend_from_slice(&s.signature);
@@ -326,28 +332,48 @@ pub fn dedup(reader: &mut CorpusReader, opts: &DedupOptions, progress: &dyn Prog
             docs.push(s.entry);
         }
     };
-    let mut text_bytes = 0u64;
+    // The reader (JSON parsing, decoding) runs on its own thread, a few
+    // batches ahead of the sketching, which runs on the rayon pool.
     let strict = reader.options().strict;
-    for item in reader.by_ref() {
-        match item {
-            Ok(doc) => {
-                batch_bytes += doc.text.len();
-                text_bytes += doc.text.len() as u64;
-                batch.push(doc);
-                if batch.len() >= BATCH_DOCS || batch_bytes >= BATCH_BYTES {
-                    flush(&mut batch, &mut docs, &mut table);
-                    batch_bytes = 0;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
+    let source = &mut *reader;
+    let read: Result<u64, crate::corpus::Problem> = std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let mut text_bytes = 0u64;
+            let mut batch: Vec<CorpusDoc> = Vec::with_capacity(BATCH_DOCS);
+            let mut batch_bytes = 0usize;
+            for item in source.by_ref() {
+                match item {
+                    Ok(doc) => {
+                        batch_bytes += doc.text.len();
+                        text_bytes += doc.text.len() as u64;
+                        batch.push(doc);
+                        if batch.len() >= BATCH_DOCS || batch_bytes >= BATCH_BYTES {
+                            if tx.send(std::mem::take(&mut batch)).is_err() {
+                                break;
+                            }
+                            batch_bytes = 0;
+                        }
+                    }
+                    Err(problem) => {
+                        progress.problem(&problem);
+                        if strict {
+                            return Err(problem);
+                        }
+                    }
                 }
             }
-            Err(problem) => {
-                progress.problem(&problem);
-                if strict {
-                    return Err(CorpusError::Strict(problem).into());
-                }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
             }
+            Ok(text_bytes)
+        });
+        for batch in rx {
+            flush(batch, &mut docs, &mut table);
         }
-    }
-    flush(&mut batch, &mut docs, &mut table);
+        reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let text_bytes = read.map_err(CorpusError::Strict)?;
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
     stats.sketch_time = started.elapsed();
@@ -409,8 +435,11 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
     };
     let (tokens, starts) = hasher.tokens_with_starts(&doc.text);
     let s = hasher.sketch_tokens(&tokens);
-    let lines =
-        if opts.paragraphs { paragraphs::line_hashes(&doc.text, &tokens, &starts, opts.min_paragraph_tokens) } else { Vec::new() };
+    let lines = if opts.paragraphs {
+        paragraphs::line_hashes(&doc.text, &tokens, &starts, opts.min_paragraph_tokens)
+    } else {
+        Vec::new()
+    };
     let shingles = if opts.verify == Verify::Exact {
         let mut sh = hasher.shingles_of(&tokens);
         sh.sort_unstable();

@@ -104,7 +104,9 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
     let run = (|| -> io::Result<()> {
         for (k, input) in inputs.iter().enumerate() {
             match input {
-                Input::Jsonl(path) => copy_jsonl(path, &plan.positions[k], result, &corpus.text_field, &mut w, &mut written)?,
+                Input::Jsonl(path) => {
+                    copy_jsonl(path, &plan.positions[k], result, &corpus.text_field, &mut w, &mut written)?
+                }
                 _ => objects(input, corpus, &plan, result, &mut w, &mut written)?,
             }
         }
@@ -348,7 +350,8 @@ fn copy_parquet(
     let text_col = schema.index_of(text_field).ok();
     let tmp = temp_name(out);
     let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
-    let mut writer = ArrowWriter::try_new(File::create(&tmp)?, schema.clone(), Some(props)).map_err(io::Error::other)?;
+    let mut writer =
+        ArrowWriter::try_new(File::create(&tmp)?, schema.clone(), Some(props)).map_err(io::Error::other)?;
     let mut next = wanted.iter().peekable();
     let mut row0 = 0u64;
     for batch in reader {

@@ -48,8 +48,8 @@ pub fn line_hashes(text: &str, tokens: &[u64], starts: &[u32], min_tokens: usize
 pub(crate) fn drop_repeated(table: &Table, docs: &mut [DocEntry]) {
     // Key -> the first kept document that has it.
     let mut first: FxHashMap<u64, u32> = FxHashMap::default();
-    for d in 0..docs.len() {
-        if !matches!(docs[d].fate, Fate::Kept) {
+    for (d, doc) in docs.iter_mut().enumerate() {
+        if !matches!(doc.fate, Fate::Kept) {
             continue;
         }
         let lines = &table.lines[d];
@@ -70,14 +70,14 @@ pub(crate) fn drop_repeated(table: &Table, docs: &mut [DocEntry]) {
         }
         if keyed > 0 && dropped.len() == keyed {
             let of = last_owner.expect("a dropped line has an owner");
-            docs[d].fate = Fate::Removed { reason: Reason::EmptyAfterParagraphs, of, similarity: 0.0 };
+            doc.fate = Fate::Removed { reason: Reason::EmptyAfterParagraphs, of, similarity: 0.0 };
             continue;
         }
         for &key in lines.iter().filter(|&&k| k != 0) {
             first.entry(key).or_insert(d as u32);
         }
         if !dropped.is_empty() {
-            docs[d].fate = Fate::Trimmed(dropped);
+            doc.fate = Fate::Trimmed(dropped);
         }
     }
 }
