@@ -107,7 +107,7 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
                 Input::Jsonl(path) => {
                     copy_jsonl(path, &plan.positions[k], result, &corpus.text_field, &mut w, &mut written)?
                 }
-                _ => objects(input, corpus, &plan, result, &mut w, &mut written)?,
+                _ => objects(input, k, corpus, &plan, result, &mut w, &mut written)?,
             }
         }
         w.flush()
@@ -245,6 +245,7 @@ pub fn replace_text(record: &[u8], field: &str, f: impl FnOnce(&str) -> String) 
 /// Kept text files or Parquet rows of one input, as JSON objects.
 fn objects(
     input: &Input,
+    k: usize,
     corpus: &CorpusOptions,
     plan: &Plan,
     result: &DedupResult,
@@ -253,8 +254,7 @@ fn objects(
 ) -> io::Result<()> {
     let by_source: FxHashMap<String, u32> = match input {
         Input::Parquet(_) => {
-            let k = plan_index(plan, result, input);
-            k.into_iter().collect()
+            plan.positions[k].iter().map(|&(_, d)| (result.docs[d as usize].source.clone(), d)).collect()
         }
         _ => plan.text_files.clone(),
     };
@@ -283,17 +283,6 @@ fn objects(
         w.write_all(b"\n")?;
     }
     Ok(())
-}
-
-/// Source -> document for the Parquet rows of `input`.
-fn plan_index(plan: &Plan, result: &DedupResult, input: &Input) -> Vec<(String, u32)> {
-    let display = input.path().display().to_string();
-    plan.positions
-        .iter()
-        .flatten()
-        .filter(|(_, d)| result.docs[*d as usize].source.starts_with(&display))
-        .map(|&(_, d)| (result.docs[d as usize].source.clone(), d))
-        .collect()
 }
 
 /// Why Parquet output cannot be written.
