@@ -161,3 +161,17 @@ fn spilled_band_records_give_the_same_result() {
         .to_string_lossy()
         .starts_with(".parallels")));
 }
+
+#[test]
+fn impossible_bands_are_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.jsonl");
+    fs::write(&input, format!("{}\n", serde_json::json!({"id": "a", "text": TEXT}))).unwrap();
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    for bands in [parallels::dedup::Bands { bands: 20, rows: 7 }, parallels::dedup::Bands { bands: 0, rows: 1 }] {
+        let opts = DedupOptions { bands: Some(bands), work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+        let err = dedup(&mut CorpusReader::new(inputs.clone(), CorpusOptions::default()).unwrap(), &opts, &Quiet)
+            .unwrap_err();
+        assert!(err.to_string().contains("permutations"), "{err}");
+    }
+}

@@ -147,7 +147,7 @@ impl MinHasher {
 fn fold(signature: &mut [u32], a: &[u64], b: &[u64], shingles: &[u64]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx512dq") {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
             // SAFETY: the CPU supports AVX-512 F and DQ, checked just above.
             unsafe { fold_avx512(signature, a, b, shingles) };
             return;

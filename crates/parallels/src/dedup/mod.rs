@@ -258,6 +258,8 @@ pub enum DedupError {
     Corpus(#[from] CorpusError),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Options(String),
 }
 
 /// What the sketch stage keeps of a document.
@@ -306,6 +308,18 @@ pub fn dedup(
 ) -> Result<DedupResult, DedupError> {
     let hasher = MinHasher::new(opts.ngram, opts.perms);
     let bands = opts.bands();
+    if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > hasher.perms() {
+        return Err(DedupError::Options(format!(
+            "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × rows \
+             ≤ permutations",
+            bands.bands,
+            bands.rows,
+            hasher.perms()
+        )));
+    }
+    if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
+        return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
+    }
     let mut stats = DedupStats { bands: bands.bands, rows: bands.rows, ..DedupStats::default() };
     let started = Instant::now();
 
