@@ -37,7 +37,8 @@
 //! # Memory
 //!
 //! Per document: its signature (4 bytes per permutation: 512 bytes at 128),
-//! its source and id, about 60 bytes more; with `--paragraphs`, 8 bytes per
+//! its source and id, and about 200 bytes of bookkeeping (entry, fate,
+//! hashes, empty vectors); with `--paragraphs`, 8 bytes per
 //! line; with [`Verify::Exact`], 8 bytes per distinct shingle (about the
 //! document's length in tokens: this mode is for evaluation and small
 //! corpora). Band records (12 bytes per band and document) are sorted within
