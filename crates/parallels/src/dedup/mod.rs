@@ -43,7 +43,9 @@
 //! document's length in tokens: this mode is for evaluation and small
 //! corpora). Band records (12 bytes per band and document) are sorted within
 //! [`DedupOptions::memory`] and spilled beyond it. The exact-hash table
-//! holds 20 bytes per distinct document.
+//! holds about 40 bytes per distinct document while candidates are made.
+//! The reader runs on its own thread, at most three batches (of
+//! 2048 documents or 32 MB of text) ahead of the sketching.
 //!
 //! # Determinism
 //!
