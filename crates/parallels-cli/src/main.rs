@@ -1,6 +1,7 @@
 //! The `parallels` command: flag definitions, glue, messages and exit codes.
 //! All the work happens in the `parallels` library.
 
+mod dedup;
 mod render;
 mod report;
 mod scan;
@@ -62,6 +63,22 @@ enum Command {
     ///   parallels scan corpus/ -o results/ && parallels report results/ -o report/
     #[command(verbatim_doc_comment)]
     Report(report::ReportArgs),
+    /// Drop exact and near-duplicate documents (and, with --paragraphs,
+    /// repeated paragraphs) from a training corpus.
+    ///
+    /// Texts are normalized first (traditional/simplified script, full/half
+    /// width, numerals), then each document's token n-grams (Han characters
+    /// in Chinese, words elsewhere) are sketched with MinHash; documents whose
+    /// estimated Jaccard similarity reaches --threshold form clusters, and
+    /// one document per cluster is kept. Kept records are copied byte for
+    /// byte, in input order.
+    ///
+    /// Examples:
+    ///   parallels dedup crawl.jsonl -o clean.jsonl --removed removed.jsonl
+    ///   parallels dedup crawl.jsonl -o clean.jsonl --threshold 0.7 --paragraphs
+    ///   parallels dedup 'data/*.parquet' -o clean/ --format parquet
+    #[command(verbatim_doc_comment)]
+    Dedup(dedup::DedupArgs),
     /// Score an alignment (JSON from `align --format json`) against gold links.
     ///
     /// Prints link precision/recall/F1 over aligned character pairs and
@@ -159,6 +176,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => run_eval(args),
         Command::Scan(args) => scan::run(args),
         Command::Report(args) => report::run(args),
+        Command::Dedup(args) => dedup::run(args),
     };
     match result {
         Ok(code) => code,

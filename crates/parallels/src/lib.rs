@@ -38,6 +38,7 @@
 
 pub mod align;
 pub mod corpus;
+pub mod dedup;
 pub mod diff;
 pub mod eval;
 pub mod normalize;

@@ -1,0 +1,322 @@
+//! `parallels dedup`: flags, progress bars and the closing summary.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Problem};
+use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
+use parallels::dedup::{dedup, Bands, DedupOptions, Keep, MinHasher, Verify};
+use parallels::scan::Progress;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct DedupArgs {
+    /// Inputs: JSON Lines files, Parquet files, folders of text files, or
+    /// quoted glob patterns such as 'data/*.parquet'.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<String>,
+    /// Where the kept records go: one JSON Lines file (--format jsonl), or a
+    /// folder that gets one Parquet file per input (--format parquet).
+    #[arg(short, long, value_name = "PATH")]
+    output: PathBuf,
+    /// Also write the removed documents here, as JSON Lines: id, source,
+    /// reason (exact, near, empty_after_paragraphs), duplicate_of (the kept
+    /// id), duplicate_of_source, similarity.
+    #[arg(long, value_name = "FILE")]
+    removed: Option<PathBuf>,
+    /// Jaccard similarity (of n-gram shingle sets) at and above which two
+    /// documents are near-duplicates.
+    #[arg(long, default_value_t = 0.8, value_name = "J", value_parser = parse_unit)]
+    threshold: f64,
+    /// Tokens per shingle: Han characters in Chinese, words elsewhere.
+    #[arg(long, default_value_t = 5, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    ngram: u32,
+    /// MinHash permutations (4 bytes of memory each per document).
+    #[arg(long, default_value_t = 128, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    perms: u32,
+    /// LSH bands (with --rows; bands × rows ≤ perms). Default: the pair that
+    /// minimizes the false-positive plus false-negative areas at the
+    /// threshold (as datasketch chooses).
+    #[arg(long, value_name = "B", requires = "rows", value_parser = clap::value_parser!(u32).range(1..))]
+    bands: Option<u32>,
+    /// LSH rows per band (with --bands).
+    #[arg(long, value_name = "R", requires = "bands", value_parser = clap::value_parser!(u32).range(1..))]
+    rows: Option<u32>,
+    /// How candidate pairs are confirmed: by the signatures' estimate of
+    /// Jaccard similarity, or exactly from the shingle sets (holds every
+    /// shingle set in memory; for evaluation and small corpora).
+    #[arg(long, value_enum, default_value_t = VerifyArg::Signature)]
+    verify: VerifyArg,
+    /// Which document of a group of duplicates is kept: the first one read,
+    /// or the longest (the first one among equals).
+    #[arg(long, value_enum, default_value_t = KeepArg::First)]
+    keep: KeepArg,
+    /// Keep the document with the largest value of this numeric field (a
+    /// quality score, a timestamp); documents without it come last. Overrides
+    /// --keep.
+    #[arg(long, value_name = "FIELD")]
+    keep_field: Option<String>,
+    /// Also drop paragraphs (lines) that repeat, after normalization, a
+    /// paragraph of an earlier kept document; documents left empty are
+    /// removed. A record that loses lines is rewritten with only its text
+    /// field changed.
+    #[arg(long)]
+    paragraphs: bool,
+    /// With --paragraphs: shorter lines (in tokens) are always kept.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    min_paragraph_tokens: usize,
+    /// Write the kept records as JSON Lines (one file) or as Parquet (a
+    /// folder with one file per Parquet input, same columns).
+    #[arg(long, value_enum, default_value_t = OutFormat::Jsonl)]
+    format: OutFormat,
+    /// JSON Lines / Parquet field holding the document id.
+    #[arg(long, default_value = "id", value_name = "FIELD")]
+    id: String,
+    /// JSON Lines / Parquet field holding the text.
+    #[arg(long, default_value = "text", value_name = "FIELD")]
+    text: String,
+    /// Stop at the first malformed record instead of skipping and counting.
+    #[arg(long)]
+    strict: bool,
+    /// Memory for sorting band records, in MiB; beyond it, sorting spills
+    /// to disk next to the output.
+    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    memory: u64,
+    /// For evaluation: read pairs of ids (two per line, tab-separated) from
+    /// FILE and print each with the exact Jaccard similarity of their
+    /// shingle sets; nothing is deduplicated.
+    #[arg(long, value_name = "FILE", hide = true)]
+    jaccard_pairs: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum VerifyArg {
+    Signature,
+    Exact,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum KeepArg {
+    First,
+    Longest,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum OutFormat {
+    Jsonl,
+    Parquet,
+}
+
+fn parse_unit(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) && x > 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a similarity in (0, 1], such as 0.8")),
+    }
+}
+
+const SHOWN_PROBLEMS: u64 = 20;
+
+/// Progress bars on a terminal; problems printed (the first 20).
+struct Bars {
+    bar: Mutex<Option<ProgressBar>>,
+    show: bool,
+    problems: AtomicU64,
+}
+
+impl Progress for Bars {
+    fn stage(&self, name: &str, total: Option<u64>) {
+        let mut bar = self.bar.lock().unwrap();
+        if let Some(b) = bar.take() {
+            b.finish();
+        }
+        if !self.show || name.is_empty() {
+            return;
+        }
+        let b = match total {
+            Some(t) => ProgressBar::new(t).with_style(
+                ProgressStyle::with_template("{prefix:>11} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}")
+                    .unwrap()
+                    .progress_chars("=> "),
+            ),
+            None => ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{prefix:>11} {spinner} {human_pos} documents {per_sec}").unwrap(),
+            ),
+        };
+        b.set_prefix(name.to_string());
+        *bar = Some(b);
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(b) = self.bar.lock().unwrap().as_ref() {
+            b.inc(n);
+        }
+    }
+
+    fn problem(&self, p: &Problem) {
+        let k = self.problems.fetch_add(1, Ordering::Relaxed);
+        if k < SHOWN_PROBLEMS {
+            let line = format!("parallels: warning: {p} (skipped)");
+            match self.bar.lock().unwrap().as_ref() {
+                Some(b) => b.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+}
+
+pub fn run(args: DedupArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let inputs = resolve(&args.inputs)?;
+    let corpus = CorpusOptions {
+        id_field: args.id.clone(),
+        text_field: args.text.clone(),
+        strict: args.strict,
+        ..CorpusOptions::default()
+    };
+    if let Some(pairs) = &args.jaccard_pairs {
+        return jaccard_pairs(inputs, corpus, pairs, &args);
+    }
+    if let (Some(b), Some(r)) = (args.bands, args.rows) {
+        if u64::from(b) * u64::from(r) > u64::from(args.perms) {
+            bail!(
+                "--bands {b} × --rows {r} = {} is more than --perms {}; lower them or raise --perms",
+                b * r,
+                args.perms
+            );
+        }
+    }
+    if args.format == OutFormat::Jsonl && args.output.is_dir() {
+        bail!(
+            "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
+            args.output.display()
+        );
+    }
+    let work_dir = match args.format {
+        OutFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+        OutFormat::Parquet => args.output.clone(),
+    };
+    let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
+    std::fs::create_dir_all(&work_dir).with_context(|| format!("{}: cannot create the folder", work_dir.display()))?;
+    let opts = DedupOptions {
+        ngram: args.ngram as usize,
+        perms: args.perms as usize,
+        threshold: args.threshold,
+        bands: args.bands.zip(args.rows).map(|(b, r)| Bands { bands: b as usize, rows: r as usize }),
+        verify: match args.verify {
+            VerifyArg::Signature => Verify::Signature,
+            VerifyArg::Exact => Verify::Exact,
+        },
+        keep: match (&args.keep_field, args.keep) {
+            (Some(f), _) => Keep::Field(f.clone()),
+            (None, KeepArg::First) => Keep::First,
+            (None, KeepArg::Longest) => Keep::Longest,
+        },
+        paragraphs: args.paragraphs,
+        min_paragraph_tokens: args.min_paragraph_tokens.max(1),
+        memory: args.memory.max(16) << 20,
+        work_dir,
+        ..DedupOptions::default()
+    };
+    let mut reader = CorpusReader::new(inputs.clone(), corpus.clone())?;
+    let bars = Bars { bar: Mutex::new(None), show: std::io::stderr().is_terminal(), problems: AtomicU64::new(0) };
+    let result = dedup(&mut reader, &opts, &bars);
+    bars.stage("", None);
+    let result = result?;
+    let write_start = Instant::now();
+    let written = match args.format {
+        OutFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)
+            .with_context(|| format!("{}: cannot write the kept records", args.output.display()))?,
+        OutFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
+    };
+    if let Some(path) = &args.removed {
+        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", path.display()))?;
+    }
+    let write_time = write_start.elapsed();
+
+    let problems = bars.problems.load(Ordering::Relaxed);
+    if problems > SHOWN_PROBLEMS {
+        eprintln!("parallels: warning: {} more problems not shown", problems - SHOWN_PROBLEMS);
+    }
+    let s = &result.stats;
+    let summary = &result.corpus;
+    let skipped: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    eprintln!(
+        "documents: {} in, {} kept, {} removed ({} exact, {} near{}); {} records skipped{}",
+        s.documents,
+        s.kept,
+        s.removed_exact + s.removed_near + s.removed_empty_after_paragraphs,
+        s.removed_exact,
+        s.removed_near,
+        if args.paragraphs {
+            format!(", {} empty after paragraphs", s.removed_empty_after_paragraphs)
+        } else {
+            String::new()
+        },
+        summary.skipped_total(),
+        if skipped.is_empty() { String::new() } else { format!(" ({})", skipped.join(", ")) }
+    );
+    if args.paragraphs {
+        eprintln!("paragraphs: {} removed from {} kept documents", s.paragraphs_removed, s.trimmed);
+    }
+    eprintln!(
+        "lsh: {} bands × {} rows of {} permutations, {}-grams; {} candidate pairs, {} at or above {}; {} clusters",
+        s.bands, s.rows, args.perms, args.ngram, s.candidate_pairs, s.verified_pairs, args.threshold, s.clusters
+    );
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "time: {:.2} s (sketching {:.2} s at {:.1} MB/s, candidates {:.2} s, writing {:.2} s); {:.0} documents/s; written to {}{}",
+        secs,
+        s.sketch_time.as_secs_f64(),
+        s.text_bytes as f64 / 1e6 / s.sketch_time.as_secs_f64().max(1e-9),
+        s.candidates_time.as_secs_f64(),
+        write_time.as_secs_f64(),
+        s.documents as f64 / secs.max(1e-9),
+        args.output.display(),
+        if written.rewritten > 0 { format!(" ({} records rewritten without repeated paragraphs)", written.rewritten) } else { String::new() }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hidden `--jaccard-pairs` mode: exact Jaccard of the listed pairs.
+fn jaccard_pairs(
+    inputs: Vec<parallels::corpus::Input>,
+    corpus: CorpusOptions,
+    pairs: &PathBuf,
+    args: &DedupArgs,
+) -> Result<ExitCode> {
+    use rayon::prelude::*;
+    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", pairs.display()))?;
+    let pairs: Vec<(String, String)> = listed
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| match l.split_once('\t') {
+            Some((a, b)) => Ok((a.to_string(), b.to_string())),
+            None => bail!("{}:{}: expected two ids separated by a tab", pairs.display(), i + 1),
+        })
+        .collect::<Result<_>>()?;
+    let wanted: std::collections::HashSet<&str> = pairs.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
+    let hasher = MinHasher::new(args.ngram as usize, args.perms as usize);
+    let docs: Vec<(String, String)> = CorpusReader::new(inputs, corpus)?
+        .flatten()
+        .filter(|d| wanted.contains(d.id.as_str()))
+        .map(|d| (d.id, d.text))
+        .collect();
+    let sets: std::collections::HashMap<String, Vec<u64>> =
+        docs.into_par_iter().map(|(id, text)| (id, hasher.shingle_set(&text))).collect();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (a, b) in &pairs {
+        let j = match (sets.get(a), sets.get(b)) {
+            (Some(x), Some(y)) => format!("{:.6}", parallels::dedup::minhash::jaccard(x, y)),
+            _ => "nan".to_string(),
+        };
+        writeln!(out, "{a}\t{b}\t{j}")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,268 @@
+//! End-to-end tests of `parallels dedup` on JSON Lines corpora made from
+//! the fixture texts: exact, edited and traditional-script copies, repeated
+//! paragraphs, odd records, bad lines.
+
+mod util;
+
+use serde_json::{json, Value};
+use util::{fixture_text, Sandbox};
+
+fn jsonl(bytes: &[u8]) -> Vec<Value> {
+    String::from_utf8(bytes.to_vec()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn ids(records: &[Value]) -> Vec<String> {
+    records.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
+fn line(id: &str, text: &str) -> String {
+    format!("{}\n", json!({"id": id, "text": text}))
+}
+
+/// The first `n` characters of a fixture.
+fn head(name: &str, n: usize) -> String {
+    fixture_text(name).chars().take(n).collect()
+}
+
+/// Every `step`-th Han character replaced by another.
+fn edited(text: &str, step: usize) -> String {
+    let mut k = 0;
+    text.chars()
+        .map(|c| {
+            if parallels_is_han(c) {
+                k += 1;
+                if k % step == 0 {
+                    return '鑫';
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+fn parallels_is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+#[test]
+fn exact_near_and_traditional_copies_are_removed() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 1500);
+    let v2 = head("v2.txt", 1500);
+    let v2_trad = head("v2_trad.txt", 1500);
+    let other = head("v4.txt", 1500);
+    let input = [
+        line("a", &a),
+        line("b", &v2),
+        line("a-copy", &a),
+        line("a-edited", &edited(&a, 150)),
+        line("other", &other),
+        line("b-trad", &v2_trad),
+    ]
+    .concat();
+    sb.write("crawl.jsonl", &input);
+    let run = sb.run(&["dedup", "crawl.jsonl", "-o", "clean.jsonl", "--removed", "removed.jsonl"]);
+    run.success();
+    assert_eq!(ids(&jsonl(&sb.read("clean.jsonl"))), ["a", "b", "other"]);
+    let removed = jsonl(&sb.read("removed.jsonl"));
+    assert_eq!(ids(&removed), ["a-copy", "a-edited", "b-trad"]);
+    assert_eq!(removed[0]["reason"], "exact");
+    assert_eq!(removed[0]["duplicate_of"], "a");
+    assert_eq!(removed[0]["duplicate_of_source"], "crawl.jsonl:1");
+    assert_eq!(removed[0]["source"], "crawl.jsonl:3");
+    assert_eq!(removed[0]["similarity"], 1.0);
+    assert_eq!(removed[1]["reason"], "near");
+    assert_eq!(removed[1]["duplicate_of"], "a");
+    let sim = removed[1]["similarity"].as_f64().unwrap();
+    assert!((0.8..1.0).contains(&sim), "{sim}");
+    // The traditional copy normalizes to the simplified text.
+    assert_eq!(removed[2]["duplicate_of"], "b");
+    assert!(removed[2]["similarity"].as_f64().unwrap() >= 0.95);
+    assert!(run.stderr.contains("documents: 6 in, 3 kept, 3 removed"), "{run}");
+}
+
+#[test]
+fn kept_records_are_byte_identical() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 800);
+    let b = head("v4.txt", 800);
+    let escaped = serde_json::to_string(&head("v2.txt", 800)).unwrap();
+    // \u escapes for every non-ASCII character of the third record.
+    let ascii: String =
+        escaped.chars().map(|c| if c.is_ascii() { c.to_string() } else { format!("\\u{:04x}", c as u32) }).collect();
+    let lines = [
+        format!("\u{feff}{{ \"text\" : {} ,  \"id\":\"x\",\"meta\":{{\"k\":[1, 2.50, null]}} }}\r\n", json!(a)),
+        format!("{{\"id\":\"dup\",\"text\":{}}}\n", json!(a)),
+        format!("  {{\"url\":\"http://a/?q=é\",\"id\":7,\"text\":{}}}\t\n", json!(b)),
+        "\n".to_string(),
+        format!("{{\"id\":\"e\",\"text\":{ascii},\"n\":1e3}}"),
+    ];
+    sb.write("in.jsonl", lines.concat());
+    sb.run(&["dedup", "in.jsonl", "-o", "out.jsonl"]).success();
+    // Line 1 without its byte-order mark; line 2 removed; the blank line is
+    // no record; the last line gets a line feed.
+    let expected =
+        [lines[0].trim_start_matches('\u{feff}').to_string(), lines[2].clone(), format!("{}\n", lines[4])].concat();
+    assert_eq!(String::from_utf8(sb.read("out.jsonl")).unwrap(), expected);
+}
+
+#[test]
+fn repeated_paragraphs_are_dropped_and_emptied_documents_removed() {
+    let sb = Sandbox::new();
+    let v1: Vec<String> = fixture_text("v1.txt").lines().filter(|l| l.chars().count() > 40).map(String::from).collect();
+    let v4: Vec<String> = fixture_text("v4.txt").lines().filter(|l| l.chars().count() > 40).map(String::from).collect();
+    let footer = "本站所有文章未经授权禁止转载，违者必究。";
+    let first = format!("{}\n{}\n{footer}", v1[0], v1[1]);
+    let second = format!("{}\n{}\n{footer}", v4[0], v4[1]);
+    let third = format!("{}\n{}", v1[1], footer.replace('，', ","));
+    let input = [
+        line("first", &first),
+        format!("{{\"text\":{},\"id\":\"second\",\"z\":\"\\u00e9\"}}\n", json!(second)),
+        line("third", &third),
+    ]
+    .concat();
+    sb.write("in.jsonl", &input);
+    let run = sb.run(&["dedup", "in.jsonl", "-o", "out.jsonl", "--paragraphs", "--removed", "rm.jsonl"]);
+    run.success();
+    let out = String::from_utf8(sb.read("out.jsonl")).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(format!("{}\n", lines[0]), line("first", &first));
+    // Only the text value changed: the other fields and their order stay.
+    let expected_second = format!("{}\n{}\n", v4[0], v4[1]);
+    assert_eq!(lines[1], format!("{{\"text\":{},\"id\":\"second\",\"z\":\"\\u00e9\"}}", json!(expected_second)));
+    let removed = jsonl(&sb.read("rm.jsonl"));
+    assert_eq!(ids(&removed), ["third"]);
+    assert_eq!(removed[0]["reason"], "empty_after_paragraphs");
+    assert!(run.stderr.contains("paragraphs: 1 removed from 1 kept documents"), "{run}");
+    assert!(run.stderr.contains("1 empty after paragraphs"), "{run}");
+}
+
+#[test]
+fn malformed_lines_are_reported_with_file_and_line() {
+    let sb = Sandbox::new();
+    let input =
+        [line("a", &head("v1.txt", 300)), "{\"id\": \"b\", \"text\": \n".into(), "{\"id\":\"c\"}\n".into()].concat();
+    sb.write("in.jsonl", &input);
+    let run = sb.run(&["dedup", "in.jsonl", "-o", "out.jsonl"]);
+    run.success();
+    assert!(run.stderr.contains("in.jsonl:2: malformed JSON"), "{run}");
+    assert!(run.stderr.contains("in.jsonl:3:"), "{run}");
+    assert!(run.stderr.contains("\"text\""), "{run}");
+    assert!(run.stderr.contains("2 records skipped (1 malformed, 1 missing_field)"), "{run}");
+    assert_eq!(ids(&jsonl(&sb.read("out.jsonl"))), ["a"]);
+
+    let strict = sb.run(&["dedup", "in.jsonl", "-o", "strict.jsonl", "--strict"]);
+    strict.code(2).no_panic();
+    assert!(strict.stderr.contains("in.jsonl:2: malformed JSON"), "{strict}");
+    assert!(strict.stderr.contains("--strict"), "{strict}");
+    assert!(!sb.path().join("strict.jsonl").exists());
+}
+
+/// Many documents: paragraphs of the fixtures, alone and in pairs, some
+/// copied and edited.
+fn big_corpus() -> String {
+    let mut paras: Vec<String> = Vec::new();
+    for f in ["v1.txt", "v2.txt", "v4.txt"] {
+        paras.extend(fixture_text(f).lines().filter(|l| l.chars().count() > 30).map(String::from));
+    }
+    let mut out = String::new();
+    let mut n = 0;
+    for (i, p) in paras.iter().enumerate() {
+        let q = &paras[(i * 7 + 3) % paras.len()];
+        for text in [p.clone(), format!("{p}\n{q}"), edited(&format!("{q}\n{p}"), 40 + i % 30)] {
+            out.push_str(&line(&format!("d{n}"), &text));
+            n += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn output_does_not_depend_on_the_thread_count() {
+    let sb = Sandbox::new();
+    sb.write("in.jsonl", big_corpus());
+    let mut outs = Vec::new();
+    for threads in ["1", "2", "7"] {
+        let o = format!("out{threads}.jsonl");
+        let r = format!("rm{threads}.jsonl");
+        sb.run_env(
+            &["dedup", "in.jsonl", "-o", &o, "--removed", &r, "--paragraphs", "--threshold", "0.5"],
+            &[("RAYON_NUM_THREADS", threads)],
+        )
+        .success();
+        outs.push((sb.read(&o), sb.read(&r)));
+    }
+    assert!(!outs[0].1.is_empty(), "something is removed");
+    assert!(outs.iter().all(|o| *o == outs[0]));
+}
+
+#[test]
+fn keep_longest_and_keep_field_choose_the_kept_document() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 1200);
+    let longer = format!("{a}。尾声。");
+    let input = [
+        format!("{}\n", json!({"id": "short", "text": a, "score": 3})),
+        format!("{}\n", json!({"id": "long", "text": longer, "score": "1.5"})),
+        format!("{}\n", json!({"id": "none", "text": a})),
+    ]
+    .concat();
+    sb.write("in.jsonl", &input);
+    sb.run(&["dedup", "in.jsonl", "-o", "first.jsonl"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("first.jsonl"))), ["short"]);
+    sb.run(&["dedup", "in.jsonl", "-o", "longest.jsonl", "--keep", "longest"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("longest.jsonl"))), ["long"]);
+    sb.run(&["dedup", "in.jsonl", "-o", "field.jsonl", "--keep-field", "score"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("field.jsonl"))), ["short"]);
+}
+
+#[test]
+fn explicit_bands_and_exact_verification() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 1500);
+    sb.write("in.jsonl", [line("a", &a), line("b", &edited(&a, 60)), line("c", &head("v4.txt", 900))].concat());
+    let run = sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--bands", "16", "--rows", "8", "--verify", "exact"]);
+    run.success();
+    assert!(run.stderr.contains("16 bands × 8 rows"), "{run}");
+    assert_eq!(ids(&jsonl(&sb.read("o.jsonl"))), ["a", "c"]);
+    let bad = sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--bands", "16", "--rows", "9"]);
+    bad.code(2).no_panic();
+    assert!(bad.stderr.contains("more than --perms 128"), "{bad}");
+    let bad = sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--threshold", "1.5"]);
+    bad.code(2).no_panic();
+}
+
+#[test]
+fn text_files_become_json_records() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 1000);
+    sb.write("docs/a.txt", &a).write("docs/b.txt", &a).write("docs/c.txt", head("v4.txt", 1000));
+    sb.run(&["dedup", "docs", "-o", "out.jsonl"]).success();
+    let out = jsonl(&sb.read("out.jsonl"));
+    assert_eq!(ids(&out), ["a", "c"]);
+    assert_eq!(out[0]["text"], a);
+}
+
+#[test]
+fn no_panic_on_odd_input() {
+    let sb = Sandbox::new();
+    let input = [
+        line("p", "，。！？"),
+        line("q", "，。！？"),
+        line("r", "a"),
+        line("s", "a"),
+        "[1,2]\n".to_string(),
+        "\u{0}\u{1}\n".to_string(),
+        line("t", "**□□**"),
+    ]
+    .concat();
+    sb.write("in.jsonl", &input);
+    sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--paragraphs"]).no_panic().success();
+    // Texts without tokens are never duplicates; "a" twice is exact.
+    assert_eq!(ids(&jsonl(&sb.read("o.jsonl"))), ["p", "q", "r", "t"]);
+    sb.write("empty.jsonl", "");
+    sb.run(&["dedup", "empty.jsonl", "-o", "o2.jsonl"]).no_panic().success();
+    assert_eq!(sb.read("o2.jsonl"), b"");
+    sb.run(&["dedup", "missing.jsonl", "-o", "o3.jsonl"]).code(2).no_panic();
+}

@@ -1,0 +1,189 @@
+//! Exact duplicates, LSH candidates, verification and clusters.
+//!
+//! Takes the sketches of every document and hands on the clusters of two or
+//! more documents, each a list of document indices in input order, the
+//! clusters in the order of their first member.
+//!
+//! * A document whose token-sequence hash equals an earlier one's is joined
+//!   to that first one and emits no band record.
+//! * Every other document with tokens emits one [`BandRecord`]
+//!   `(band key, document)` per band. The records go through the external
+//!   [`Sorter`], so that documents sharing a band key come together, in
+//!   input order.
+//! * In each bucket of equal keys, each document is compared with the
+//!   earlier ones (at most [`DedupOptions::bucket_cap`] of them: a key
+//!   shared by thousands of documents is a template, and comparing with the
+//!   first few of them joins the copies all the same). A pair already in one
+//!   cluster is not compared again; a pair at or above the threshold is
+//!   joined.
+//!
+//! The union-find keeps the smaller index as the root, and pairs are taken
+//! in sorted order on one thread, so the clusters do not depend on the
+//! number of threads.
+
+use std::io;
+
+use super::lsh::{band_key, Bands};
+use super::{DedupError, DedupOptions, Table};
+use crate::scan::sort::{Record, Sorter};
+use crate::scan::Progress;
+use rustc_hash::FxHashMap;
+
+/// One band of one document's signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BandRecord {
+    pub key: u64,
+    pub doc: u32,
+}
+
+impl Record for BandRecord {
+    const SIZE: usize = 12;
+    fn write(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.key.to_le_bytes());
+        out[8..12].copy_from_slice(&self.doc.to_le_bytes());
+    }
+    fn read(b: &[u8]) -> Self {
+        BandRecord {
+            key: u64::from_le_bytes(b[..8].try_into().unwrap()),
+            doc: u32::from_le_bytes(b[8..12].try_into().unwrap()),
+        }
+    }
+}
+
+/// Union-find over document indices; the root is the smallest index.
+pub struct UnionFind {
+    parent: Vec<u32>,
+}
+
+impl UnionFind {
+    pub fn new(n: usize) -> UnionFind {
+        UnionFind { parent: (0..n as u32).collect() }
+    }
+
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let p = self.parent[x as usize];
+            self.parent[x as usize] = self.parent[p as usize];
+            x = p;
+        }
+        x
+    }
+
+    /// Join the sets of `a` and `b`; false if they were one already.
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.parent[hi as usize] = lo;
+        true
+    }
+}
+
+fn io_err(opts: &DedupOptions) -> impl Fn(io::Error) -> DedupError + '_ {
+    move |source| DedupError::Io { path: opts.work_dir.clone(), source }
+}
+
+/// The clusters of duplicates (see the module docs).
+pub(crate) fn cluster(
+    table: &Table,
+    opts: &DedupOptions,
+    bands: Bands,
+    stats: &mut super::DedupStats,
+    progress: &dyn Progress,
+) -> Result<Vec<Vec<u32>>, DedupError> {
+    let n = table.exact.len();
+    let mut uf = UnionFind::new(n);
+    let mut first_with: FxHashMap<u128, u32> = FxHashMap::default();
+    let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
+    let work = opts.work_dir.join(format!(".parallels-dedup-{}", std::process::id()));
+    let mut sorter: Option<Sorter<BandRecord>> = None;
+    progress.stage("candidates", Some(n as u64));
+    for doc in 0..n as u32 {
+        let Some(hash) = table.exact[doc as usize] else {
+            continue; // no tokens: neither an exact nor a near duplicate
+        };
+        if let Some(&first) = first_with.get(&hash) {
+            uf.union(first, doc);
+            continue;
+        }
+        first_with.insert(hash, doc);
+        let sig = table.signature(doc);
+        if sorter.is_none() {
+            std::fs::create_dir_all(&work).map_err(|source| DedupError::Io { path: work.clone(), source })?;
+            sorter = Some(Sorter::new(&work, "bands", chunk));
+        }
+        let s = sorter.as_mut().expect("made above");
+        for band in 0..bands.bands {
+            s.push(BandRecord { key: band_key(sig, bands, band), doc }).map_err(io_err(opts))?;
+        }
+    }
+    drop(first_with);
+    if let Some(sorter) = sorter {
+        let sorted = sorter.finish().map_err(io_err(opts))?;
+        let mut bucket: Vec<u32> = Vec::new();
+        let mut key = None;
+        let mut done = 0u64;
+        for r in sorted {
+            let r = r.map_err(io_err(opts))?;
+            if key != Some(r.key) {
+                key = Some(r.key);
+                bucket.clear();
+            }
+            for &other in bucket.iter() {
+                if uf.find(other) == uf.find(r.doc) {
+                    continue;
+                }
+                stats.candidate_pairs += 1;
+                if table.similarity(other, r.doc, opts.verify) >= opts.threshold {
+                    stats.verified_pairs += 1;
+                    uf.union(other, r.doc);
+                }
+            }
+            if bucket.len() < opts.bucket_cap {
+                bucket.push(r.doc);
+            }
+            done += 1;
+            if done % (bands.bands as u64 * 4096) == 0 {
+                progress.advance(4096);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(&work);
+    // Clusters of two or more, in order of their first member (the root,
+    // the smallest index of each set).
+    let roots: Vec<u32> = (0..n as u32).map(|d| uf.find(d)).collect();
+    let mut size = vec![0u32; n];
+    for &r in &roots {
+        size[r as usize] += 1;
+    }
+    let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut clusters: Vec<Vec<u32>> = Vec::new();
+    for (doc, &r) in roots.iter().enumerate() {
+        if size[r as usize] > 1 {
+            let k = *slot.entry(r).or_insert_with(|| {
+                clusters.push(Vec::with_capacity(size[r as usize] as usize));
+                clusters.len() - 1
+            });
+            clusters[k].push(doc as u32);
+        }
+    }
+    clusters.sort_unstable_by_key(|m| m[0]);
+    Ok(clusters)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_find_keeps_the_smallest_root() {
+        let mut uf = UnionFind::new(5);
+        assert!(uf.union(3, 4));
+        assert!(uf.union(4, 1));
+        assert!(!uf.union(1, 3));
+        assert_eq!(uf.find(4), 1);
+        assert_eq!(uf.find(0), 0);
+    }
+}

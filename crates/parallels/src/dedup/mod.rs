@@ -1,0 +1,507 @@
+//! Deduplication of training corpora: exact and near-duplicate documents,
+//! and paragraphs repeated across documents (`parallels dedup`).
+//!
+//! This module takes a [`CorpusReader`] and [`DedupOptions`] and hands on a
+//! [`DedupResult`]: for every document read, whether it is kept, removed
+//! (and as a duplicate of which kept document, how similar), or kept with
+//! some paragraphs dropped. [`output`] then writes the kept records by
+//! reading the inputs a second time, so kept records leave byte-identical.
+//!
+//! # Stages
+//!
+//! 1. **Sketch** ([`minhash`]): every document is normalized and segmented
+//!    by the library's own stages (so traditional and simplified copies,
+//!    `五万` and `50,000`, full- and half-width forms agree) and reduced to a
+//!    MinHash signature of its token n-gram shingles, a 128-bit hash of its
+//!    whole token sequence, and, with `--paragraphs`, one hash per line.
+//!    Documents are sketched in parallel, a batch at a time, and recorded in
+//!    input order.
+//! 2. **Exact duplicates**: a document whose token-sequence hash was seen
+//!    before is joined to the first one with that hash and goes no further.
+//! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
+//!    (chosen from the threshold, see [`lsh::optimal_params`]); one record
+//!    `(band key, document)` per band goes through the external sorter of
+//!    [`crate::scan::sort`], which spills beyond [`DedupOptions::memory`].
+//!    Documents that share a band key are candidate pairs; each is verified
+//!    (estimated Jaccard from the signatures, or exact Jaccard of the shingle
+//!    sets with [`Verify::Exact`]) and joined in a union-find when at or
+//!    above the threshold.
+//! 4. **Keep**: in each cluster one document is kept by [`Keep`]; the
+//!    others are removed, each reported with the kept one and their
+//!    similarity.
+//! 5. **Paragraphs** ([`paragraphs`], optional): in the kept documents, in
+//!    input order, a line whose normalized tokens equal those of a line of
+//!    an earlier kept document is dropped; a document left without tokens
+//!    is removed.
+//!
+//! # Memory
+//!
+//! Per document: its signature (4 bytes per permutation: 512 bytes at 128),
+//! its source and id, and about 200 bytes of bookkeeping (entry, fate,
+//! hashes, empty vectors); with `--paragraphs`, 8 bytes per
+//! line; with [`Verify::Exact`], 8 bytes per distinct shingle (about the
+//! document's length in tokens: this mode is for evaluation and small
+//! corpora). Band records (12 bytes per band and document) are sorted within
+//! [`DedupOptions::memory`] and spilled beyond it. The exact-hash table
+//! holds about 40 bytes per distinct document while candidates are made.
+//! The reader runs on its own thread, at most three batches (of
+//! 2048 documents or 32 MB of text) ahead of the sketching.
+//!
+//! # Determinism
+//!
+//! Signatures depend on the text alone (fixed permutation seeds); batches
+//! are sketched in parallel but recorded in input order; candidates are
+//! verified in the sorted order of band records, one at a time. The result
+//! is the same for any number of threads.
+
+pub mod cluster;
+pub mod lsh;
+pub mod minhash;
+pub mod output;
+pub mod paragraphs;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Summary};
+use crate::scan::Progress;
+
+pub use lsh::Bands;
+pub use minhash::MinHasher;
+
+/// Documents sketched in parallel at a time.
+const BATCH_DOCS: usize = 2048;
+/// Or fewer, when they hold more than this many bytes of text.
+const BATCH_BYTES: usize = 32 << 20;
+
+/// How candidate pairs are verified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Verify {
+    /// Estimated Jaccard similarity: the share of equal signature values.
+    #[default]
+    Signature,
+    /// Exact Jaccard similarity of the shingle sets (kept in memory).
+    Exact,
+}
+
+/// Which document of a cluster of duplicates is kept.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Keep {
+    /// The first one read (input order).
+    #[default]
+    First,
+    /// The longest text (in characters); the first one read among equals.
+    Longest,
+    /// The largest value of this numeric field (JSON number, or a string
+    /// that parses as one); documents without it come last; the first one
+    /// read among equals.
+    Field(String),
+}
+
+/// Options of a deduplication run.
+#[derive(Clone, Debug)]
+pub struct DedupOptions {
+    /// Tokens per shingle.
+    pub ngram: usize,
+    /// MinHash permutations.
+    pub perms: usize,
+    /// Jaccard similarity at and above which two documents are duplicates.
+    pub threshold: f64,
+    /// Explicit bands and rows; `None`: [`lsh::optimal_params`].
+    pub bands: Option<Bands>,
+    /// Weights of the false-positive and false-negative areas when choosing
+    /// bands and rows.
+    pub weights: (f64, f64),
+    pub verify: Verify,
+    pub keep: Keep,
+    /// Also drop paragraphs (lines) repeated across kept documents.
+    pub paragraphs: bool,
+    /// Lines with fewer tokens are never dropped as repeated paragraphs.
+    pub min_paragraph_tokens: usize,
+    /// Bytes of band records sorted in memory before spilling.
+    pub memory: u64,
+    /// Where spill files go (created if missing, removed afterwards when
+    /// empty).
+    pub work_dir: PathBuf,
+    /// Largest bucket prefix compared: a document is verified against at
+    /// most this many earlier documents of each of its band buckets.
+    pub bucket_cap: usize,
+}
+
+impl Default for DedupOptions {
+    fn default() -> Self {
+        DedupOptions {
+            ngram: 5,
+            perms: 128,
+            threshold: 0.8,
+            bands: None,
+            weights: (0.5, 0.5),
+            verify: Verify::Signature,
+            keep: Keep::First,
+            paragraphs: false,
+            min_paragraph_tokens: 1,
+            memory: 512 << 20,
+            work_dir: std::env::temp_dir(),
+            bucket_cap: 64,
+        }
+    }
+}
+
+impl DedupOptions {
+    /// The bands and rows in use: explicit, or optimal for the threshold.
+    pub fn bands(&self) -> Bands {
+        self.bands.unwrap_or_else(|| lsh::optimal_params(self.threshold, self.perms, self.weights.0, self.weights.1))
+    }
+}
+
+/// Why a document was removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The same normalized tokens as the kept document.
+    Exact,
+    /// Similar to a document of its cluster at or above the threshold.
+    Near,
+    /// Nothing left once repeated paragraphs were dropped.
+    EmptyAfterParagraphs,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Exact => "exact",
+            Reason::Near => "near",
+            Reason::EmptyAfterParagraphs => "empty_after_paragraphs",
+        }
+    }
+}
+
+/// What happens to one document.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fate {
+    Kept,
+    /// Kept, without these lines (0-based line numbers of its text, in
+    /// order), which repeat paragraphs of earlier kept documents.
+    Trimmed(Vec<u32>),
+    /// Removed: a duplicate of document `of` (an index into
+    /// [`DedupResult::docs`]), with their similarity (estimated, or exact
+    /// with [`Verify::Exact`]); for [`Reason::EmptyAfterParagraphs`], `of`
+    /// is the document that first had its last paragraph.
+    Removed {
+        reason: Reason,
+        of: u32,
+        similarity: f64,
+    },
+}
+
+/// One document read.
+#[derive(Clone, Debug)]
+pub struct DocEntry {
+    pub id: String,
+    /// `path:line`, `path#row` or the path of a text file.
+    pub source: String,
+    /// Length of the text in characters.
+    pub chars: u64,
+    pub fate: Fate,
+}
+
+/// Counts and times of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DedupStats {
+    pub documents: u64,
+    pub kept: u64,
+    pub removed_exact: u64,
+    pub removed_near: u64,
+    pub removed_empty_after_paragraphs: u64,
+    /// Documents kept without some lines.
+    pub trimmed: u64,
+    pub paragraphs_removed: u64,
+    /// Bytes of text (UTF-8) sketched.
+    pub text_bytes: u64,
+    pub bands: usize,
+    pub rows: usize,
+    /// Pairs that shared a band and were compared.
+    pub candidate_pairs: u64,
+    /// Candidate pairs at or above the threshold.
+    pub verified_pairs: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Time reading and sketching, finding and verifying candidates, and
+    /// the rest (keep rule, paragraphs).
+    #[serde(serialize_with = "secs")]
+    pub sketch_time: Duration,
+    #[serde(serialize_with = "secs")]
+    pub candidates_time: Duration,
+    #[serde(serialize_with = "secs")]
+    pub keep_time: Duration,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+/// The outcome of [`dedup`].
+#[derive(Clone, Debug)]
+pub struct DedupResult {
+    /// Every document read, in input order.
+    pub docs: Vec<DocEntry>,
+    pub stats: DedupStats,
+    /// What the reader read and skipped.
+    pub corpus: Summary,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DedupError {
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Options(String),
+}
+
+/// What the sketch stage keeps of a document.
+struct Sketched {
+    entry: DocEntry,
+    signature: Vec<u32>,
+    exact: Option<u128>,
+    /// Line hashes (0 for a line below the paragraph minimum), with
+    /// `--paragraphs`.
+    lines: Vec<u64>,
+    /// Sorted shingle set, with [`Verify::Exact`].
+    shingles: Vec<u64>,
+    keep_value: Option<f64>,
+}
+
+/// Everything the later stages need, indexed by document.
+pub(crate) struct Table {
+    pub signatures: Vec<u32>,
+    pub perms: usize,
+    pub exact: Vec<Option<u128>>,
+    pub lines: Vec<Vec<u64>>,
+    pub shingles: Vec<Vec<u64>>,
+    pub keep_values: Vec<Option<f64>>,
+}
+
+impl Table {
+    pub fn signature(&self, doc: u32) -> &[u32] {
+        let k = self.perms;
+        &self.signatures[doc as usize * k..(doc as usize + 1) * k]
+    }
+
+    /// Similarity of two documents as the run measures it.
+    pub fn similarity(&self, a: u32, b: u32, verify: Verify) -> f64 {
+        match verify {
+            Verify::Signature => minhash::estimate(self.signature(a), self.signature(b)),
+            Verify::Exact => minhash::jaccard(&self.shingles[a as usize], &self.shingles[b as usize]),
+        }
+    }
+}
+
+/// Deduplicate the documents of `reader`; see the module docs.
+pub fn dedup(
+    reader: &mut CorpusReader,
+    opts: &DedupOptions,
+    progress: &dyn Progress,
+) -> Result<DedupResult, DedupError> {
+    let hasher = MinHasher::new(opts.ngram, opts.perms);
+    let bands = opts.bands();
+    if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > hasher.perms() {
+        return Err(DedupError::Options(format!(
+            "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × rows \
+             ≤ permutations",
+            bands.bands,
+            bands.rows,
+            hasher.perms()
+        )));
+    }
+    if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
+        return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
+    }
+    let mut stats = DedupStats { bands: bands.bands, rows: bands.rows, ..DedupStats::default() };
+    let started = Instant::now();
+
+    // 1. Read and sketch.
+    progress.stage("sketching", None);
+    let mut docs: Vec<DocEntry> = Vec::new();
+    let mut table = Table {
+        signatures: Vec::new(),
+        perms: hasher.perms(),
+        exact: Vec::new(),
+        lines: Vec::new(),
+        shingles: Vec::new(),
+        keep_values: Vec::new(),
+    };
+    let flush = |batch: Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
+        let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(&hasher, d, opts)).collect();
+        progress.advance(sketched.len() as u64);
+        for s in sketched {
+            table.signatures.extend_from_slice(&s.signature);
+            table.exact.push(s.exact);
+            table.lines.push(s.lines);
+            table.shingles.push(s.shingles);
+            table.keep_values.push(s.keep_value);
+            docs.push(s.entry);
+        }
+    };
+    // The reader (JSON parsing, decoding) runs on its own thread, a few
+    // batches ahead of the sketching, which runs on the rayon pool.
+    let strict = reader.options().strict;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
+    let source = &mut *reader;
+    let read: Result<u64, crate::corpus::Problem> = std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let mut text_bytes = 0u64;
+            let mut batch: Vec<CorpusDoc> = Vec::with_capacity(BATCH_DOCS);
+            let mut batch_bytes = 0usize;
+            for item in source.by_ref() {
+                match item {
+                    Ok(doc) => {
+                        batch_bytes += doc.text.len();
+                        text_bytes += doc.text.len() as u64;
+                        batch.push(doc);
+                        if batch.len() >= BATCH_DOCS || batch_bytes >= BATCH_BYTES {
+                            if tx.send(std::mem::take(&mut batch)).is_err() {
+                                break;
+                            }
+                            batch_bytes = 0;
+                        }
+                    }
+                    Err(problem) => {
+                        progress.problem(&problem);
+                        if strict {
+                            return Err(problem);
+                        }
+                    }
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            Ok(text_bytes)
+        });
+        for batch in rx {
+            flush(batch, &mut docs, &mut table);
+        }
+        reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let text_bytes = read.map_err(CorpusError::Strict)?;
+    stats.text_bytes = text_bytes;
+    stats.documents = docs.len() as u64;
+    stats.sketch_time = started.elapsed();
+
+    // 2–3. Exact duplicates, candidates, clusters.
+    let started = Instant::now();
+    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
+    stats.candidates_time = started.elapsed();
+
+    // 4. Keep one per cluster.
+    let started = Instant::now();
+    progress.stage("keeping", None);
+    let mut removed = vec![false; docs.len()];
+    for members in &clusters {
+        let keeper = choose(members, &docs, &table, &opts.keep);
+        stats.clusters += 1;
+        for &m in members {
+            if m == keeper {
+                continue;
+            }
+            let exact = table.exact[m as usize].is_some() && table.exact[m as usize] == table.exact[keeper as usize];
+            let (reason, similarity) =
+                if exact { (Reason::Exact, 1.0) } else { (Reason::Near, table.similarity(m, keeper, opts.verify)) };
+            docs[m as usize].fate = Fate::Removed { reason, of: keeper, similarity };
+            removed[m as usize] = true;
+        }
+    }
+
+    // 5. Paragraphs.
+    if opts.paragraphs {
+        paragraphs::drop_repeated(&table, &mut docs);
+    }
+    for d in &docs {
+        match &d.fate {
+            Fate::Kept => stats.kept += 1,
+            Fate::Trimmed(lines) => {
+                stats.kept += 1;
+                stats.trimmed += 1;
+                stats.paragraphs_removed += lines.len() as u64;
+            }
+            Fate::Removed { reason: Reason::Exact, .. } => stats.removed_exact += 1,
+            Fate::Removed { reason: Reason::Near, .. } => stats.removed_near += 1,
+            Fate::Removed { reason: Reason::EmptyAfterParagraphs, .. } => stats.removed_empty_after_paragraphs += 1,
+        }
+    }
+    stats.keep_time = started.elapsed();
+    Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
+}
+
+/// Sketch one document.
+fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
+    let keep_value = match &opts.keep {
+        Keep::Field(name) => doc.meta.get(name).and_then(|v| match v {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let (tokens, starts) = hasher.tokens_with_starts(&doc.text);
+    let s = hasher.sketch_tokens(&tokens);
+    let lines = if opts.paragraphs {
+        paragraphs::line_hashes(&doc.text, &tokens, &starts, opts.min_paragraph_tokens)
+    } else {
+        Vec::new()
+    };
+    let shingles = if opts.verify == Verify::Exact {
+        let mut sh = hasher.shingles_of(&tokens);
+        sh.sort_unstable();
+        sh.dedup();
+        sh
+    } else {
+        Vec::new()
+    };
+    Sketched {
+        entry: DocEntry { chars: doc.text.chars().count() as u64, id: doc.id, source: doc.source, fate: Fate::Kept },
+        signature: s.signature,
+        exact: s.exact,
+        lines,
+        shingles,
+        keep_value,
+    }
+}
+
+/// The member of a cluster that is kept.
+fn choose(members: &[u32], docs: &[DocEntry], table: &Table, keep: &Keep) -> u32 {
+    // Members are in input order; `max_by` keeps the last of equals, so
+    // compare with the index reversed.
+    match keep {
+        Keep::First => members[0],
+        Keep::Longest => *members.iter().max_by_key(|&&m| (docs[m as usize].chars, std::cmp::Reverse(m))).unwrap(),
+        Keep::Field(_) => *members
+            .iter()
+            .max_by(|&&a, &&b| {
+                let va = table.keep_values[a as usize];
+                let vb = table.keep_values[b as usize];
+                let key = |v: Option<f64>| v.filter(|x| !x.is_nan());
+                match (key(va), key(vb)) {
+                    (Some(x), Some(y)) => x.total_cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Greater,
+                    (None, Some(_)) => std::cmp::Ordering::Less,
+                    (None, None) => std::cmp::Ordering::Equal,
+                }
+                .then(b.cmp(&a))
+            })
+            .unwrap(),
+    }
+}
+
+/// Exact Jaccard similarity of the shingle sets of two texts, as `dedup`
+/// shingles them (for evaluation).
+pub fn exact_jaccard(hasher: &MinHasher, a: &str, b: &str) -> f64 {
+    minhash::jaccard(&hasher.shingle_set(a), &hasher.shingle_set(b))
+}

@@ -1,0 +1,486 @@
+//! Writing the kept records, and the list of removed documents.
+//!
+//! The kept records are written from a second reading of the inputs, in
+//! input order:
+//!
+//! * a **JSON Lines** input is read again line by line and each kept line
+//!   is copied byte for byte (fields, their order, spacing and escapes as
+//!   they were; a byte-order mark at the start of the file is not part of a
+//!   record and is left out; a last line without a line feed gets one). A
+//!   record that lost paragraphs is the same line with only the value of the
+//!   text field replaced (re-encoded by serde_json);
+//! * a **Parquet** input, with [`write_parquet`], gives a Parquet file of the
+//!   same name and schema holding the kept rows, every column copied (the
+//!   text column rebuilt only when paragraphs were dropped);
+//! * with [`write_jsonl`], a Parquet row or a text file becomes a JSON object
+//!   `{"id", "text", …}` with the row's other scalar columns (what
+//!   [`CorpusDoc::meta`](crate::corpus::CorpusDoc) holds).
+//!
+//! Files are written under a temporary name and renamed when complete.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::builder::{LargeStringBuilder, StringBuilder};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchReader};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use super::paragraphs::without_lines;
+use super::{DedupResult, Fate};
+use crate::corpus::{CorpusOptions, CorpusReader, Input};
+
+/// Records written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Kept records copied unchanged.
+    pub copied: u64,
+    /// Kept records rewritten without some paragraphs.
+    pub rewritten: u64,
+}
+
+/// Where each document sits in the inputs.
+struct Plan {
+    /// Per input: `(line or row, document)` of its JSON Lines / Parquet
+    /// documents, in order.
+    positions: Vec<Vec<(u64, u32)>>,
+    /// Source path -> document, for text files.
+    text_files: FxHashMap<String, u32>,
+}
+
+fn plan(inputs: &[Input], result: &DedupResult) -> Plan {
+    let mut by_display: FxHashMap<String, (usize, char)> = FxHashMap::default();
+    for (k, input) in inputs.iter().enumerate() {
+        match input {
+            Input::Jsonl(p) => {
+                by_display.insert(p.display().to_string(), (k, ':'));
+            }
+            Input::Parquet(p) => {
+                by_display.insert(p.display().to_string(), (k, '#'));
+            }
+            _ => {}
+        }
+    }
+    let mut positions = vec![Vec::new(); inputs.len()];
+    let mut text_files = FxHashMap::default();
+    for (d, doc) in result.docs.iter().enumerate() {
+        let at = doc.source.rfind([':', '#']).and_then(|i| {
+            let (display, rest) = doc.source.split_at(i);
+            let sep = rest.chars().next()?;
+            let pos: u64 = rest[1..].parse().ok()?;
+            let &(k, want) = by_display.get(display)?;
+            (want == sep).then_some((k, pos))
+        });
+        match at {
+            Some((k, pos)) => positions[k].push((pos, d as u32)),
+            None => {
+                text_files.insert(doc.source.clone(), d as u32);
+            }
+        }
+    }
+    Plan { positions, text_files }
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Write every kept document to one JSON Lines file `out`; see the module
+/// docs.
+pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
+    let plan = plan(inputs, result);
+    let tmp = temp_name(out);
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    let mut written = Written::default();
+    let run = (|| -> io::Result<()> {
+        for (k, input) in inputs.iter().enumerate() {
+            match input {
+                Input::Jsonl(path) => {
+                    copy_jsonl(path, &plan.positions[k], result, &corpus.text_field, &mut w, &mut written)?
+                }
+                _ => objects(input, k, corpus, &plan, result, &mut w, &mut written)?,
+            }
+        }
+        w.flush()
+    })();
+    drop(w);
+    match run {
+        Ok(()) => std::fs::rename(&tmp, out).map(|()| written),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Copy the kept lines of one JSON Lines file.
+fn copy_jsonl(
+    path: &Path,
+    wanted: &[(u64, u32)],
+    result: &DedupResult,
+    text_field: &str,
+    w: &mut impl Write,
+    written: &mut Written,
+) -> io::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut line_no = 0u64;
+    let mut buf = Vec::new();
+    for &(line, doc) in wanted {
+        let fate = &result.docs[doc as usize].fate;
+        if matches!(fate, Fate::Removed { .. }) {
+            continue;
+        }
+        // Skip to the wanted line without holding the skipped ones.
+        while line_no + 1 < line {
+            skip_line(&mut reader)?;
+            line_no += 1;
+        }
+        buf.clear();
+        reader.read_until(b'\n', &mut buf)?;
+        line_no += 1;
+        let mut record = buf.as_slice();
+        if line_no == 1 {
+            record = record.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(record);
+        }
+        match fate {
+            Fate::Trimmed(lines) => {
+                let ending = if record.ends_with(b"\r\n") { 2 } else { usize::from(record.ends_with(b"\n")) };
+                let body = &record[..record.len() - ending];
+                let rewritten = replace_text(body, text_field, |text| without_lines(text, lines)).ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{}:{line}: the record changed since it was read (no text field); was the file modified during the run?",
+                        path.display()
+                    ))
+                })?;
+                w.write_all(&rewritten)?;
+                w.write_all(if ending == 0 { b"\n" } else { &record[record.len() - ending..] })?;
+                written.rewritten += 1;
+            }
+            _ => {
+                w.write_all(record)?;
+                if !record.ends_with(b"\n") {
+                    w.write_all(b"\n")?;
+                }
+                written.copied += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        if let Some(at) = buf.iter().position(|&b| b == b'\n') {
+            reader.consume(at + 1);
+            return Ok(());
+        }
+        let len = buf.len();
+        reader.consume(len);
+    }
+}
+
+/// `record` (one JSON object) with the string value of its top-level field
+/// `field` replaced by `f(value)`, every other byte unchanged; `None` if
+/// the record is not an object with that field as a string. With the field
+/// given twice, the last one (the one serde_json reads) is replaced.
+pub fn replace_text(record: &[u8], field: &str, f: impl FnOnce(&str) -> String) -> Option<Vec<u8>> {
+    let ws = |mut i: usize| {
+        while i < record.len() && matches!(record[i], b' ' | b'\t' | b'\r' | b'\n') {
+            i += 1;
+        }
+        i
+    };
+    // One JSON value starting at `at`: its end.
+    let value_end = |at: usize| -> Option<usize> {
+        let mut it = serde_json::Deserializer::from_slice(&record[at..]).into_iter::<serde::de::IgnoredAny>();
+        it.next()?.ok()?;
+        Some(at + it.byte_offset())
+    };
+    let mut i = ws(0);
+    if record.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = ws(i + 1);
+    let mut found: Option<(usize, usize)> = None;
+    while record.get(i) == Some(&b'"') {
+        let key_end = value_end(i)?;
+        let key: String = serde_json::from_slice(&record[i..key_end]).ok()?;
+        i = ws(key_end);
+        if record.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = ws(i + 1);
+        let end = value_end(start)?;
+        if key == field {
+            found = Some((start, end));
+        }
+        i = ws(end);
+        if record.get(i) == Some(&b',') {
+            i = ws(i + 1);
+        }
+    }
+    let (start, end) = found?;
+    let old: String = serde_json::from_slice(&record[start..end]).ok()?;
+    let new = serde_json::to_string(&f(&old)).ok()?;
+    let mut out = Vec::with_capacity(record.len());
+    out.extend_from_slice(&record[..start]);
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(&record[end..]);
+    Some(out)
+}
+
+/// Kept text files or Parquet rows of one input, as JSON objects.
+fn objects(
+    input: &Input,
+    k: usize,
+    corpus: &CorpusOptions,
+    plan: &Plan,
+    result: &DedupResult,
+    w: &mut impl Write,
+    written: &mut Written,
+) -> io::Result<()> {
+    let by_source: FxHashMap<String, u32> = match input {
+        Input::Parquet(_) => {
+            plan.positions[k].iter().map(|&(_, d)| (result.docs[d as usize].source.clone(), d)).collect()
+        }
+        _ => plan.text_files.clone(),
+    };
+    let options = CorpusOptions { strict: false, ..corpus.clone() };
+    let reader = CorpusReader::new(vec![input.clone()], options).map_err(io::Error::other)?;
+    for doc in reader.flatten() {
+        let Some(&d) = by_source.get(&doc.source) else { continue };
+        let text = match &result.docs[d as usize].fate {
+            Fate::Removed { .. } => continue,
+            Fate::Kept => {
+                written.copied += 1;
+                doc.text
+            }
+            Fate::Trimmed(lines) => {
+                written.rewritten += 1;
+                without_lines(&doc.text, lines)
+            }
+        };
+        let mut object = Map::new();
+        object.insert(corpus.id_field.clone(), Value::String(doc.id));
+        object.insert(corpus.text_field.clone(), Value::String(text));
+        for (k, v) in doc.meta {
+            object.entry(k).or_insert(v);
+        }
+        serde_json::to_writer(&mut *w, &Value::Object(object))?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Why Parquet output cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ParquetOutError {
+    #[error("{0}: --format parquet copies Parquet inputs row for row; this input is not Parquet (use --format jsonl)")]
+    NotParquet(PathBuf),
+    #[error("{0} and {1}: two inputs of the same file name would write one output file; give them apart")]
+    SameName(PathBuf, PathBuf),
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Write, for every Parquet input, a Parquet file of the same name in the
+/// folder `dir` with its kept rows and every column; see the module docs.
+pub fn write_parquet(
+    inputs: &[Input],
+    corpus: &CorpusOptions,
+    result: &DedupResult,
+    dir: &Path,
+) -> Result<Written, ParquetOutError> {
+    let mut names: FxHashMap<std::ffi::OsString, &Path> = FxHashMap::default();
+    for input in inputs {
+        let Input::Parquet(path) = input else {
+            return Err(ParquetOutError::NotParquet(input.path().to_path_buf()));
+        };
+        let name = path.file_name().unwrap_or_default().to_os_string();
+        if let Some(other) = names.insert(name, path) {
+            return Err(ParquetOutError::SameName(other.to_path_buf(), path.clone()));
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|source| ParquetOutError::Io { path: dir.to_path_buf(), source })?;
+    let plan = plan(inputs, result);
+    let mut written = Written::default();
+    for (k, input) in inputs.iter().enumerate() {
+        let out = dir.join(input.path().file_name().unwrap_or_default());
+        copy_parquet(input.path(), &out, &plan.positions[k], result, &corpus.text_field, &mut written)
+            .map_err(|source| ParquetOutError::Io { path: input.path().to_path_buf(), source })?;
+    }
+    Ok(written)
+}
+
+fn copy_parquet(
+    path: &Path,
+    out: &Path,
+    wanted: &[(u64, u32)],
+    result: &DedupResult,
+    text_field: &str,
+    written: &mut Written,
+) -> io::Result<()> {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?).map_err(io::Error::other)?;
+    let reader = builder.with_batch_size(4096).build().map_err(io::Error::other)?;
+    let schema = reader.schema();
+    let text_col = schema.index_of(text_field).ok();
+    let tmp = temp_name(out);
+    let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
+    let mut writer =
+        ArrowWriter::try_new(File::create(&tmp)?, schema.clone(), Some(props)).map_err(io::Error::other)?;
+    let mut next = wanted.iter().peekable();
+    let mut row0 = 0u64;
+    for batch in reader {
+        let batch = batch.map_err(io::Error::other)?;
+        let n = batch.num_rows();
+        let mut keep = vec![false; n];
+        let mut trims: Vec<(usize, &[u32])> = Vec::new();
+        while let Some(&&(row, doc)) = next.peek() {
+            if row >= row0 + n as u64 {
+                break;
+            }
+            next.next();
+            let r = (row - row0) as usize;
+            match &result.docs[doc as usize].fate {
+                Fate::Removed { .. } => {}
+                Fate::Kept => {
+                    keep[r] = true;
+                    written.copied += 1;
+                }
+                Fate::Trimmed(lines) => {
+                    keep[r] = true;
+                    trims.push((r, lines));
+                    written.rewritten += 1;
+                }
+            }
+        }
+        row0 += n as u64;
+        let mut batch = batch;
+        if let (Some(c), false) = (text_col, trims.is_empty()) {
+            let column = retext(batch.column(c), &trims)?;
+            let mut columns = batch.columns().to_vec();
+            columns[c] = column;
+            batch = RecordBatch::try_new(batch.schema(), columns).map_err(io::Error::other)?;
+        }
+        let mask = BooleanArray::from(keep);
+        let kept = arrow_select::filter::filter_record_batch(&batch, &mask).map_err(io::Error::other)?;
+        if kept.num_rows() > 0 {
+            writer.write(&kept).map_err(io::Error::other)?;
+        }
+    }
+    writer.close().map_err(io::Error::other)?;
+    std::fs::rename(&tmp, out)
+}
+
+/// A text column with the given rows' texts without the given lines.
+fn retext(column: &ArrayRef, trims: &[(usize, &[u32])]) -> io::Result<ArrayRef> {
+    let trimmed = |r: usize, text: &str| -> Option<String> {
+        trims.iter().find(|(row, _)| *row == r).map(|(_, lines)| without_lines(text, lines))
+    };
+    match column.data_type() {
+        DataType::Utf8 => {
+            let a = column.as_string::<i32>();
+            let mut b = StringBuilder::new();
+            for r in 0..a.len() {
+                if a.is_null(r) {
+                    b.append_null();
+                } else {
+                    match trimmed(r, a.value(r)) {
+                        Some(t) => b.append_value(t),
+                        None => b.append_value(a.value(r)),
+                    }
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        DataType::LargeUtf8 => {
+            let a = column.as_string::<i64>();
+            let mut b = LargeStringBuilder::new();
+            for r in 0..a.len() {
+                if a.is_null(r) {
+                    b.append_null();
+                } else {
+                    match trimmed(r, a.value(r)) {
+                        Some(t) => b.append_value(t),
+                        None => b.append_value(a.value(r)),
+                    }
+                }
+            }
+            Ok(Arc::new(b.finish()))
+        }
+        other => Err(io::Error::other(format!(
+            "the text column is of type {other}; rewriting it without repeated paragraphs needs a string column \
+             (Utf8 or LargeUtf8); run without --paragraphs"
+        ))),
+    }
+}
+
+/// One line of the removed list.
+#[derive(serde::Serialize)]
+struct RemovedRow<'a> {
+    id: &'a str,
+    source: &'a str,
+    reason: &'a str,
+    duplicate_of: &'a str,
+    duplicate_of_source: &'a str,
+    similarity: f64,
+}
+
+/// Write the removed documents to `path` as JSON Lines, in input order:
+/// `{"id", "source", "reason", "duplicate_of", "duplicate_of_source",
+/// "similarity"}`.
+pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
+    let tmp = temp_name(path);
+    let mut w = BufWriter::new(File::create(&tmp)?);
+    let mut n = 0;
+    for doc in &result.docs {
+        let Fate::Removed { reason, of, similarity } = doc.fate else { continue };
+        let kept = &result.docs[of as usize];
+        let row = RemovedRow {
+            id: &doc.id,
+            source: &doc.source,
+            reason: reason.as_str(),
+            duplicate_of: &kept.id,
+            duplicate_of_source: &kept.source,
+            similarity: (similarity * 1e4).round() / 1e4,
+        };
+        serde_json::to_writer(&mut w, &row)?;
+        w.write_all(b"\n")?;
+        n += 1;
+    }
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&tmp, path)?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_text_value_changes() {
+        let line = br#"{ "id" :7,"text":"a\nb\u0041","x":{"text":1}, "t":[1,"]"] }"#;
+        let got = replace_text(line, "text", |t| t.replace("bA", "c")).unwrap();
+        assert_eq!(got, br#"{ "id" :7,"text":"a\nc","x":{"text":1}, "t":[1,"]"] }"#.to_vec());
+    }
+
+    #[test]
+    fn a_record_without_the_field_is_refused() {
+        assert!(replace_text(br#"{"id":1}"#, "text", |t| t.to_owned()).is_none());
+        assert!(replace_text(b"[1]", "text", |t| t.to_owned()).is_none());
+    }
+}

@@ -1,0 +1,177 @@
+//! The dedup stages through the library: Parquet in and out (every column
+//! kept, rows in order), the fates, and the similarity estimate.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
+use parallels::dedup::output::{write_jsonl, write_parquet};
+use parallels::dedup::{dedup, DedupOptions, Fate, Reason};
+use parallels::scan::Quiet;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+
+const TEXT: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+                    十七世纪中叶，城中约有两万三千名居民。城墙周长四里，有七座城门，港口可泊大船百余艘。";
+const TRAD: &str = "魏斯明德坐落在布倫納河注入波羅的海的河口，是一座以糧食和琥珀貿易聞名的港口城市。\
+                    十七世紀中葉，城中約有23,000名居民。城牆周長四里，有七座城門，港口可泊大船百餘艘。";
+const OTHER: &str =
+    "春天来了，田野里的油菜花开得正盛，农民们忙着春耕播种。\n村口的老槐树下，孩子们在追逐嬉戏，笑声传得很远。";
+
+fn write(path: &Path, batch: &RecordBatch) {
+    let mut w = ArrowWriter::try_new(fs::File::create(path).unwrap(), batch.schema(), None).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+}
+
+fn read(path: &Path) -> Vec<RecordBatch> {
+    let b = ParquetRecordBatchReaderBuilder::try_new(fs::File::open(path).unwrap()).unwrap();
+    b.build().unwrap().map(|b| b.unwrap()).collect()
+}
+
+fn input_batch() -> RecordBatch {
+    let list = ListArray::from_iter_primitive::<Int64Type, _, _>(vec![
+        Some(vec![Some(1)]),
+        None,
+        Some(vec![Some(3), None]),
+        Some(vec![]),
+    ]);
+    RecordBatch::try_from_iter(vec![
+        ("id", Arc::new(StringArray::from(vec!["a", "b", "c", "d"])) as ArrayRef),
+        ("text", Arc::new(StringArray::from(vec![TEXT, TRAD, OTHER, TEXT])) as ArrayRef),
+        ("score", Arc::new(Float64Array::from(vec![Some(0.5), None, Some(2.0), Some(9.0)])) as ArrayRef),
+        ("tags", Arc::new(list) as ArrayRef),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn parquet_output_keeps_every_column_of_the_kept_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crawl.parquet");
+    let batch = input_batch();
+    write(&input, &batch);
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    let corpus = CorpusOptions::default();
+    let opts = DedupOptions { work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+    let result = dedup(&mut CorpusReader::new(inputs.clone(), corpus.clone()).unwrap(), &opts, &Quiet).unwrap();
+    let fates: Vec<&Fate> = result.docs.iter().map(|d| &d.fate).collect();
+    assert_eq!(fates[0], &Fate::Kept);
+    assert!(matches!(fates[1], Fate::Removed { reason: Reason::Exact, of: 0, .. }), "{fates:?}");
+    assert_eq!(fates[2], &Fate::Kept);
+    assert!(matches!(fates[3], Fate::Removed { reason: Reason::Exact, of: 0, .. }), "{fates:?}");
+
+    let out = dir.path().join("clean");
+    let written = write_parquet(&inputs, &corpus, &result, &out).unwrap();
+    assert_eq!(written.copied, 2);
+    let got = read(&out.join("crawl.parquet"));
+    assert_eq!(got.len(), 1);
+    let got = &got[0];
+    assert_eq!(got.schema(), batch.schema());
+    assert_eq!(got.num_rows(), 2);
+    let expected = arrow_select::take::take_record_batch(&batch, &arrow_array::UInt32Array::from(vec![0, 2])).unwrap();
+    assert_eq!(got, &expected);
+
+    // As JSON Lines: id, text, then the scalar columns.
+    let jsonl = dir.path().join("clean.jsonl");
+    write_jsonl(&inputs, &corpus, &result, &jsonl).unwrap();
+    let lines: Vec<serde_json::Value> =
+        fs::read_to_string(&jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1]["id"], "c");
+    assert_eq!(lines[1]["text"], OTHER);
+    assert_eq!(lines[1]["score"], 2.0);
+}
+
+#[test]
+fn parquet_paragraphs_rewrite_only_the_text_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("p.parquet");
+    let first = format!("{OTHER}\n本站文章未经授权禁止转载。");
+    let second = "夏天的夜晚，萤火虫在草丛里一闪一闪。\n本站文章未經授權禁止轉載。".to_string();
+    let batch = RecordBatch::try_from_iter(vec![
+        ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
+        ("text", Arc::new(StringArray::from(vec![first.clone(), second])) as ArrayRef),
+    ])
+    .unwrap();
+    write(&input, &batch);
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    let corpus = CorpusOptions::default();
+    let opts = DedupOptions { paragraphs: true, work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+    let result = dedup(&mut CorpusReader::new(inputs.clone(), corpus.clone()).unwrap(), &opts, &Quiet).unwrap();
+    assert_eq!(result.docs[1].fate, Fate::Trimmed(vec![1]));
+    let out = dir.path().join("out");
+    let written = write_parquet(&inputs, &corpus, &result, &out).unwrap();
+    assert_eq!((written.copied, written.rewritten), (1, 1));
+    let got = &read(&out.join("p.parquet"))[0];
+    let texts = got.column(1).as_string::<i32>();
+    assert_eq!(texts.value(0), first);
+    assert_eq!(texts.value(1), "夏天的夜晚，萤火虫在草丛里一闪一闪。\n");
+    assert_eq!(got.column(0).as_primitive::<Int64Type>().values().to_vec(), vec![1, 2]);
+    assert_eq!(got.column(0).len(), 2);
+}
+
+#[test]
+fn parquet_output_refuses_other_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.jsonl");
+    fs::write(&input, format!("{}\n", serde_json::json!({"id": "a", "text": TEXT}))).unwrap();
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    let corpus = CorpusOptions::default();
+    let opts = DedupOptions { work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+    let result = dedup(&mut CorpusReader::new(inputs.clone(), corpus.clone()).unwrap(), &opts, &Quiet).unwrap();
+    let err = write_parquet(&inputs, &corpus, &result, &dir.path().join("out")).unwrap_err();
+    assert!(err.to_string().contains("not Parquet"), "{err}");
+}
+
+#[test]
+fn spilled_band_records_give_the_same_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("many.jsonl");
+    let mut lines = String::new();
+    let chars: Vec<char> = TEXT.chars().chain(OTHER.chars()).collect();
+    for i in 0..3000usize {
+        // Overlapping windows of the two texts: many near-duplicates.
+        let start = (i * 7) % (chars.len() - 60);
+        let text: String = chars[start..start + 60].iter().collect();
+        lines.push_str(&format!("{}\n", serde_json::json!({"id": i, "text": text})));
+    }
+    fs::write(&input, lines).unwrap();
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    let run = |memory: u64| {
+        let opts =
+            DedupOptions { memory, threshold: 0.6, work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+        let r =
+            dedup(&mut CorpusReader::new(inputs.clone(), CorpusOptions::default()).unwrap(), &opts, &Quiet).unwrap();
+        r.docs.iter().map(|d| d.fate.clone()).collect::<Vec<_>>()
+    };
+    // 12 bytes per record: 16 KiB spills every 1365 records (the sorter
+    // keeps at least 1024).
+    let small = run(16 << 10);
+    assert_eq!(small, run(512 << 20));
+    assert!(small.iter().any(|f| matches!(f, Fate::Removed { reason: Reason::Near, .. })));
+    // The spill folder is gone.
+    assert!(fs::read_dir(dir.path()).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".parallels")));
+}
+
+#[test]
+fn impossible_bands_are_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("x.jsonl");
+    fs::write(&input, format!("{}\n", serde_json::json!({"id": "a", "text": TEXT}))).unwrap();
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    for bands in [parallels::dedup::Bands { bands: 20, rows: 7 }, parallels::dedup::Bands { bands: 0, rows: 1 }] {
+        let opts = DedupOptions { bands: Some(bands), work_dir: dir.path().to_path_buf(), ..DedupOptions::default() };
+        let err = dedup(&mut CorpusReader::new(inputs.clone(), CorpusOptions::default()).unwrap(), &opts, &Quiet)
+            .unwrap_err();
+        assert!(err.to_string().contains("permutations"), "{err}");
+    }
+}
