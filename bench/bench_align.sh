@@ -45,14 +45,7 @@ for size in $SIZES; do
 done
 
 # Binary.
-if [ -n "${PARALLELS_BIN:-}" ]; then
-    bin=$PARALLELS_BIN
-else
-    say "cargo build --release -p parallels-cli"
-    cargo build --release -p parallels-cli >&2
-    bin=${CARGO_TARGET_DIR:-$root/target}/release/parallels
-fi
-[ -x "$bin" ] || { say "no executable at $bin"; exit 1; }
+parallels_bin
 
 # Runs. results.tsv: size, run, wall ns, max RSS KiB, exit status, work dir.
 stamp=$(date -u +%Y-%m-%d)

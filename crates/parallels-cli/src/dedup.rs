@@ -1,17 +1,15 @@
 //! `parallels dedup`: flags, progress bars and the closing summary.
 
+use crate::progress::Bars;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Problem};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, MinHasher, Verify};
 use parallels::scan::Progress;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -119,56 +117,6 @@ fn parse_unit(s: &str) -> Result<f64, String> {
     }
 }
 
-const SHOWN_PROBLEMS: u64 = 20;
-
-/// Progress bars on a terminal; problems printed (the first 20).
-struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
-    show: bool,
-    problems: AtomicU64,
-}
-
-impl Progress for Bars {
-    fn stage(&self, name: &str, total: Option<u64>) {
-        let mut bar = self.bar.lock().unwrap();
-        if let Some(b) = bar.take() {
-            b.finish();
-        }
-        if !self.show || name.is_empty() {
-            return;
-        }
-        let b = match total {
-            Some(t) => ProgressBar::new(t).with_style(
-                ProgressStyle::with_template("{prefix:>11} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}")
-                    .unwrap()
-                    .progress_chars("=> "),
-            ),
-            None => ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{prefix:>11} {spinner} {human_pos} documents {per_sec}").unwrap(),
-            ),
-        };
-        b.set_prefix(name.to_string());
-        *bar = Some(b);
-    }
-
-    fn advance(&self, n: u64) {
-        if let Some(b) = self.bar.lock().unwrap().as_ref() {
-            b.inc(n);
-        }
-    }
-
-    fn problem(&self, p: &Problem) {
-        let k = self.problems.fetch_add(1, Ordering::Relaxed);
-        if k < SHOWN_PROBLEMS {
-            let line = format!("parallels: warning: {p} (skipped)");
-            match self.bar.lock().unwrap().as_ref() {
-                Some(b) => b.println(line),
-                None => eprintln!("{line}"),
-            }
-        }
-    }
-}
-
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let inputs = resolve(&args.inputs)?;
@@ -223,7 +171,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         ..DedupOptions::default()
     };
     let mut reader = CorpusReader::new(inputs.clone(), corpus.clone())?;
-    let bars = Bars { bar: Mutex::new(None), show: std::io::stderr().is_terminal(), problems: AtomicU64::new(0) };
+    let bars = Bars::new();
     let result = dedup(&mut reader, &opts, &bars);
     bars.stage("", None);
     let result = result?;
@@ -238,10 +186,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     }
     let write_time = write_start.elapsed();
 
-    let problems = bars.problems.load(Ordering::Relaxed);
-    if problems > SHOWN_PROBLEMS {
-        eprintln!("parallels: warning: {} more problems not shown", problems - SHOWN_PROBLEMS);
-    }
+    bars.hidden_problems();
     let s = &result.stats;
     let summary = &result.corpus;
     let skipped: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{n} {k}")).collect();

@@ -2,6 +2,7 @@
 //! All the work happens in the `parallels` library.
 
 mod dedup;
+mod progress;
 mod render;
 mod report;
 mod scan;

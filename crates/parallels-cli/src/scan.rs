@@ -1,15 +1,12 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
+use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader, Problem};
+use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader};
 use parallels::scan::{scan, write_jsonl, write_parquet, Progress, ScanError, ScanOptions, Work};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -70,108 +67,6 @@ pub enum TableFormat {
     Parquet,
 }
 
-/// Progress bars on a terminal, nothing otherwise; problems are printed
-/// (the first 20, then only counted).
-struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
-    show: bool,
-    problems: AtomicU64,
-    crash: Crash,
-}
-
-/// For the resume tests: `PARALLELS_TEST_CRASH=STAGE:N` aborts the process
-/// (no cleanup, as a kill would) when stage STAGE has reported progress N
-/// times (N = 0: when it starts). Stages: documents, candidates, aligning
-/// (one report per checkpointed chunk).
-#[derive(Default)]
-struct Crash {
-    at: Option<(String, u64)>,
-    stage: Mutex<String>,
-    reports: AtomicU64,
-}
-
-impl Crash {
-    fn from_env() -> Crash {
-        let at = std::env::var("PARALLELS_TEST_CRASH").ok().and_then(|v| {
-            let (stage, n) = v.split_once(':')?;
-            Some((stage.to_string(), n.parse().ok()?))
-        });
-        Crash { at, ..Crash::default() }
-    }
-
-    fn check(&self) {
-        if let Some((stage, n)) = &self.at {
-            if *self.stage.lock().unwrap() == *stage && self.reports.load(Ordering::SeqCst) == *n {
-                std::process::abort();
-            }
-        }
-    }
-
-    fn stage(&self, name: &str) {
-        *self.stage.lock().unwrap() = name.to_string();
-        self.reports.store(0, Ordering::SeqCst);
-        self.check();
-    }
-
-    fn advance(&self) {
-        self.reports.fetch_add(1, Ordering::SeqCst);
-        self.check();
-    }
-}
-
-const SHOWN_PROBLEMS: u64 = 20;
-
-impl Progress for Bars {
-    fn stage(&self, name: &str, total: Option<u64>) {
-        self.crash.stage(name);
-        let mut bar = self.bar.lock().unwrap();
-        if let Some(b) = bar.take() {
-            b.finish();
-        }
-        if !self.show {
-            return;
-        }
-        let b = match total {
-            Some(t) => ProgressBar::new(t).with_style(
-                ProgressStyle::with_template("{prefix:>11} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}")
-                    .unwrap()
-                    .progress_chars("=> "),
-            ),
-            None => ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{prefix:>11} {spinner} {human_pos} documents {per_sec}").unwrap(),
-            ),
-        };
-        b.set_prefix(name.to_string());
-        *bar = Some(b);
-    }
-
-    fn advance(&self, n: u64) {
-        self.crash.advance();
-        if let Some(b) = self.bar.lock().unwrap().as_ref() {
-            b.inc(n);
-        }
-    }
-
-    fn problem(&self, p: &Problem) {
-        let k = self.problems.fetch_add(1, Ordering::Relaxed);
-        if k < SHOWN_PROBLEMS {
-            let line = format!("parallels: warning: {p} (skipped)");
-            match self.bar.lock().unwrap().as_ref() {
-                Some(b) => b.println(line),
-                None => eprintln!("{line}"),
-            }
-        }
-    }
-}
-
-/// Peak resident memory of this process, in MiB, where the OS says.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
-}
-
 pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let inputs = resolve(&args.inputs)?;
@@ -197,12 +92,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     });
     let work = Work { dir: args.output.join(".work"), key, resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;
-    let bars = Bars {
-        bar: Mutex::new(None),
-        show: std::io::stderr().is_terminal(),
-        problems: AtomicU64::new(0),
-        crash: Crash::from_env(),
-    };
+    let bars = Bars::new();
     let result = scan(&mut reader, &opts, &work, &bars);
     bars.stage("", None);
     let result = match result {
@@ -246,10 +136,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
             );
         }
     }
-    let problems = bars.problems.load(Ordering::Relaxed);
-    if problems > SHOWN_PROBLEMS {
-        eprintln!("parallels: warning: {} more problems not shown", problems - SHOWN_PROBLEMS);
-    }
+    bars.hidden_problems();
     let skipped: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{n} {k}")).collect();
     eprintln!(
         "documents: {} read, {} skipped{}",
