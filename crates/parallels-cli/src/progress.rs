@@ -113,7 +113,13 @@ impl Progress for Bars {
     fn problem(&self, p: &Problem) {
         let k = self.problems.fetch_add(1, Ordering::Relaxed);
         if k < SHOWN_PROBLEMS {
-            let line = format!("parallels: warning: {p} (skipped)");
+            // Every problem skips something; say so once.
+            let text = p.to_string();
+            let line = if text.contains("skipped") {
+                format!("parallels: warning: {text}")
+            } else {
+                format!("parallels: warning: {text} (skipped)")
+            };
             match self.bar.lock().unwrap().as_ref() {
                 Some(b) => b.println(line),
                 None => eprintln!("{line}"),
