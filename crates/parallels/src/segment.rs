@@ -133,7 +133,8 @@ fn is_clause_mark(c: char) -> bool {
 }
 
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() && !is_cjk(c) || is_combining(c)
+    // `is_cjk` first: it is a range test, `is_alphanumeric` a table lookup.
+    !is_cjk(c) && c.is_alphanumeric() || is_combining(c)
 }
 
 fn is_combining(c: char) -> bool {

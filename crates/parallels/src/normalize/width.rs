@@ -112,7 +112,10 @@ pub(crate) fn fold_case(c: char, emit: &mut impl FnMut(char)) {
 /// composed character.
 #[inline]
 pub(crate) fn compose(prev: char, mark: char) -> Option<char> {
-    if (mark as u32) < 0x300 || !unicode_normalization::char::is_combining_mark(mark) {
+    let u = mark as u32;
+    // Han, kana and hangul (most of CJK text) are never combining marks:
+    // no table lookup for them.
+    if u < 0x300 || fast_identity(u) || !unicode_normalization::char::is_combining_mark(mark) {
         return None;
     }
     unicode_normalization::char::compose(prev, mark)
