@@ -123,6 +123,37 @@ fn parquet_output_writes_the_three_tables() {
         let bytes = sb.read(&format!("out/{f}"));
         assert!(bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"), "{f} is not a Parquet file");
     }
+    // The passages table holds the same rows as passages.jsonl, in order
+    // (streamed from the scan's chunks in both cases).
+    sb.run(&["scan", "corpus", "-o", "json"]).success();
+    let expected = jsonl(&sb, "json/passages.jsonl");
+    let file = std::fs::File::open(sb.path().join("out/passages.parquet")).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let col = |name: &str| batch.column_by_name(name).unwrap().clone();
+        let (a_doc, cluster, a_start, links) = (col("a_doc"), col("cluster"), col("a_start"), col("links"));
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::UInt32Type;
+        for r in 0..batch.num_rows() {
+            rows.push((
+                a_doc.as_string::<i32>().value(r).to_string(),
+                cluster.as_primitive::<UInt32Type>().value(r) as u64,
+                a_start.as_primitive::<UInt32Type>().value(r) as u64,
+                serde_json::from_str::<Value>(links.as_string::<i32>().value(r)).unwrap(),
+            ));
+        }
+    }
+    let want: Vec<(String, u64, u64, Value)> = expected
+        .iter()
+        .map(|p| {
+            let links = p.get("links").cloned().unwrap_or(Value::Array(Vec::new()));
+            (p["a_doc"].as_str().unwrap().to_string(), p["cluster"].as_u64().unwrap(), span(&p["a"]).0, links)
+        })
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(rows, want);
     let summary: Value = serde_json::from_slice(&sb.read("out/summary.json")).unwrap();
     assert_eq!(summary["schema"], "parallels.scan/1");
     assert_eq!(summary["stats"]["documents"].as_u64(), Some(4));

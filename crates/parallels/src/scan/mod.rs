@@ -176,11 +176,67 @@ pub struct ScanStats {
     pub boilerplate: Vec<(u32, String)>,
 }
 
+/// The passages of a scan, in output order. A scan leaves them on disk,
+/// in the aligned chunks of its work folder, and they are read back one
+/// chunk at a time when written: memory holds only their spans.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Passages {
+    /// Held in memory (tests, small results).
+    Memory(Vec<ScanPassage>),
+    /// The chunk files in order, the document ids, and each passage's
+    /// cluster.
+    Chunks { files: Vec<PathBuf>, ids: Vec<String>, cluster_of: Vec<u32> },
+}
+
+impl Passages {
+    /// Hand every passage to `f`, in order.
+    pub fn for_each(&self, mut f: impl FnMut(ScanPassage) -> io::Result<()>) -> io::Result<()> {
+        match self {
+            Passages::Memory(v) => v.iter().try_for_each(|p| f(p.clone())),
+            Passages::Chunks { files, ids, cluster_of } => {
+                let mut k = 0usize;
+                for path in files {
+                    let bytes = std::fs::read(path)?;
+                    for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+                        let x: Aligned = serde_json::from_slice(line)?;
+                        for passage in x.passages {
+                            let cluster = *cluster_of.get(k).ok_or_else(|| {
+                                io::Error::new(
+                                    io::ErrorKind::InvalidData,
+                                    format!("{}: more passages than counted", path.display()),
+                                )
+                            })?;
+                            k += 1;
+                            f(ScanPassage {
+                                a_doc: ids[x.a as usize].clone(),
+                                b_doc: ids[x.b as usize].clone(),
+                                cluster,
+                                passage,
+                            })?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// All passages in memory.
+    pub fn to_vec(&self) -> io::Result<Vec<ScanPassage>> {
+        let mut v = Vec::new();
+        self.for_each(|p| {
+            v.push(p);
+            Ok(())
+        })?;
+        Ok(v)
+    }
+}
+
 /// The whole result of a scan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScanResult {
     pub documents: Vec<ScanDocument>,
-    pub passages: Vec<ScanPassage>,
+    pub passages: Passages,
     pub clusters: Vec<ScanCluster>,
     pub stats: ScanStats,
     /// What the corpus reader read and skipped.
@@ -446,7 +502,10 @@ pub fn scan(
     progress.stage("aligning", Some(candidates.len() as u64));
     let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
     resumed.chunks.1 = chunks.len() as u64;
-    let mut found: Vec<(u32, u32, Vec<Passage>)> = Vec::new();
+    // Only the spans stay in memory (for the clusters); the passages are
+    // read back from the chunk files when written.
+    let mut flat: Vec<(u32, Span, u32, Span)> = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::with_capacity(chunks.len());
     for (k, chunk) in chunks.iter().enumerate() {
         let path = dir.join(format!("aligned.{k:06}.jsonl"));
         let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
@@ -469,15 +528,16 @@ pub fn scan(
         };
         for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
             let x: Aligned = serde_json::from_slice(line).map_err(|e| io_err(&path)(e.into()))?;
-            found.push((x.a, x.b, x.passages));
+            stats.aligned_pairs += 1;
+            flat.extend(x.passages.iter().map(|p| (x.a, p.a, x.b, p.b)));
         }
+        files.push(path);
         progress.advance(chunk.len() as u64);
     }
-    stats.aligned_pairs = found.len() as u64;
 
     // 4. Cluster and describe.
     progress.stage("clustering", None);
-    let mut result = assemble(docs, found, stats, &texts).map_err(io_err(dir))?;
+    let mut result = assemble(docs, flat, files, stats, &texts).map_err(io_err(dir))?;
     result.corpus = corpus;
     result.resumed = resumed;
     result.corpus_fields = (reader.options().id_field.clone(), reader.options().text_field.clone());
@@ -661,12 +721,11 @@ fn align_chunk(
 /// Stage 4: clusters, per-document counts and shares, and the output rows.
 fn assemble(
     docs: Vec<DocRecord>,
-    found: Vec<(u32, u32, Vec<Passage>)>,
+    flat: Vec<(u32, Span, u32, Span)>,
+    files: Vec<PathBuf>,
     mut stats: ScanStats,
     texts: &File,
 ) -> io::Result<ScanResult> {
-    let flat: Vec<(u32, Span, u32, Span)> =
-        found.iter().flat_map(|(a, b, ps)| ps.iter().map(move |p| (*a, p.a, *b, p.b))).collect();
     let clusters = cluster::cluster(&flat);
     stats.passages = flat.len() as u64;
     stats.clusters = clusters.members.len() as u64;
@@ -679,19 +738,12 @@ fn assemble(
         per_doc[b as usize].0 += 1;
         per_doc[b as usize].1.push(sb);
     }
-    let mut passages = Vec::with_capacity(flat.len());
-    let mut k = 0;
-    for (a, b, ps) in found {
-        for p in ps {
-            passages.push(ScanPassage {
-                a_doc: docs[a as usize].id.clone(),
-                b_doc: docs[b as usize].id.clone(),
-                cluster: clusters.of_passage[k],
-                passage: p,
-            });
-            k += 1;
-        }
-    }
+    drop(flat);
+    let passages = Passages::Chunks {
+        files,
+        ids: docs.iter().map(|d| d.id.clone()).collect(),
+        cluster_of: clusters.of_passage.clone(),
+    };
     let mut out_clusters = Vec::with_capacity(clusters.members.len());
     for (id, members) in clusters.members.iter().enumerate() {
         let longest =
@@ -758,7 +810,15 @@ pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
     }
     std::fs::create_dir_all(dir)?;
     lines(dir, "documents.jsonl", &result.documents)?;
-    lines(dir, "passages.jsonl", &result.passages)?;
+    let tmp = dir.join(".passages.jsonl.tmp");
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    result.passages.for_each(|p| {
+        serde_json::to_writer(&mut w, &p)?;
+        w.write_all(b"\n")
+    })?;
+    w.flush()?;
+    drop(w);
+    std::fs::rename(&tmp, dir.join("passages.jsonl"))?;
     lines(dir, "clusters.jsonl", &result.clusters)?;
     write_summary(result, dir)
 }

@@ -12,7 +12,7 @@
 //!
 //! Files are written under a temporary name and renamed, zstd-compressed.
 
-use super::ScanResult;
+use super::{ScanPassage, ScanResult};
 use crate::align::PassageKind;
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use parquet::arrow::ArrowWriter;
@@ -22,12 +22,18 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Passages per record batch of `passages.parquet`.
+const PASSAGE_BATCH: usize = 65_536;
+
+fn props() -> WriterProperties {
+    WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build()
+}
+
 fn write(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>) -> io::Result<()> {
     let batch = RecordBatch::try_from_iter(columns).map_err(io::Error::other)?;
     let tmp = dir.join(format!(".{name}.tmp"));
     let file = std::fs::File::create(&tmp)?;
-    let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
-    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(io::Error::other)?;
+    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props())).map_err(io::Error::other)?;
     w.write(&batch).map_err(io::Error::other)?;
     w.close().map_err(io::Error::other)?;
     std::fs::rename(tmp, dir.join(name))
@@ -39,6 +45,27 @@ fn strings<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// One record batch of passages.
+fn passage_batch(p: &[ScanPassage]) -> io::Result<RecordBatch> {
+    let kind = |k: PassageKind| match k {
+        PassageKind::Verbatim => "verbatim",
+        PassageKind::Parallel => "parallel",
+    };
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("a_doc", strings(p.iter().map(|x| x.a_doc.as_str()))),
+        ("b_doc", strings(p.iter().map(|x| x.b_doc.as_str()))),
+        ("cluster", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.cluster)))),
+        ("kind", strings(p.iter().map(|x| kind(x.passage.kind)))),
+        ("a_start", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.a[0])))),
+        ("a_end", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.a[1])))),
+        ("b_start", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[0])))),
+        ("b_end", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[1])))),
+        ("score", Arc::new(Float64Array::from_iter_values(p.iter().map(|x| x.passage.score)))),
+        ("links", Arc::new(StringArray::from_iter_values(p.iter().map(|x| json(&x.passage.links))))),
+    ];
+    RecordBatch::try_from_iter(columns).map_err(io::Error::other)
 }
 
 /// Write `documents.parquet`, `passages.parquet`, `clusters.parquet` and
@@ -60,27 +87,25 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
             ("meta", Arc::new(StringArray::from_iter_values(d.iter().map(|x| json(&x.meta))))),
         ],
     )?;
-    let p = &r.passages;
-    let kind = |k: PassageKind| match k {
-        PassageKind::Verbatim => "verbatim",
-        PassageKind::Parallel => "parallel",
-    };
-    write(
-        dir,
-        "passages.parquet",
-        vec![
-            ("a_doc", strings(p.iter().map(|x| x.a_doc.as_str()))),
-            ("b_doc", strings(p.iter().map(|x| x.b_doc.as_str()))),
-            ("cluster", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.cluster)))),
-            ("kind", strings(p.iter().map(|x| kind(x.passage.kind)))),
-            ("a_start", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.a[0])))),
-            ("a_end", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.a[1])))),
-            ("b_start", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[0])))),
-            ("b_end", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[1])))),
-            ("score", Arc::new(Float64Array::from_iter_values(p.iter().map(|x| x.passage.score)))),
-            ("links", Arc::new(StringArray::from_iter_values(p.iter().map(|x| json(&x.passage.links))))),
-        ],
-    )?;
+    // Passages stream from the scan's chunk files, a batch at a time.
+    let tmp = dir.join(".passages.parquet.tmp");
+    let schema = passage_batch(&[])?.schema();
+    let mut writer =
+        ArrowWriter::try_new(std::fs::File::create(&tmp)?, schema, Some(props())).map_err(io::Error::other)?;
+    let mut batch: Vec<ScanPassage> = Vec::with_capacity(PASSAGE_BATCH);
+    r.passages.for_each(|p| {
+        batch.push(p);
+        if batch.len() == PASSAGE_BATCH {
+            writer.write(&passage_batch(&batch)?).map_err(io::Error::other)?;
+            batch.clear();
+        }
+        Ok(())
+    })?;
+    if !batch.is_empty() {
+        writer.write(&passage_batch(&batch)?).map_err(io::Error::other)?;
+    }
+    writer.close().map_err(io::Error::other)?;
+    std::fs::rename(&tmp, dir.join("passages.parquet"))?;
     let c = &r.clusters;
     write(
         dir,
@@ -99,7 +124,7 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
     use crate::align::{Link, Passage};
-    use crate::scan::{ClusterMember, ScanCluster, ScanDocument, ScanPassage, ScanStats};
+    use crate::scan::{ClusterMember, Passages, ScanCluster, ScanDocument, ScanPassage, ScanStats};
     use arrow_array::Array;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -130,7 +155,7 @@ mod tests {
         };
         let r = ScanResult {
             documents: vec![doc("a", Some("p1")), doc("b", None)],
-            passages: vec![ScanPassage { a_doc: "a".into(), b_doc: "b".into(), cluster: 0, passage }],
+            passages: Passages::Memory(vec![ScanPassage { a_doc: "a".into(), b_doc: "b".into(), cluster: 0, passage }]),
             clusters: vec![ScanCluster {
                 id: 0,
                 size: 2,
