@@ -1,6 +1,7 @@
 //! `parallels dedup`: flags, progress bars and the closing summary.
 
 use crate::progress::Bars;
+use crate::scan::TableFormat;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
@@ -70,8 +71,8 @@ pub struct DedupArgs {
     min_paragraph_tokens: usize,
     /// Write the kept records as JSON Lines (one file) or as Parquet (a
     /// folder with one file per Parquet input, same columns).
-    #[arg(long, value_enum, default_value_t = OutFormat::Jsonl)]
-    format: OutFormat,
+    #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
+    format: TableFormat,
     /// JSON Lines / Parquet field holding the document id.
     #[arg(long, default_value = "id", value_name = "FIELD")]
     id: String,
@@ -104,12 +105,6 @@ enum KeepArg {
     Longest,
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum OutFormat {
-    Jsonl,
-    Parquet,
-}
-
 fn parse_unit(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) && x > 0.0 => Ok(x),
@@ -138,15 +133,15 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             );
         }
     }
-    if args.format == OutFormat::Jsonl && args.output.is_dir() {
+    if args.format == TableFormat::Jsonl && args.output.is_dir() {
         bail!(
             "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
             args.output.display()
         );
     }
     let work_dir = match args.format {
-        OutFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
-        OutFormat::Parquet => args.output.clone(),
+        TableFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
+        TableFormat::Parquet => args.output.clone(),
     };
     let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
     std::fs::create_dir_all(&work_dir).with_context(|| format!("{}: cannot create the folder", work_dir.display()))?;
@@ -177,9 +172,9 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let result = result?;
     let write_start = Instant::now();
     let written = match args.format {
-        OutFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)
+        TableFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)
             .with_context(|| format!("{}: cannot write the kept records", args.output.display()))?,
-        OutFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
+        TableFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
     };
     if let Some(path) = &args.removed {
         write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", path.display()))?;

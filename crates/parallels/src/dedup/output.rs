@@ -23,9 +23,9 @@ use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{LargeStringBuilder, StringBuilder};
+use arrow_array::builder::GenericStringBuilder;
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchReader};
+use arrow_array::{Array, ArrayRef, BooleanArray, OffsetSizeTrait, RecordBatch, RecordBatchReader};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -387,45 +387,32 @@ fn copy_parquet(
 
 /// A text column with the given rows' texts without the given lines.
 fn retext(column: &ArrayRef, trims: &[(usize, &[u32])]) -> io::Result<ArrayRef> {
-    let trimmed = |r: usize, text: &str| -> Option<String> {
-        trims.iter().find(|(row, _)| *row == r).map(|(_, lines)| without_lines(text, lines))
-    };
     match column.data_type() {
-        DataType::Utf8 => {
-            let a = column.as_string::<i32>();
-            let mut b = StringBuilder::new();
-            for r in 0..a.len() {
-                if a.is_null(r) {
-                    b.append_null();
-                } else {
-                    match trimmed(r, a.value(r)) {
-                        Some(t) => b.append_value(t),
-                        None => b.append_value(a.value(r)),
-                    }
-                }
-            }
-            Ok(Arc::new(b.finish()))
-        }
-        DataType::LargeUtf8 => {
-            let a = column.as_string::<i64>();
-            let mut b = LargeStringBuilder::new();
-            for r in 0..a.len() {
-                if a.is_null(r) {
-                    b.append_null();
-                } else {
-                    match trimmed(r, a.value(r)) {
-                        Some(t) => b.append_value(t),
-                        None => b.append_value(a.value(r)),
-                    }
-                }
-            }
-            Ok(Arc::new(b.finish()))
-        }
+        DataType::Utf8 => Ok(retext_as::<i32>(column, trims)),
+        DataType::LargeUtf8 => Ok(retext_as::<i64>(column, trims)),
         other => Err(io::Error::other(format!(
             "the text column is of type {other}; rewriting it without repeated paragraphs needs a string column \
              (Utf8 or LargeUtf8); run without --paragraphs"
         ))),
     }
+}
+
+/// [`retext`] for a string column with offsets of type `O`.
+fn retext_as<O: OffsetSizeTrait>(column: &ArrayRef, trims: &[(usize, &[u32])]) -> ArrayRef {
+    let a = column.as_string::<O>();
+    let trims: FxHashMap<usize, &[u32]> = trims.iter().copied().collect();
+    let mut b = GenericStringBuilder::<O>::new();
+    for r in 0..a.len() {
+        if a.is_null(r) {
+            b.append_null();
+            continue;
+        }
+        match trims.get(&r) {
+            Some(lines) => b.append_value(without_lines(a.value(r), lines)),
+            None => b.append_value(a.value(r)),
+        }
+    }
+    Arc::new(b.finish())
 }
 
 /// One line of the removed list.

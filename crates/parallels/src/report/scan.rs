@@ -158,15 +158,11 @@ fn graph(pairs: &[(String, String, u64, Vec<usize>)]) -> (Vec<Node>, Vec<Edge>) 
     (nodes, edges)
 }
 
-fn excerpt_of(texts: &FxHashMap<String, ReportDoc>, doc: &str, s: Span) -> Option<String> {
-    let d = texts.get(doc)?;
-    let c = Chars::new(d.text);
-    Some(super::excerpt(&c, s, 80))
-}
-
 /// All pages of the scan report.
 pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
     let env = environment();
+    // Each text indexed by code point once, for excerpts and pair pages.
+    let chars: FxHashMap<&str, Chars> = input.texts.iter().map(|(id, d)| (id.as_str(), Chars::new(d.text))).collect();
     let mut docs: Vec<&ScanDocument> = input.documents.iter().filter(|d| d.passages > 0).collect();
     docs.sort_by(|x, y| y.shared.total_cmp(&x.shared).then(x.id.cmp(&y.id)));
     let with_passages = docs.len();
@@ -198,7 +194,7 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
                 .map(|m| MemberView {
                     doc: m.doc.clone(),
                     span: m.span,
-                    excerpt: excerpt_of(input.texts, &m.doc, m.span).unwrap_or_default(),
+                    excerpt: chars.get(m.doc.as_str()).map(|c| super::excerpt(c, m.span, 80)).unwrap_or_default(),
                 })
                 .collect(),
             more: c.members.len().saturating_sub(MAX_MEMBERS),
@@ -209,12 +205,12 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
     let mut pages = Vec::new();
     let mut links = Vec::new();
     for (k, (a, b, shared, ks)) in top.iter().enumerate() {
-        let page = match (input.texts.get(a), input.texts.get(b)) {
-            (Some(da), Some(db)) => {
+        let found = (input.texts.get(a), input.texts.get(b), chars.get(a.as_str()), chars.get(b.as_str()));
+        let page = match found {
+            (Some(da), Some(db), Some(ca), Some(cb)) => {
                 let passages: Vec<crate::align::Passage> =
                     ks.iter().map(|&i| input.passages[i].passage.clone()).collect();
-                let (ca, cb) = (Chars::new(da.text), Chars::new(db.text));
-                let (rows, linked) = pair_rows(da.prepared, &ca, db.prepared, &cb, &passages);
+                let (rows, linked) = pair_rows(da.prepared, ca, db.prepared, cb, &passages);
                 let pair = PairView {
                     index: k,
                     a_id: a.clone(),
