@@ -17,6 +17,11 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+// Many threads allocate small token and shingle vectors at once; glibc's
+// allocator serialized them on its arena locks (BENCHMARKS.md, dedup).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Find and align the passages texts share: copies, quotations, and parallel
 /// versions (translations, paraphrases, abridgements). CJK-first.
 #[derive(Parser, Debug)]
