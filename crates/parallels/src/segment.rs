@@ -107,8 +107,11 @@ pub fn token_id(s: &str) -> TokenId {
 }
 
 /// Is `c` a character that is a token on its own (Han, kana, hangul)?
+#[inline]
 pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
+    // The CJK unified block alone first (see `width::fast_identity`).
+    (0x4E00..=0x9FFF).contains(&(c as u32))
+        || matches!(c as u32,
         0x3040..=0x30FF   // hiragana, katakana
         | 0x3105..=0x312F // bopomofo
         | 0x31F0..=0x31FF

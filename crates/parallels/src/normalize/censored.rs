@@ -13,7 +13,8 @@ fn is_censor(c: char) -> bool {
 
 /// Whether `input` holds any censor character.
 pub(crate) fn needed(input: &[NChar]) -> bool {
-    input.iter().any(|n| is_censor(n.ch))
+    // No censor character is above U+FFFF or in the CJK unified block.
+    input.iter().any(|n| !(0x4E00..=0x9FFF).contains(&(n.ch as u32)) && is_censor(n.ch))
 }
 
 /// Copy `input` to `out`, collapsing censored runs into wildcards.

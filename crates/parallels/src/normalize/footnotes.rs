@@ -74,13 +74,31 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
 
 /// Whether `input` holds any character that can start a marker.
 pub(crate) fn needed(input: &[NChar]) -> bool {
-    input.iter().any(|n| matches!(n.ch, '[' | '［' | '注') || is_circled_number(n.ch) || is_superscript_digit(n.ch))
+    input.iter().any(|n| is_trigger(n.ch))
+}
+
+/// Can a footnote marker start at `c`?
+#[inline]
+fn is_trigger(c: char) -> bool {
+    // In the CJK unified block only 注 starts a marker (one range test for
+    // most characters of Chinese text).
+    if (0x4E00..=0x9FFF).contains(&(c as u32)) {
+        return c == '注';
+    }
+    matches!(c, '[' | '［') || is_circled_number(c) || is_superscript_digit(c)
 }
 
 /// Copy `input` to `out` without footnote markers.
 pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
     let mut i = 0;
     while i < input.len() {
+        // Copy the stretch up to the next possible marker at once.
+        let n = input[i..].iter().position(|x| is_trigger(x.ch)).unwrap_or(input.len() - i);
+        out.extend_from_slice(&input[i..i + n]);
+        i += n;
+        if i == input.len() {
+            break;
+        }
         let c = input[i].ch;
         let after_text = out.last().is_some_and(|p| !p.ch.is_whitespace());
         if after_text {

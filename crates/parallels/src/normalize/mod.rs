@@ -168,6 +168,16 @@ impl Normalizer {
             }
             let start = idx;
             idx += 1;
+            if (0x4E00..=0x9FFF).contains(&(c as u32)) {
+                // The bulk of Chinese text: no width form, no case, never a
+                // combining mark; only the script table applies.
+                let ch = match self.table {
+                    Some(t) => t.get(c),
+                    None => c,
+                };
+                out.push(NChar { ch, start, end: idx, mark: Mark::Text });
+                continue;
+            }
             if c == '\r' || c == '\n' {
                 if c == '\r' && it.peek() == Some(&'\n') && idx < len {
                     it.next();

@@ -71,6 +71,34 @@ struct Tok {
     e: usize,
 }
 
+/// Every character that starts a numeral: Arabic digits (ASCII and
+/// full-width) and the characters of [`cn_class`].
+const NUMERALS: &[char] = &[
+    '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '０', '１', '２', '３', '４', '５', '６', '７', '８', '９', '〇',
+    '零', '○', '一', '二', '三', '四', '五', '六', '七', '八', '九', '两', '兩', '十', '百', '千', '万', '萬', '亿',
+    '億',
+];
+
+/// One bit per low byte of a code point in [`NUMERALS`]: a character whose
+/// bit is clear is no numeral, which settles most characters with one load.
+const NUMERAL_LOW_BYTES: [u64; 4] = {
+    let mut bits = [0u64; 4];
+    let mut i = 0;
+    while i < NUMERALS.len() {
+        let low = NUMERALS[i] as u32 & 0xFF;
+        bits[(low >> 6) as usize] |= 1 << (low & 63);
+        i += 1;
+    }
+    bits
+};
+
+/// Does `c` start a numeral (an Arabic digit or a Chinese numeral)?
+#[inline]
+fn is_numeral(c: char) -> bool {
+    let low = c as u32 & 0xFF;
+    NUMERAL_LOW_BYTES[(low >> 6) as usize] >> (low & 63) & 1 == 1 && (digit_value(c).is_some() || cn_class(c).is_some())
+}
+
 #[inline]
 fn cn_class(c: char) -> Option<Cn> {
     Some(match c {
@@ -154,10 +182,11 @@ pub(crate) fn apply(input: &[NChar], out: &mut Vec<NChar>) {
     let mut toks: Vec<Tok> = Vec::new();
     let mut i = 0;
     while i < input.len() {
-        let c = input[i].ch;
-        if digit_value(c).is_none() && cn_class(c).is_none() {
-            out.push(input[i]);
-            i += 1;
+        if !is_numeral(input[i].ch) {
+            // Copy the stretch up to the next numeral at once.
+            let n = input[i..].iter().position(|x| is_numeral(x.ch)).unwrap_or(input.len() - i);
+            out.extend_from_slice(&input[i..i + n]);
+            i += n;
             continue;
         }
         toks.clear();
@@ -466,6 +495,14 @@ fn push_number(v: u128, f: u32, span: NChar, out: &mut Vec<NChar>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_numeral_prefilter_agrees_with_the_classes() {
+        for u in 0..=0x3_FFFFu32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            assert_eq!(is_numeral(c), digit_value(c).is_some() || cn_class(c).is_some(), "{c:?} U+{u:04X}");
+        }
+    }
 
     fn run(s: &str) -> Vec<NChar> {
         let mut out = Vec::new();
