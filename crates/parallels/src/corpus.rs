@@ -93,6 +93,7 @@ use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::ProjectionMask;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
@@ -720,6 +721,7 @@ impl CorpusReader {
             line: 0,
             any_record: false,
             buf: Vec::new(),
+            record: 0..0,
             done: false,
         }))
     }
@@ -765,6 +767,86 @@ impl CorpusReader {
             batch_start: 0,
             done: false,
         }))
+    }
+}
+
+/// An item of a batch before parsing: a result, or the bytes of a JSON line
+/// still to parse (a range of the batch's buffer).
+enum Unparsed {
+    Done(Result<RawDoc, Problem>),
+    Line { bytes: std::ops::Range<usize>, source: String, at: At },
+}
+
+impl CorpusReader {
+    /// The next items, in input order, exactly as [`Iterator::next`] would
+    /// give them one by one: at most `max_items`, fewer once they hold
+    /// `max_bytes` of JSON Lines or the input ends (empty at the end). JSON
+    /// lines are parsed in parallel on the rayon pool, so a reader thread
+    /// that hands batches to workers does not have to parse them all
+    /// itself.
+    pub fn next_batch(&mut self, max_items: usize, max_bytes: usize) -> Vec<Result<CorpusDoc, Problem>> {
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut items: Vec<Unparsed> = Vec::new();
+        while items.len() < max_items.max(1) && bytes.len() < max_bytes && !self.finished {
+            let item = if let Some(problem) = self.pending.pop_front() {
+                Unparsed::Done(Err(problem))
+            } else if let Some(mut source) = self.current.take() {
+                let item = match &mut source {
+                    Source::Jsonl(jsonl) => jsonl.next_line(&self.options, &mut self.summary).map(|line| match line {
+                        Ok((source, line)) => {
+                            let start = bytes.len();
+                            bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
+                            let at = At { file: jsonl.file, pos: Pos::Line(line) };
+                            Unparsed::Line { bytes: start..bytes.len(), source, at }
+                        }
+                        Err(problem) => Unparsed::Done(Err(problem)),
+                    }),
+                    _ => self.step(&mut source).map(Unparsed::Done),
+                };
+                let Some(item) = item else {
+                    continue; // this source is exhausted
+                };
+                self.current = Some(source);
+                item
+            } else if let Some(input) = self.inputs.next() {
+                match self.open(input) {
+                    Ok(source) => {
+                        self.current = Some(source);
+                        continue;
+                    }
+                    Err(problem) => Unparsed::Done(Err(problem)),
+                }
+            } else {
+                self.finished = true;
+                break;
+            };
+            // With --strict the first problem ends the reading.
+            let stop = self.options.strict && matches!(item, Unparsed::Done(Err(_)));
+            items.push(item);
+            if stop {
+                break;
+            }
+        }
+        let options = &self.options;
+        let parsed: Vec<Result<RawDoc, Problem>> = items
+            .into_par_iter()
+            .map(|item| match item {
+                Unparsed::Done(result) => result,
+                Unparsed::Line { bytes: range, source, at } => {
+                    parse_record(&bytes[range], source, options).map(|raw| RawDoc { at, ..raw })
+                }
+            })
+            .collect();
+        let mut out = Vec::with_capacity(parsed.len());
+        for item in parsed {
+            let item = item.and_then(|raw| self.admit(raw)).map_err(|problem| self.problem(problem));
+            let stop = item.is_err() && self.options.strict;
+            out.push(item);
+            if stop {
+                break;
+            }
+        }
+        out
     }
 }
 
@@ -1009,12 +1091,23 @@ struct JsonlSource {
     /// Whether a non-blank line has been seen.
     any_record: bool,
     buf: Vec<u8>,
+    /// The bytes of the current record in `buf`.
+    record: std::ops::Range<usize>,
     done: bool,
 }
 
 impl JsonlSource {
     /// The next record and its line number, a problem, or `None` at the end.
     fn next(&mut self, options: &CorpusOptions, summary: &mut Summary) -> Option<Result<(RawDoc, u64), Problem>> {
+        Some(self.next_line(options, summary)?.and_then(|(source, line)| {
+            parse_record(&self.buf[self.record.clone()], source, options).map(|raw| (raw, line))
+        }))
+    }
+
+    /// The next line that holds a record: its source and line number, with
+    /// its bytes (without line ending and BOM) in `self.buf[self.record]`;
+    /// a problem; or `None` at the end.
+    fn next_line(&mut self, options: &CorpusOptions, summary: &mut Summary) -> Option<Result<(String, u64), Problem>> {
         loop {
             if self.done {
                 return None;
@@ -1074,7 +1167,9 @@ impl JsonlSource {
                                per line); convert it, e.g. with `jq -c '.[]'`; the file is skipped";
                 return Some(Err(Problem::new(source, ProblemKind::Malformed, message)));
             }
-            return Some(parse_record(line, source, options).map(|raw| (raw, self.line)));
+            let start = line.as_ptr() as usize - self.buf.as_ptr() as usize;
+            self.record = start..start + line.len();
+            return Some(Ok((source, self.line)));
         }
     }
 }
@@ -1104,7 +1199,10 @@ fn skip_line(reader: &mut impl BufRead, mut before: Option<u8>) -> std::io::Resu
 /// One JSON line (without its line ending) into a document.
 fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<RawDoc, Problem> {
     let malformed = |source: String, message: String| Err(Problem::new(source, ProblemKind::Malformed, message));
-    let text = match std::str::from_utf8(line) {
+    // The SIMD check first (most lines are valid); std's for the position of
+    // the first invalid byte.
+    let checked = simdutf8::basic::from_utf8(line).or_else(|_| std::str::from_utf8(line));
+    let text = match checked {
         Ok(text) => text,
         Err(e) => {
             let message = format!(

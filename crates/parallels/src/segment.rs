@@ -146,11 +146,60 @@ fn is_combining(c: char) -> bool {
 
 /// Cut `text` into sentences and tokens.
 pub fn segment(text: &Normalized) -> Segmented {
-    let chars = &text.chars;
-    let mut out = Segmented::default();
+    let mut sink = Sentences { out: Segmented::default(), sent_tok: 0 };
+    scan(&text.chars, &mut sink);
+    sink.out
+}
+
+/// Call `f` with every token of `text`, in order, as [`segment`] finds
+/// them, without building sentences (for stages that need tokens only).
+pub fn for_each_token(text: &Normalized, f: impl FnMut(&Token)) {
+    struct Each<F>(F);
+    impl<F: FnMut(&Token)> Sink for Each<F> {
+        fn token(&mut self, _: &[NChar], token: Token) {
+            (self.0)(&token);
+        }
+    }
+    scan(&text.chars, &mut Each(f));
+}
+
+/// What [`scan`] hands on.
+trait Sink {
+    fn token(&mut self, chars: &[NChar], token: Token);
+    /// The current sentence ends just before normalized index `end_idx`.
+    fn end_sentence(&mut self, _chars: &[NChar], _end_idx: usize) {}
+    /// After a step that may have made the current sentence too long.
+    fn check_length(&mut self, _chars: &[NChar]) {}
+}
+
+/// The sink of [`segment`]: tokens and sentences.
+struct Sentences {
+    out: Segmented,
+    /// Index of the current sentence's first token.
+    sent_tok: usize,
+}
+
+impl Sink for Sentences {
+    #[inline]
+    fn token(&mut self, _: &[NChar], token: Token) {
+        self.out.tokens.push(token);
+    }
+
+    fn end_sentence(&mut self, chars: &[NChar], end_idx: usize) {
+        close_sentence(chars, &mut self.out, &mut self.sent_tok, end_idx);
+    }
+
+    #[inline]
+    fn check_length(&mut self, chars: &[NChar]) {
+        if self.out.tokens.len() - self.sent_tok >= MAX_SENTENCE_TOKENS {
+            split_long(chars, &mut self.out, &mut self.sent_tok);
+        }
+    }
+}
+
+/// Find the tokens and sentence ends of `chars`.
+fn scan(chars: &[NChar], sink: &mut impl Sink) {
     let mut buf = String::new();
-    // Start of the current sentence as an index into `chars`, and its first token.
-    let mut sent_tok = 0usize;
     let mut brk = true;
     let mut i = 0usize;
     while i < chars.len() {
@@ -160,19 +209,19 @@ pub fn segment(text: &Normalized) -> Segmented {
             continue;
         }
         if c.mark == Mark::Wildcard {
-            push(&mut out, &mut brk, WILDCARD, TokenKind::Wildcard, c.start, c.end);
+            push(sink, chars, &mut brk, WILDCARD, TokenKind::Wildcard, c.start, c.end);
             i += 1;
             continue;
         }
         let ch = c.ch;
         if ch == '\n' || ch == '\r' {
             brk = true;
-            close_sentence(chars, &mut out, &mut sent_tok, i);
+            sink.end_sentence(chars, i);
             i += 1;
             continue;
         }
         if is_cjk(ch) {
-            push(&mut out, &mut brk, ch as u32, TokenKind::Cjk, c.start, c.end);
+            push(sink, chars, &mut brk, ch as u32, TokenKind::Cjk, c.start, c.end);
             i += 1;
         } else if ch.is_ascii_digit() {
             let mut j = i;
@@ -187,7 +236,7 @@ pub fn segment(text: &Normalized) -> Segmented {
                     break;
                 }
             }
-            push(&mut out, &mut brk, token_id(&buf), TokenKind::Number, c.start, chars[j - 1].end.max(c.start + 1));
+            push(sink, chars, &mut brk, token_id(&buf), TokenKind::Number, c.start, chars[j - 1].end.max(c.start + 1));
             i = j;
         } else if is_word_char(ch) {
             let mut j = i;
@@ -208,7 +257,7 @@ pub fn segment(text: &Normalized) -> Segmented {
                 i += 1;
                 continue;
             }
-            push(&mut out, &mut brk, token_id(&buf), TokenKind::Word, c.start, chars[j - 1].end);
+            push(sink, chars, &mut brk, token_id(&buf), TokenKind::Word, c.start, chars[j - 1].end);
             i = j;
         } else if is_sentence_end(ch) || ((ch == '.' || ch == ';') && next_is_space(chars, i)) {
             let mut j = i + 1;
@@ -218,23 +267,21 @@ pub fn segment(text: &Normalized) -> Segmented {
             while j < chars.len() && is_closer(chars[j].ch) {
                 j += 1;
             }
-            close_sentence(chars, &mut out, &mut sent_tok, j);
+            sink.end_sentence(chars, j);
             brk = true;
             i = j;
         } else {
             brk |= is_clause_mark(ch);
             i += 1;
         }
-        if out.tokens.len() - sent_tok >= MAX_SENTENCE_TOKENS {
-            split_long(chars, &mut out, &mut sent_tok);
-        }
+        sink.check_length(chars);
     }
-    close_sentence(chars, &mut out, &mut sent_tok, chars.len());
-    out
+    sink.end_sentence(chars, chars.len());
 }
 
-fn push(out: &mut Segmented, brk: &mut bool, id: TokenId, kind: TokenKind, start: u32, end: u32) {
-    out.tokens.push(Token { id, kind, start, end, clause_start: *brk });
+#[inline(always)]
+fn push(sink: &mut impl Sink, chars: &[NChar], brk: &mut bool, id: TokenId, kind: TokenKind, start: u32, end: u32) {
+    sink.token(chars, Token { id, kind, start, end, clause_start: *brk });
     *brk = false;
 }
 

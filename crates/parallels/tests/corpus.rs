@@ -705,3 +705,53 @@ fn two_folders_with_the_same_file_names_give_distinct_ids() {
     let items: Vec<_> = reader(&[a], options).collect();
     assert_eq!(rows(&items)[1], doc("x", &format!("{}{sep}x.txt", arg(&dir.path().join("a"))), "utf-8", Some(".")));
 }
+
+/// Everything `next_batch` gives, batch by batch, until an empty batch.
+fn batched(reader: &mut CorpusReader, max_items: usize, max_bytes: usize) -> (Vec<Result<CorpusDoc, Problem>>, usize) {
+    let mut items = Vec::new();
+    let mut batches = 0;
+    loop {
+        let batch = reader.next_batch(max_items, max_bytes);
+        if batch.is_empty() {
+            break;
+        }
+        assert!(batch.len() <= max_items.max(1), "a batch of {} items, more than {max_items}", batch.len());
+        batches += 1;
+        items.extend(batch);
+    }
+    (items, batches)
+}
+
+fn texts_of(items: &[Result<CorpusDoc, Problem>]) -> Vec<Option<(String, Map<String, Value>)>> {
+    items.iter().map(|i| i.as_ref().ok().map(|d| (d.text.clone(), d.meta.clone()))).collect()
+}
+
+#[test]
+fn batches_hold_the_same_items_in_the_same_order_as_the_iterator() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    let mut bytes = b"{\"id\": \"a\", \"text\": \"caf\xE9\"}\r\n[1, 2]\r\n\n".to_vec();
+    bytes.extend_from_slice("{\"id\": \"d1\", \"text\": \"又一条\"}\n{\"id\": \"z\", \"text\": \"完\"}".as_bytes());
+    fs::write(&bad, &bytes).unwrap();
+    let inputs = [arg(&fixture("texts")), arg(&fixture("docs.jsonl")), arg(&bad)];
+    for strict in [false, true] {
+        let options = || CorpusOptions { strict, ..CorpusOptions::default() };
+        let mut one_by_one = reader(&inputs, options());
+        let expected: Vec<_> = one_by_one.by_ref().collect();
+        assert!(expected.len() >= if strict { 3 } else { 20 }, "{} items", expected.len());
+        for (max_items, max_bytes) in [(1, usize::MAX), (3, usize::MAX), (1000, usize::MAX), (1000, 40)] {
+            let mut batch_reader = reader(&inputs, options());
+            let (items, _) = batched(&mut batch_reader, max_items, max_bytes);
+            let case = format!("strict {strict}, batches of {max_items} items / {max_bytes} bytes");
+            assert_eq!(rows(&items), rows(&expected), "{case}");
+            assert_eq!(texts_of(&items), texts_of(&expected), "{case}");
+            assert_eq!(batch_reader.summary().documents, one_by_one.summary().documents, "{case}");
+            assert_eq!(batch_reader.summary().skipped, one_by_one.summary().skipped, "{case}");
+            if !strict {
+                assert_eq!(batch_reader.summary().bytes, one_by_one.summary().bytes, "{case}");
+            }
+        }
+    }
+    let (_, batches) = batched(&mut reader(&inputs[1..2], CorpusOptions::default()), 2, usize::MAX);
+    assert!(batches >= 4, "docs.jsonl in batches of two items: {batches} batches");
+}

@@ -28,7 +28,7 @@
 //! Jaccard similarity of the two shingle sets.
 
 use crate::normalize::{NormalizeOptions, Normalizer};
-use crate::segment::{segment, TokenKind};
+use crate::segment::{self, TokenKind};
 
 /// The value of every position of an empty signature (a text without
 /// tokens); such a document is never a candidate.
@@ -88,17 +88,33 @@ impl MinHasher {
     /// Tokens of `text` after normalization, as 64-bit ids (wildcards left
     /// out).
     pub fn tokens(&self, text: &str) -> Vec<u64> {
-        let normalized = self.normalizer.normalize(text);
-        let seg = segment(&normalized);
-        seg.tokens.iter().filter(|t| t.kind != TokenKind::Wildcard).map(|t| t.id as u64).collect()
+        let mut ids = Vec::new();
+        self.for_each_token(text, |id, _| ids.push(id));
+        ids
     }
 
     /// As [`MinHasher::tokens`], with the start of each token in the
     /// original text (in code points).
     pub fn tokens_with_starts(&self, text: &str) -> (Vec<u64>, Vec<u32>) {
+        let (mut ids, mut starts) = (Vec::new(), Vec::new());
+        self.for_each_token(text, |id, start| {
+            ids.push(id);
+            starts.push(start);
+        });
+        (ids, starts)
+    }
+
+    /// Call `f` with the id and original start (in code points) of every
+    /// token of `text` after normalization (wildcards left out); the length
+    /// of `text` in code points.
+    pub fn for_each_token(&self, text: &str, mut f: impl FnMut(u64, u32)) -> u32 {
         let normalized = self.normalizer.normalize(text);
-        let seg = segment(&normalized);
-        seg.tokens.iter().filter(|t| t.kind != TokenKind::Wildcard).map(|t| (t.id as u64, t.start)).unzip()
+        segment::for_each_token(&normalized, |t| {
+            if t.kind != TokenKind::Wildcard {
+                f(t.id as u64, t.start)
+            }
+        });
+        normalized.original_len
     }
 
     /// The shingle hashes of a token sequence, in text order (repeats kept).

@@ -75,7 +75,7 @@ pub use minhash::MinHasher;
 
 /// Documents sketched in parallel at a time.
 const BATCH_DOCS: usize = 2048;
-/// Or fewer, when they hold more than this many bytes of text.
+/// Or fewer, when they hold more than this many bytes of input.
 const BATCH_BYTES: usize = 32 << 20;
 
 /// How candidate pairs are verified.
@@ -349,41 +349,39 @@ pub fn dedup(
             docs.push(s.entry);
         }
     };
-    // The reader (JSON parsing, decoding) runs on its own thread, a few
-    // batches ahead of the sketching, which runs on the rayon pool.
+    // The reader runs on its own thread, a few batches ahead of the
+    // sketching; both hand their work (JSON parsing, sketching) to the rayon
+    // pool.
     let strict = reader.options().strict;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
     let source = &mut *reader;
     let read: Result<u64, crate::corpus::Problem> = std::thread::scope(|scope| {
         let reading = scope.spawn(move || {
             let mut text_bytes = 0u64;
-            let mut batch: Vec<CorpusDoc> = Vec::with_capacity(BATCH_DOCS);
-            let mut batch_bytes = 0usize;
-            for item in source.by_ref() {
-                match item {
-                    Ok(doc) => {
-                        batch_bytes += doc.text.len();
-                        text_bytes += doc.text.len() as u64;
-                        batch.push(doc);
-                        if batch.len() >= BATCH_DOCS || batch_bytes >= BATCH_BYTES {
-                            if tx.send(std::mem::take(&mut batch)).is_err() {
-                                break;
-                            }
-                            batch_bytes = 0;
+            loop {
+                let items = source.next_batch(BATCH_DOCS, BATCH_BYTES);
+                if items.is_empty() {
+                    return Ok(text_bytes);
+                }
+                let mut batch: Vec<CorpusDoc> = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Ok(doc) => {
+                            text_bytes += doc.text.len() as u64;
+                            batch.push(doc);
                         }
-                    }
-                    Err(problem) => {
-                        progress.problem(&problem);
-                        if strict {
-                            return Err(problem);
+                        Err(problem) => {
+                            progress.problem(&problem);
+                            if strict {
+                                return Err(problem);
+                            }
                         }
                     }
                 }
+                if !batch.is_empty() && tx.send(batch).is_err() {
+                    return Ok(text_bytes);
+                }
             }
-            if !batch.is_empty() {
-                let _ = tx.send(batch);
-            }
-            Ok(text_bytes)
         });
         for batch in rx {
             flush(batch, &mut docs, &mut table);
@@ -450,7 +448,15 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
         }),
         _ => None,
     };
-    let (tokens, starts) = hasher.tokens_with_starts(&doc.text);
+    // Token starts only for `--paragraphs`, which cuts the text at lines.
+    let mut tokens = Vec::with_capacity(doc.text.len() / 3);
+    let mut starts = Vec::new();
+    let len = hasher.for_each_token(&doc.text, |id, start| {
+        tokens.push(id);
+        if opts.paragraphs {
+            starts.push(start);
+        }
+    });
     let s = hasher.sketch_tokens(&tokens);
     let lines = if opts.paragraphs {
         paragraphs::line_hashes(&doc.text, &tokens, &starts, opts.min_paragraph_tokens)
@@ -466,7 +472,13 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
         Vec::new()
     };
     Sketched {
-        entry: DocEntry { chars: doc.text.chars().count() as u64, id: doc.id, source: doc.source, fate: Fate::Kept },
+        entry: DocEntry {
+            // The normalizer's length, unless the text was too long for it.
+            chars: if len < u32::MAX { len as u64 } else { doc.text.chars().count() as u64 },
+            id: doc.id,
+            source: doc.source,
+            fate: Fate::Kept,
+        },
         signature: s.signature,
         exact: s.exact,
         lines,

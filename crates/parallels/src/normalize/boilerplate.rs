@@ -21,7 +21,7 @@
 //!   start with an opening quote (short dialogue such as `“是的。”` repeats in
 //!   novels and is content).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::{Mark, NChar};
 
@@ -198,7 +198,7 @@ pub(crate) fn mark(chars: &mut [NChar]) {
         }
         s = e + 1;
     }
-    let mut counts: HashMap<&[char], u32> = HashMap::new();
+    let mut counts: FxHashMap<&[char], u32> = FxHashMap::default();
     for &(_, (a, b)) in &lines {
         if repeat_candidate(&text[a..b]) {
             *counts.entry(&text[a..b]).or_insert(0) += 1;
