@@ -45,7 +45,8 @@
 //! [`DedupOptions::memory`] and spilled beyond it. The exact-hash table
 //! holds about 40 bytes per distinct document while candidates are made.
 //! The reader runs on its own thread, at most three batches (of
-//! 2048 documents or 32 MB of text) ahead of the sketching.
+//! 512 documents or 8 MB of JSON Lines) ahead of the sketching; it parses
+//! JSON lines on the rayon pool ([`CorpusReader::next_batch`]).
 //!
 //! # Determinism
 //!
@@ -74,9 +75,9 @@ pub use lsh::Bands;
 pub use minhash::MinHasher;
 
 /// Documents sketched in parallel at a time.
-const BATCH_DOCS: usize = 2048;
+const BATCH_DOCS: usize = 512;
 /// Or fewer, when they hold more than this many bytes of input.
-const BATCH_BYTES: usize = 32 << 20;
+const BATCH_BYTES: usize = 8 << 20;
 
 /// How candidate pairs are verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -309,15 +310,14 @@ pub fn dedup(
     opts: &DedupOptions,
     progress: &dyn Progress,
 ) -> Result<DedupResult, DedupError> {
-    let hasher = MinHasher::new(opts.ngram, opts.perms);
+    // As MinHasher::new counts them.
+    let perms = opts.perms.max(1);
     let bands = opts.bands();
-    if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > hasher.perms() {
+    if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > perms {
         return Err(DedupError::Options(format!(
             "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × rows \
              ≤ permutations",
-            bands.bands,
-            bands.rows,
-            hasher.perms()
+            bands.bands, bands.rows, perms
         )));
     }
     if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
@@ -331,14 +331,14 @@ pub fn dedup(
     let mut docs: Vec<DocEntry> = Vec::new();
     let mut table = Table {
         signatures: Vec::new(),
-        perms: hasher.perms(),
+        perms,
         exact: Vec::new(),
         lines: Vec::new(),
         shingles: Vec::new(),
         keep_values: Vec::new(),
     };
-    let flush = |batch: Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
-        let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(&hasher, d, opts)).collect();
+    let flush = |hasher: &MinHasher, batch: Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
+        let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(hasher, d, opts)).collect();
         progress.advance(sketched.len() as u64);
         for s in sketched {
             table.signatures.extend_from_slice(&s.signature);
@@ -383,8 +383,11 @@ pub fn dedup(
                 }
             }
         });
+        // Deriving the script table (a few milliseconds, once per process)
+        // overlaps the reading of the first batch.
+        let hasher = MinHasher::new(opts.ngram, opts.perms);
         for batch in rx {
-            flush(batch, &mut docs, &mut table);
+            flush(&hasher, batch, &mut docs, &mut table);
         }
         reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });

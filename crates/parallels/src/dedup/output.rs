@@ -131,7 +131,7 @@ fn copy_jsonl(
     w: &mut impl Write,
     written: &mut Written,
 ) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
     let mut line_no = 0u64;
     let mut buf = Vec::new();
     for &(line, doc) in wanted {
@@ -139,9 +139,10 @@ fn copy_jsonl(
         if matches!(fate, Fate::Removed { .. }) {
             continue;
         }
-        // Skip to the wanted line without holding the skipped ones.
+        // Skip to the wanted line.
         while line_no + 1 < line {
-            skip_line(&mut reader)?;
+            buf.clear();
+            reader.read_until(b'\n', &mut buf)?;
             line_no += 1;
         }
         buf.clear();
@@ -175,21 +176,6 @@ fn copy_jsonl(
         }
     }
     Ok(())
-}
-
-fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        if let Some(at) = buf.iter().position(|&b| b == b'\n') {
-            reader.consume(at + 1);
-            return Ok(());
-        }
-        let len = buf.len();
-        reader.consume(len);
-    }
 }
 
 /// `record` (one JSON object) with the string value of its top-level field
