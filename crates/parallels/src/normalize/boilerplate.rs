@@ -177,7 +177,7 @@ pub(crate) fn is_pattern_line(line: &[char]) -> bool {
 fn repeat_candidate(line: &[char]) -> bool {
     line.len() <= REPEAT_MAX_LEN
         && !matches!(line.first(), Some('“' | '「' | '『' | '"' | '‘' | '\''))
-        && line.iter().filter(|c| c.is_alphanumeric()).count() >= 2
+        && line.iter().filter(|&&c| crate::segment::is_alphanumeric(c)).count() >= 2
 }
 
 /// Mark boilerplate lines in place.

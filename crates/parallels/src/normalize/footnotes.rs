@@ -67,7 +67,7 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
         return None;
     }
     match s.get(1 + digits) {
-        Some(n) if n.ch.is_alphanumeric() => None,
+        Some(n) if crate::segment::is_alphanumeric(n.ch) => None,
         _ => Some(1 + digits),
     }
 }

@@ -101,8 +101,8 @@ pub(crate) fn fold(c: char, emit: &mut impl FnMut(char)) {
 pub(crate) fn fold_case(c: char, emit: &mut impl FnMut(char)) {
     if c.is_ascii() {
         emit(c.to_ascii_lowercase());
-    } else if matches!(c as u32, 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0x20000..) {
-        // CJK blocks have no case.
+    } else if matches!(c as u32, 0x2000..=0x206F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0x20000..) {
+        // General punctuation (`“”—…`) and the CJK blocks have no case.
         emit(c);
     } else {
         for l in c.to_lowercase() {
@@ -190,5 +190,12 @@ mod tests {
         };
         assert_eq!(lc("ABC Été 戰"), "abc été 戰");
         assert_eq!(lc("İ").chars().count(), 2);
+        // The ranges taken as caseless are: every character lowercases to
+        // itself alone.
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut out = Vec::new();
+            fold_case(c, &mut |d| out.push(d));
+            assert_eq!(out, c.to_lowercase().collect::<Vec<_>>(), "{c:?}");
+        }
     }
 }
