@@ -79,14 +79,18 @@ const NUMERALS: &[char] = &[
     '億',
 ];
 
-/// One bit per low byte of a code point in [`NUMERALS`]: a character whose
-/// bit is clear is no numeral, which settles most characters with one load.
-const NUMERAL_LOW_BYTES: [u64; 4] = {
-    let mut bits = [0u64; 4];
+/// One bit per code point of the CJK unified block (U+4E00–U+9FFF): set
+/// for the Han characters of [`NUMERALS`]. Most characters of Chinese text
+/// are in the block and are settled by one bit.
+const HAN_NUMERALS: [u64; 0x5200 / 64] = {
+    let mut bits = [0u64; 0x5200 / 64];
     let mut i = 0;
     while i < NUMERALS.len() {
-        let low = NUMERALS[i] as u32 & 0xFF;
-        bits[(low >> 6) as usize] |= 1 << (low & 63);
+        let u = NUMERALS[i] as u32;
+        if u >= 0x4E00 && u <= 0x9FFF {
+            let k = (u - 0x4E00) as usize;
+            bits[k / 64] |= 1 << (k % 64);
+        }
         i += 1;
     }
     bits
@@ -95,8 +99,12 @@ const NUMERAL_LOW_BYTES: [u64; 4] = {
 /// Does `c` start a numeral (an Arabic digit or a Chinese numeral)?
 #[inline]
 fn is_numeral(c: char) -> bool {
-    let low = c as u32 & 0xFF;
-    NUMERAL_LOW_BYTES[(low >> 6) as usize] >> (low & 63) & 1 == 1 && (digit_value(c).is_some() || cn_class(c).is_some())
+    let u = c as u32;
+    if (0x4E00..=0x9FFF).contains(&u) {
+        let k = (u - 0x4E00) as usize;
+        return HAN_NUMERALS[k / 64] >> (k % 64) & 1 == 1;
+    }
+    digit_value(c).is_some() || cn_class(c).is_some()
 }
 
 #[inline]
