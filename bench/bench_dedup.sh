@@ -8,12 +8,14 @@
 #   EVAL_SIZE=6M          corpus for the accuracy scores (gen_dedup.py --size)
 #   SPEED_SIZE=30M        corpus for the speed comparison
 #   SEED=1                generator seed
+#   ROUNDS=3              timed runs of each tool (odd; the median is reported)
 #   DATA=bench/data       where corpora are generated
 #   PARALLELS_BIN=path    time this binary instead of building the release one
 #
 # All three tools read the same JSON Lines file, shingle with 5-grams, use
 # 128 permutations and a threshold of 0.8, and write the kept records; each
-# is timed end to end as one process (wall clock and CPU time, GNU time).
+# is timed end to end as one process (wall clock and CPU time, GNU time),
+# ROUNDS times, interleaved; the median run is reported.
 # The Python baselines (in one script below) shingle character 5-grams of the
 # raw text, without normalization; parallels shingles normalized tokens.
 # rensa needs a band count that divides 128: 16 bands of 8 rows (datasketch
@@ -28,6 +30,7 @@ cd "$root"
 EVAL_SIZE=${EVAL_SIZE:-6M}
 SPEED_SIZE=${SPEED_SIZE:-30M}
 SEED=${SEED:-1}
+ROUNDS=${ROUNDS:-3}
 DATA=${DATA:-$bench/data}
 # shellcheck source=bench/setup.sh
 source "$bench/setup.sh"
@@ -126,29 +129,41 @@ report=$bench/out/dedup-$stamp.md
     bytes=$(stat -c %s "$data")
     echo "## Speed ($SPEED_SIZE corpus: $docs documents, $((bytes / 1000000)) MB of JSON Lines)"
     echo
-    echo "| tool | wall s | CPU s (user+sys) | documents/s (wall) | MB/s (wall) | MB/s per CPU second | removed |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "Each tool runs $ROUNDS times, the rounds interleaved (parallels, parallels on one thread, rensa, datasketch, then again), after one read of the file into the page cache; the table gives the median run (by wall clock) and every run's wall clock."
+    echo
+    echo "| tool | wall s (median) | CPU s (user+sys) | documents/s (wall) | MB/s (wall) | MB/s per CPU second | removed | every run, wall s |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    cat "$data" >/dev/null
+    tools="parallels parallels-1-thread rensa datasketch"
+    declare -A runs
+    for round in $(seq "$ROUNDS"); do
+        for tool in $tools; do
+            say "timing $tool (round $round of $ROUNDS)"
+            case $tool in
+                parallels) t=$(timed "$tool" "$bin" dedup "$data" -o "$work/p.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
+                parallels-1-thread) t=$(RAYON_NUM_THREADS=1 timed "$tool" "$bin" dedup "$data" -o "$work/p1.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
+                *) t=$(timed "$tool" "$py" "$baseline" "$tool" "$data" "$work/$tool.jsonl") ;;
+            esac
+            read -r w u s <<<"$t"
+            runs[$tool]+="$w $(echo "$u + $s" | bc -l)"$'\n'
+        done
+    done
     declare -A wall cpu
-    for tool in parallels parallels-1-thread rensa datasketch; do
-        say "timing $tool"
-        case $tool in
-            parallels) t=$(timed "$tool" "$bin" dedup "$data" -o "$work/p.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
-            parallels-1-thread) t=$(RAYON_NUM_THREADS=1 timed "$tool" "$bin" dedup "$data" -o "$work/p1.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
-            *) t=$(timed "$tool" "$py" "$baseline" "$tool" "$data" "$work/$tool.jsonl") ;;
-        esac
-        read -r w u s <<<"$t"
-        c=$(echo "$u + $s" | bc -l)
+    for tool in $tools; do
+        # The median run by wall clock (ROUNDS odd), with its CPU time.
+        read -r w c < <(printf '%s' "${runs[$tool]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
         wall[$tool]=$w; cpu[$tool]=$c
+        all=$(printf '%s' "${runs[$tool]}" | cut -d' ' -f1 | paste -sd' ')
         case $tool in
             parallels*) rm=$(grep -o '[0-9]* removed' "$work/$tool.err" | head -1 | cut -d' ' -f1) ;;
             *) rm=$(grep -o 'removed [0-9]*' "$work/$tool.err" | cut -d' ' -f2) ;;
         esac
-        printf '| %s | %.2f | %.2f | %.0f | %.1f | %.1f | %s |\n' "$tool" "$w" "$c" \
+        printf '| %s | %.2f | %.2f | %.0f | %.1f | %.1f | %s | %s |\n' "$tool" "$w" "$c" \
             "$(echo "$docs / $w" | bc -l)" "$(echo "$bytes / 1000000 / $w" | bc -l)" \
-            "$(echo "$bytes / 1000000 / $c" | bc -l)" "$rm"
+            "$(echo "$bytes / 1000000 / $c" | bc -l)" "$rm" "$all"
     done
     echo
-    printf 'Ratios of documents/s (wall): parallels / datasketch = %.1f×, parallels / rensa = %.1f×; single-threaded parallels / rensa = %.1f×.\n' \
+    printf 'Ratios of documents/s (median wall): parallels / datasketch = %.1f×, parallels / rensa = %.1f×; single-threaded parallels / rensa = %.1f×.\n' \
         "$(echo "${wall[datasketch]} / ${wall[parallels]}" | bc -l)" \
         "$(echo "${wall[rensa]} / ${wall[parallels]}" | bc -l)" \
         "$(echo "${wall[rensa]} / ${wall[parallels-1-thread]}" | bc -l)"

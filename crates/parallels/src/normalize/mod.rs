@@ -160,27 +160,38 @@ impl Normalizer {
 
     /// Steps 1–4: line ends, width, case, script/variants.
     fn char_pass(&self, text: &str, len: u32, out: &mut Vec<NChar>) {
-        let mut it = text.chars().peekable();
+        let bytes = text.as_bytes();
+        let mut pos = 0usize;
         let mut idx: u32 = 0;
-        while let Some(c) = it.next() {
-            if idx >= len {
-                break;
-            }
+        while pos < bytes.len() && idx < len {
             let start = idx;
             idx += 1;
-            if (0x4E00..=0x9FFF).contains(&(c as u32)) {
-                // The bulk of Chinese text: no width form, no case, never a
-                // combining mark; only the script table applies.
-                let ch = match self.table {
-                    Some(t) => t.get(c),
-                    None => c,
-                };
-                out.push(NChar { ch, start, end: idx, mark: Mark::Text });
-                continue;
+            let b0 = bytes[pos];
+            // The bulk of Chinese text: a character of the CJK unified block
+            // (U+4E00–U+9FFF, three bytes led by E4 B8…E9), decoded here
+            // directly. It has no width form, no case and is never a
+            // combining mark; only the script table applies.
+            if (0xE5..=0xE9).contains(&b0) || (b0 == 0xE4 && bytes.get(pos + 1).is_some_and(|&b| b >= 0xB8)) {
+                if let (Some(&b1), Some(&b2)) = (bytes.get(pos + 1), bytes.get(pos + 2)) {
+                    let u = (u32::from(b0) & 0x0F) << 12 | (u32::from(b1) & 0x3F) << 6 | (u32::from(b2) & 0x3F);
+                    if let Some(c) = char::from_u32(u) {
+                        let ch = match self.table {
+                            Some(t) => t.get(c),
+                            None => c,
+                        };
+                        out.push(NChar { ch, start, end: idx, mark: Mark::Text });
+                        pos += 3;
+                        continue;
+                    }
+                }
             }
+            let Some(c) = text.get(pos..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            pos += c.len_utf8();
             if c == '\r' || c == '\n' {
-                if c == '\r' && it.peek() == Some(&'\n') && idx < len {
-                    it.next();
+                if c == '\r' && bytes.get(pos) == Some(&b'\n') && idx < len {
+                    pos += 1;
                     idx += 1;
                 }
                 out.push(NChar { ch: '\n', start, end: idx, mark: Mark::Text });
