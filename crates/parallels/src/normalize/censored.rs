@@ -7,14 +7,8 @@
 use super::{Mark, NChar, WILDCARD};
 
 #[inline]
-fn is_censor(c: char) -> bool {
+pub(crate) fn is_censor(c: char) -> bool {
     matches!(c, '*' | '＊' | '□')
-}
-
-/// Whether `input` holds any censor character.
-pub(crate) fn needed(input: &[NChar]) -> bool {
-    // No censor character is above U+FFFF or in the CJK unified block.
-    input.iter().any(|n| !(0x4E00..=0x9FFF).contains(&(n.ch as u32)) && is_censor(n.ch))
 }
 
 /// Copy `input` to `out`, collapsing censored runs into wildcards.

@@ -72,14 +72,9 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
     }
 }
 
-/// Whether `input` holds any character that can start a marker.
-pub(crate) fn needed(input: &[NChar]) -> bool {
-    input.iter().any(|n| is_trigger(n.ch))
-}
-
 /// Can a footnote marker start at `c`?
 #[inline]
-fn is_trigger(c: char) -> bool {
+pub(crate) fn is_trigger(c: char) -> bool {
     // In the CJK unified block only 注 starts a marker (one range test for
     // most characters of Chinese text).
     if (0x4E00..=0x9FFF).contains(&(c as u32)) {

@@ -128,29 +128,47 @@ impl Normalizer {
 
     /// Normalize `text`. Never panics.
     pub fn normalize(&self, text: &str) -> Normalized {
-        let n = text.chars().count();
-        // Offsets are u32 code points; a text beyond that is cut (4 G chars).
-        let original_len = u32::try_from(n).unwrap_or(u32::MAX);
-        let mut a = Vec::with_capacity(n + n / 16);
-        self.char_pass(text, original_len, &mut a);
+        // Offsets are u32 code points; a text beyond that is cut (4 G
+        // chars), which only a text of more than 4 GB can reach.
+        let limit = match u32::try_from(text.len()) {
+            Ok(_) => u32::MAX,
+            Err(_) => u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
+        };
+        // Room for Chinese text (three bytes a character) without growing.
+        let mut a = Vec::with_capacity(text.len() / 2 + 16);
+        let original_len = self.char_pass(text, limit, &mut a);
         let mut b = Vec::with_capacity(a.len());
         // Each pass copies `a` into `b` (then they swap); a pass whose trigger
-        // characters do not occur is skipped.
-        let mut step = |needed: fn(&[NChar]) -> bool, f: fn(&[NChar], &mut Vec<NChar>), a: &mut Vec<NChar>| {
-            if needed(a) {
+        // characters do not occur is skipped. One scan looks for the
+        // triggers of both footnotes and censored stretches (removing
+        // footnote markers cannot add a censor character).
+        let mut step = |needed: bool, f: fn(&[NChar], &mut Vec<NChar>), a: &mut Vec<NChar>| {
+            if needed {
                 b.clear();
                 f(a, &mut b);
                 std::mem::swap(a, &mut b);
             }
         };
+        let (footnote_triggers, censor_triggers) = if self.opts.footnotes || self.opts.censored {
+            a.iter().fold((false, false), |(f, c), n| {
+                // In the CJK unified block only 注 can start a marker.
+                if (0x4E00..=0x9FFF).contains(&(n.ch as u32)) {
+                    (f || n.ch == '注', c)
+                } else {
+                    (f || footnotes::is_trigger(n.ch), c || censored::is_censor(n.ch))
+                }
+            })
+        } else {
+            (false, false)
+        };
         if self.opts.footnotes {
-            step(footnotes::needed, footnotes::apply, &mut a);
+            step(footnote_triggers, footnotes::apply, &mut a);
         }
         if self.opts.censored {
-            step(censored::needed, censored::apply, &mut a);
+            step(censor_triggers, censored::apply, &mut a);
         }
         if self.opts.numbers {
-            step(|_| true, numbers::apply, &mut a);
+            step(true, numbers::apply, &mut a);
         }
         if self.opts.boilerplate {
             boilerplate::mark(&mut a);
@@ -158,8 +176,9 @@ impl Normalizer {
         Normalized { chars: a, original_len }
     }
 
-    /// Steps 1–4: line ends, width, case, script/variants.
-    fn char_pass(&self, text: &str, len: u32, out: &mut Vec<NChar>) {
+    /// Steps 1–4: line ends, width, case, script/variants; the number of
+    /// code points read (at most `len`).
+    fn char_pass(&self, text: &str, len: u32, out: &mut Vec<NChar>) -> u32 {
         let bytes = text.as_bytes();
         let mut pos = 0usize;
         let mut idx: u32 = 0;
@@ -204,6 +223,7 @@ impl Normalizer {
                 self.push_folded(c, start, end, false, out);
             }
         }
+        idx
     }
 
     /// Case and script/variants for one width-folded char.
