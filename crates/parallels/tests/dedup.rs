@@ -175,3 +175,63 @@ fn impossible_bands_are_an_error_not_a_panic() {
         assert!(err.to_string().contains("permutations"), "{err}");
     }
 }
+
+/// Exact copies share the signature of the first document with their
+/// tokens (within a batch and across batches): a near-duplicate kept
+/// against a copy gets the similarity of its own signature with the
+/// original's.
+#[test]
+fn exact_copies_share_the_first_ones_signature() {
+    use parallels::dedup::minhash::estimate;
+    use parallels::dedup::{Keep, MinHasher};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("copies.jsonl");
+    // The near-duplicate: TEXT with a few characters changed.
+    let near = TEXT.replacen("粮食", "粮米", 1).replacen("七座", "八座", 1);
+    let mut lines = String::new();
+    let mut push =
+        |id: String, text: &str| lines.push_str(&format!("{}\n", serde_json::json!({"id": id, "text": text})));
+    push("original".into(), TEXT);
+    // Fillers: two batches' worth of distinct documents (512 per batch).
+    for i in 0..1100u32 {
+        // 40 pseudo-random Han characters each: nothing alike.
+        let filler: String = (0..40u64)
+            .map(|j| ((u64::from(i) * 40 + j).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 20_000)
+            .filter_map(|k| char::from_u32(0x4E00 + k as u32))
+            .collect();
+        push(format!("filler{i}"), &filler);
+    }
+    // Copies far away (other batches): the traditional one has the same
+    // normalized tokens, the last one more punctuation, so it is longest.
+    push("traditional".into(), TRAD);
+    push("near".into(), &near);
+    push("longest".into(), &format!("{TEXT}。。。"));
+    fs::write(&input, lines).unwrap();
+    let inputs = resolve(&[input.display().to_string()]).unwrap();
+    let opts = DedupOptions {
+        threshold: 0.5,
+        keep: Keep::Longest,
+        work_dir: dir.path().to_path_buf(),
+        ..DedupOptions::default()
+    };
+    let r = dedup(&mut CorpusReader::new(inputs, CorpusOptions::default()).unwrap(), &opts, &Quiet).unwrap();
+    let index = |id: &str| r.docs.iter().position(|d| d.id == id).unwrap() as u32;
+    let longest = index("longest");
+    assert_eq!(r.docs[longest as usize].fate, Fate::Kept);
+    for id in ["original", "traditional"] {
+        assert_eq!(
+            r.docs[index(id) as usize].fate,
+            Fate::Removed { reason: Reason::Exact, of: longest, similarity: 1.0 },
+            "{id}"
+        );
+    }
+    let hasher = MinHasher::new(opts.ngram, opts.perms);
+    let expected = estimate(&hasher.sketch(&near).signature, &hasher.sketch(TEXT).signature);
+    assert!((0.5..1.0).contains(&expected), "{expected}");
+    assert_eq!(
+        r.docs[index("near") as usize].fate,
+        Fate::Removed { reason: Reason::Near, of: longest, similarity: expected }
+    );
+    assert_eq!(r.stats.removed_exact, 2);
+    assert_eq!(r.stats.removed_near, 1);
+}

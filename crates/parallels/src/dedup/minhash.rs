@@ -142,13 +142,18 @@ impl MinHasher {
 
     /// As [`MinHasher::sketch`], from tokens made by [`MinHasher::tokens`].
     pub fn sketch_tokens(&self, tokens: &[u64]) -> Sketch {
-        let mut signature = vec![EMPTY; self.a.len()];
         let exact = if tokens.is_empty() { None } else { Some(sequence_hash(tokens)) };
+        Sketch { signature: self.signature(tokens), exact, tokens: tokens.len().min(u32::MAX as usize) as u32 }
+    }
+
+    /// The signature of a token sequence (all [`EMPTY`] for none).
+    pub fn signature(&self, tokens: &[u64]) -> Vec<u32> {
+        let mut signature = vec![EMPTY; self.a.len()];
         if !tokens.is_empty() {
             let shingles = self.shingles_of(tokens);
             fold(&mut signature, &self.a, &self.b, &shingles);
         }
-        Sketch { signature, exact, tokens: tokens.len().min(u32::MAX as usize) as u32 }
+        signature
     }
 }
 

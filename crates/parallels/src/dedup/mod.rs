@@ -65,6 +65,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -269,7 +270,8 @@ pub enum DedupError {
 /// What the sketch stage keeps of a document.
 struct Sketched {
     entry: DocEntry,
-    signature: Vec<u32>,
+    /// Normalized token ids, until the signature is made.
+    tokens: Vec<u64>,
     exact: Option<u128>,
     /// Line hashes (0 for a line below the paragraph minimum), with
     /// `--paragraphs`.
@@ -337,11 +339,43 @@ pub fn dedup(
         shingles: Vec::new(),
         keep_values: Vec::new(),
     };
-    let flush = |hasher: &MinHasher, batch: Vec<CorpusDoc>, docs: &mut Vec<DocEntry>, table: &mut Table| {
+    // The first document (in input order) with each exact-duplicate hash:
+    // only it needs a signature of its own; its copies share it.
+    let mut firsts: FxHashMap<u128, u32> = FxHashMap::default();
+    let flush = |hasher: &MinHasher,
+                 batch: Vec<CorpusDoc>,
+                 docs: &mut Vec<DocEntry>,
+                 table: &mut Table,
+                 firsts: &mut FxHashMap<u128, u32>| {
         let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(hasher, d, opts)).collect();
+        let base = docs.len();
+        let copy_of: Vec<Option<u32>> = sketched
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let hash = s.exact?;
+                let first = *firsts.entry(hash).or_insert((base + i) as u32);
+                (first as usize != base + i).then_some(first)
+            })
+            .collect();
+        let signatures: Vec<Option<Vec<u32>>> = sketched
+            .par_iter()
+            .zip(&copy_of)
+            .map(|(s, copy)| copy.is_none().then(|| hasher.signature(&s.tokens)))
+            .collect();
         progress.advance(sketched.len() as u64);
-        for s in sketched {
-            table.signatures.extend_from_slice(&s.signature);
+        let k = table.perms;
+        for ((s, signature), copy) in sketched.into_iter().zip(signatures).zip(copy_of) {
+            match (signature, copy) {
+                (Some(signature), _) => table.signatures.extend_from_slice(&signature),
+                // The same tokens, so the same signature: the first one's,
+                // already in the table.
+                (None, Some(first)) => {
+                    let at = first as usize * k;
+                    table.signatures.extend_from_within(at..at + k);
+                }
+                (None, None) => unreachable!("a document without a signature is a copy"),
+            }
             table.exact.push(s.exact);
             table.lines.push(s.lines);
             table.shingles.push(s.shingles);
@@ -387,7 +421,7 @@ pub fn dedup(
         // overlaps the reading of the first batch.
         let hasher = MinHasher::new(opts.ngram, opts.perms);
         for batch in rx {
-            flush(&hasher, batch, &mut docs, &mut table);
+            flush(&hasher, batch, &mut docs, &mut table, &mut firsts);
         }
         reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });
@@ -460,7 +494,7 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
             starts.push(start);
         }
     });
-    let s = hasher.sketch_tokens(&tokens);
+    let exact = (!tokens.is_empty()).then(|| minhash::sequence_hash(&tokens));
     let lines = if opts.paragraphs {
         paragraphs::line_hashes(&doc.text, &tokens, &starts, opts.min_paragraph_tokens)
     } else {
@@ -482,8 +516,8 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
             source: doc.source,
             fate: Fate::Kept,
         },
-        signature: s.signature,
-        exact: s.exact,
+        tokens,
+        exact,
         lines,
         shingles,
         keep_value,
