@@ -123,7 +123,9 @@ impl MinHasher {
             return Vec::new();
         }
         let n = self.ngram.min(tokens.len());
-        tokens.windows(n).map(shingle_hash).collect()
+        let mut out = vec![0; tokens.len() - n + 1];
+        shingle_hashes(tokens, n, &mut out);
+        out
     }
 
     /// The set of shingles of `text`: sorted, without repeats.
@@ -283,11 +285,77 @@ pub(crate) fn fmix(mut h: u64) -> u64 {
     h ^ (h >> 33)
 }
 
+/// Windows hashed side by side in vector lanes by [`shingle_hashes`].
+const LANES: usize = 8;
+
+/// `out[i] = shingle_hash(&tokens[i..i + n])` for every window. Windows are
+/// independent, so [`LANES`] of them are hashed at once, which the compiler
+/// vectorizes (AVX-512 or AVX2 chosen at run time, as for [`fold`]); the
+/// values are those of [`shingle_hash`].
+fn shingle_hashes(tokens: &[u64], n: usize, out: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq") {
+            // SAFETY: the CPU supports AVX-512 F and DQ, checked just above.
+            unsafe { shingle_hashes_avx512(tokens, n, out) };
+            return;
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            unsafe { shingle_hashes_avx2(tokens, n, out) };
+            return;
+        }
+    }
+    shingle_hashes_portable(tokens, n, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn shingle_hashes_avx2(tokens: &[u64], n: usize, out: &mut [u64]) {
+    shingle_hashes_portable(tokens, n, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+unsafe fn shingle_hashes_avx512(tokens: &[u64], n: usize, out: &mut [u64]) {
+    shingle_hashes_portable(tokens, n, out);
+}
+
+#[inline(always)]
+fn shingle_hashes_portable(tokens: &[u64], n: usize, out: &mut [u64]) {
+    let windows = out.len().min((tokens.len() + 1).saturating_sub(n));
+    let full = windows - windows % LANES;
+    for (i, chunk) in out[..full].chunks_exact_mut(LANES).enumerate() {
+        let start = i * LANES;
+        let mut h = [SHINGLE_SEED ^ n as u64; LANES];
+        for k in 0..n {
+            let t: &[u64; LANES] = tokens[start + k..start + k + LANES].try_into().expect("a lane block");
+            for l in 0..LANES {
+                h[l] = shingle_step(h[l], t[l]);
+            }
+        }
+        for (o, &h) in chunk.iter_mut().zip(&h) {
+            *o = fmix(h);
+        }
+    }
+    for (i, o) in out[full..windows].iter_mut().enumerate() {
+        *o = shingle_hash(&tokens[full + i..full + i + n]);
+    }
+}
+
+/// Start of every shingle hash (before the window's length is mixed in).
+const SHINGLE_SEED: u64 = 0x243f_6a88_85a3_08d3;
+
+#[inline(always)]
+fn shingle_step(h: u64, t: u64) -> u64 {
+    (h ^ t).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+}
+
 /// One 64-bit hash of an n-gram of token ids.
 fn shingle_hash(w: &[u64]) -> u64 {
-    let mut h: u64 = 0x243f_6a88_85a3_08d3 ^ w.len() as u64;
+    let mut h: u64 = SHINGLE_SEED ^ w.len() as u64;
     for &t in w {
-        h = (h ^ t).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+        h = shingle_step(h, t);
     }
     fmix(h)
 }
@@ -367,6 +435,26 @@ mod tests {
             let mut portable = vec![EMPTY; k];
             fold_portable(&mut portable, &a, &b, &shingles);
             assert_eq!(sig, portable, "k = {k}, portable path");
+        }
+    }
+
+    /// The lane-wise hashing gives every window the value of
+    /// [`shingle_hash`], for any length and remainder.
+    #[test]
+    fn shingle_hashes_are_the_window_hashes() {
+        let mut state = 3;
+        let tokens: Vec<u64> = (0..100).map(|_| splitmix(&mut state) % 5000).collect();
+        for n in [1, 2, 5, 9] {
+            for len in [n, n + 1, n + 7, n + 8, n + 9, 100] {
+                let t = &tokens[..len];
+                let mut out = vec![0; len - n + 1];
+                shingle_hashes(t, n, &mut out);
+                let expected: Vec<u64> = t.windows(n).map(shingle_hash).collect();
+                assert_eq!(out, expected, "n {n}, {len} tokens");
+                let mut portable = vec![0; len - n + 1];
+                shingle_hashes_portable(t, n, &mut portable);
+                assert_eq!(portable, expected, "n {n}, {len} tokens, portable path");
+            }
         }
     }
 
