@@ -540,6 +540,9 @@ pub struct CorpusReader {
     pending: VecDeque<Problem>,
     /// Every id handed on, with where it came from.
     seen: FxHashMap<Box<str>, At>,
+    /// The JSON lines of a batch ([`CorpusReader::next_batch`]), kept
+    /// between batches so that it does not grow again each time.
+    batch_bytes: Vec<u8>,
     /// The path of every JSON Lines and Parquet file opened and every
     /// text file read, for the sources in duplicate-id messages.
     files: Vec<Box<str>>,
@@ -577,6 +580,7 @@ impl CorpusReader {
             current: None,
             pending: VecDeque::new(),
             seen: FxHashMap::default(),
+            batch_bytes: Vec::new(),
             files: Vec::new(),
             summary: Summary::default(),
             finished: false,
@@ -785,7 +789,8 @@ impl CorpusReader {
     /// that hands batches to workers does not have to parse them all
     /// itself.
     pub fn next_batch(&mut self, max_items: usize, max_bytes: usize) -> Vec<Result<CorpusDoc, Problem>> {
-        let mut bytes: Vec<u8> = Vec::new();
+        let mut bytes = std::mem::take(&mut self.batch_bytes);
+        bytes.clear();
         let mut items: Vec<Unparsed> = Vec::new();
         while items.len() < max_items.max(1) && bytes.len() < max_bytes && !self.finished {
             let item = if let Some(problem) = self.pending.pop_front() {
@@ -837,6 +842,7 @@ impl CorpusReader {
                 }
             })
             .collect();
+        self.batch_bytes = bytes;
         let mut out = Vec::with_capacity(parsed.len());
         for item in parsed {
             let item = item.and_then(|raw| self.admit(raw)).map_err(|problem| self.problem(problem));
