@@ -8,7 +8,7 @@
 #   EVAL_SIZE=6M          corpus for the accuracy scores (gen_dedup.py --size)
 #   SPEED_SIZE=30M        corpus for the speed comparison
 #   SEED=1                generator seed
-#   ROUNDS=3              timed runs of each tool (odd; the median is reported)
+#   ROUNDS=5              timed runs of each tool (odd; the median is reported)
 #   DATA=bench/data       where corpora are generated
 #   PARALLELS_BIN=path    time this binary instead of building the release one
 #
@@ -30,7 +30,7 @@ cd "$root"
 EVAL_SIZE=${EVAL_SIZE:-6M}
 SPEED_SIZE=${SPEED_SIZE:-30M}
 SEED=${SEED:-1}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 DATA=${DATA:-$bench/data}
 # shellcheck source=bench/setup.sh
 source "$bench/setup.sh"
@@ -129,7 +129,7 @@ report=$bench/out/dedup-$stamp.md
     bytes=$(stat -c %s "$data")
     echo "## Speed ($SPEED_SIZE corpus: $docs documents, $((bytes / 1000000)) MB of JSON Lines)"
     echo
-    echo "Each tool runs $ROUNDS times, the rounds interleaved (parallels, parallels on one thread, rensa, datasketch, then again), after one read of the file into the page cache; the table gives the median run (by wall clock) and every run's wall clock."
+    echo "Each tool runs $ROUNDS times, the rounds interleaved (parallels, parallels on one thread, rensa, datasketch, then again), after one read of the file into the page cache, each after a \`sync\`; the table gives the median run (by wall clock) and every run's wall clock."
     echo
     echo "| tool | wall s (median) | CPU s (user+sys) | documents/s (wall) | MB/s (wall) | MB/s per CPU second | removed | every run, wall s |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
@@ -139,6 +139,9 @@ report=$bench/out/dedup-$stamp.md
     for round in $(seq "$ROUNDS"); do
         for tool in $tools; do
             say "timing $tool (round $round of $ROUNDS)"
+            # The last run's output is written back to disk now, not while
+            # this one is timed.
+            sync
             case $tool in
                 parallels) t=$(timed "$tool" "$bin" dedup "$data" -o "$work/p.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
                 parallels-1-thread) t=$(RAYON_NUM_THREADS=1 timed "$tool" "$bin" dedup "$data" -o "$work/p1.jsonl" --threshold 0.8 --ngram 5 --perms 128) ;;
