@@ -75,6 +75,9 @@ use crate::scan::Progress;
 pub use lsh::Bands;
 pub use minhash::MinHasher;
 
+/// Documents per chunk of [`Table::signatures`].
+const SIGNATURE_CHUNK: usize = 4096;
+
 /// Documents sketched in parallel at a time.
 const BATCH_DOCS: usize = 512;
 /// Or fewer, when they hold more than this many bytes of input.
@@ -283,7 +286,9 @@ struct Sketched {
 
 /// Everything the later stages need, indexed by document.
 pub(crate) struct Table {
-    pub signatures: Vec<u32>,
+    /// Signatures in chunks of [`SIGNATURE_CHUNK`] documents: the table
+    /// grows without copying itself (and touching twice the memory).
+    pub signatures: Vec<Vec<u32>>,
     pub perms: usize,
     pub exact: Vec<Option<u128>>,
     pub lines: Vec<Vec<u64>>,
@@ -294,7 +299,21 @@ pub(crate) struct Table {
 impl Table {
     pub fn signature(&self, doc: u32) -> &[u32] {
         let k = self.perms;
-        &self.signatures[doc as usize * k..(doc as usize + 1) * k]
+        let (chunk, at) = (doc as usize / SIGNATURE_CHUNK, doc as usize % SIGNATURE_CHUNK);
+        &self.signatures[chunk][at * k..(at + 1) * k]
+    }
+
+    /// Add the signature of the next document.
+    fn push_signature(&mut self, signature: &[u32]) {
+        let full = SIGNATURE_CHUNK * self.perms;
+        match self.signatures.last_mut() {
+            Some(last) if last.len() < full => last.extend_from_slice(signature),
+            _ => {
+                let mut chunk = Vec::with_capacity(full);
+                chunk.extend_from_slice(signature);
+                self.signatures.push(chunk);
+            }
+        }
     }
 
     /// Similarity of two documents as the run measures it.
@@ -364,15 +383,14 @@ pub fn dedup(
             .map(|(s, copy)| copy.is_none().then(|| hasher.signature(&s.tokens)))
             .collect();
         progress.advance(sketched.len() as u64);
-        let k = table.perms;
         for ((s, signature), copy) in sketched.into_iter().zip(signatures).zip(copy_of) {
             match (signature, copy) {
-                (Some(signature), _) => table.signatures.extend_from_slice(&signature),
+                (Some(signature), _) => table.push_signature(&signature),
                 // The same tokens, so the same signature: the first one's,
                 // already in the table.
                 (None, Some(first)) => {
-                    let at = first as usize * k;
-                    table.signatures.extend_from_within(at..at + k);
+                    let signature = table.signature(first).to_vec();
+                    table.push_signature(&signature);
                 }
                 (None, None) => unreachable!("a document without a signature is a copy"),
             }
