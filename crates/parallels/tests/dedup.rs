@@ -192,11 +192,12 @@ fn exact_copies_share_the_first_ones_signature() {
     let mut push =
         |id: String, text: &str| lines.push_str(&format!("{}\n", serde_json::json!({"id": id, "text": text})));
     push("original".into(), TEXT);
-    // Fillers: two batches' worth of distinct documents (512 per batch).
-    for i in 0..1100u32 {
+    // Fillers: distinct documents, enough that the copies come in later
+    // batches (of 512) and a later chunk of signatures (of 4,096).
+    for i in 0..4200u32 {
         // 40 pseudo-random Han characters each: nothing alike.
         let filler: String = (0..40u64)
-            .map(|j| ((u64::from(i) * 40 + j).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 20_000)
+            .map(|j| ((u64::from(i) * 40 + j).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 20_992)
             .filter_map(|k| char::from_u32(0x4E00 + k as u32))
             .collect();
         push(format!("filler{i}"), &filler);
