@@ -238,6 +238,15 @@ fn scan(chars: &[NChar], sink: &mut impl Sink) {
         if is_cjk(ch) {
             push(sink, chars, &mut brk, ch as u32, TokenKind::Cjk, c.start, c.end);
             i += 1;
+            // The rest of a run of CJK characters, one token each.
+            while let Some(&c) = chars.get(i) {
+                if c.mark != Mark::Text || !is_cjk(c.ch) {
+                    break;
+                }
+                sink.check_length(chars);
+                push(sink, chars, &mut brk, c.ch as u32, TokenKind::Cjk, c.start, c.end);
+                i += 1;
+            }
         } else if ch.is_ascii_digit() {
             let mut j = i;
             buf.clear();
