@@ -150,13 +150,12 @@ impl Normalizer {
             }
         };
         let (footnote_triggers, censor_triggers) = if self.opts.footnotes || self.opts.censored {
-            a.iter().fold((false, false), |(f, c), n| {
-                // In the CJK unified block only 注 can start a marker.
-                if (0x4E00..=0x9FFF).contains(&(n.ch as u32)) {
-                    (f || n.ch == '注', c)
-                } else {
-                    (f || footnotes::is_trigger(n.ch), c || censored::is_censor(n.ch))
-                }
+            a.iter().fold((false, false), |(f, c), n| match n.ch as u32 {
+                // In ASCII only `[` and `*`, in the CJK unified block only 注
+                // can start one.
+                0..=0x7F => (f || n.ch == '[', c || n.ch == '*'),
+                0x4E00..=0x9FFF => (f || n.ch == '注', c),
+                _ => (f || footnotes::is_trigger(n.ch), c || censored::is_censor(n.ch)),
             })
         } else {
             (false, false)
