@@ -163,10 +163,8 @@ impl MinHasher {
 /// compiled for AVX-512 (512-bit vectors with a native 64-bit multiply) and
 /// for AVX2 (256-bit vectors, the 64-bit multiply emulated from 32-bit
 /// ones), and the best the CPU has is chosen at run time: the permutations
-/// are independent lanes, so the compiler vectorizes them. The values are
-/// the same on every path. Measured on the
-/// benchmark corpus, this takes the 128-permutation signature from about
-/// two fifths of the sketching time to about a sixth (see BENCHMARKS.md).
+/// are independent lanes, so the compiler vectorizes them, [`BLOCK`]
+/// permutations at a time. The values are the same on every path.
 fn fold(signature: &mut [u32], a: &[u64], b: &[u64], shingles: &[u64]) {
     #[cfg(target_arch = "x86_64")]
     {

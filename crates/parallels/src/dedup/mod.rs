@@ -15,7 +15,9 @@
 //!    MinHash signature of its token n-gram shingles, a 128-bit hash of its
 //!    whole token sequence, and, with `--paragraphs`, one hash per line.
 //!    Documents are sketched in parallel, a batch at a time, and recorded in
-//!    input order.
+//!    input order. A document whose token sequence equals an earlier one's
+//!    (an exact duplicate) takes that one's signature instead of computing
+//!    it.
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
 //! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
