@@ -128,18 +128,21 @@ fn build_script_pairs() -> Vec<(char, char)> {
         Ok(cc) => cc,
         Err(_) => return Vec::new(),
     };
-    let mut input = Vec::new();
-    let mut text = String::new();
-    for &(lo, hi) in SCAN_RANGES {
-        for u in lo..=hi {
-            if let Some(c) = char::from_u32(u) {
-                input.push(c);
-                text.push(c);
-                text.push('\n');
-            }
+    let input: Vec<char> = SCAN_RANGES.iter().flat_map(|&(lo, hi)| lo..=hi).filter_map(char::from_u32).collect();
+    let text_of = |chars: &[char]| {
+        let mut text = String::with_capacity(chars.len() * 5);
+        for &c in chars {
+            text.push(c);
+            text.push('\n');
         }
-    }
-    let converted = cc.convert(&text);
+        text
+    };
+    // Two halves converted at once (the first run of a process waits for
+    // this table); no phrase crosses a line feed, so the halves convert as
+    // the whole would, which the alignment check below confirms.
+    let (head, tail) = input.split_at(input.len() / 2);
+    let (a, b) = rayon::join(|| cc.convert(&text_of(head)), || cc.convert(&text_of(tail)));
+    let converted = a + &b;
     let mut pairs = Vec::new();
     let mut parts = converted.split('\n');
     let mut aligned = true;
