@@ -343,13 +343,22 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Write to a file (through a temporary name, renamed at the end) or stdout.
+/// Write to a file (through a temporary name, renamed at the end), to
+/// something that is not a regular file (`/dev/stdout`, a named pipe:
+/// directly, never replaced), or to stdout.
 pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     match path {
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(bytes)?;
             stdout.flush()?;
+        }
+        Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .open(p)
+                .with_context(|| format!("{}: cannot open for writing", p.display()))?;
+            out.write_all(bytes).with_context(|| format!("{}: cannot write", p.display()))?;
         }
         Some(p) => {
             let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));

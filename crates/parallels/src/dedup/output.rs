@@ -94,12 +94,43 @@ fn temp_name(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
+/// An output being written: a temporary file renamed to `path` when done,
+/// or, when `path` is something other than a regular file (`/dev/stdout`, a
+/// named pipe), `path` itself, never replaced.
+struct Output {
+    file: File,
+    tmp: Option<PathBuf>,
+}
+
+impl Output {
+    fn create(path: &Path) -> io::Result<Output> {
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new().write(true).open(path)?;
+            return Ok(Output { file, tmp: None });
+        }
+        let tmp = temp_name(path);
+        Ok(Output { file: File::create(&tmp)?, tmp: Some(tmp) })
+    }
+
+    /// Put the finished file in place, or remove it after `result`'s error.
+    fn finish<T>(tmp: Option<PathBuf>, path: &Path, result: io::Result<T>) -> io::Result<T> {
+        let Some(tmp) = tmp else { return result };
+        match result {
+            Ok(value) => std::fs::rename(&tmp, path).map(|()| value),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+}
+
 /// Write every kept document to one JSON Lines file `out`; see the module
 /// docs.
 pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
     let plan = plan(inputs, result);
-    let tmp = temp_name(out);
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    let Output { file, tmp } = Output::create(out)?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut written = Written::default();
     let run = (|| -> io::Result<()> {
         for (k, input) in inputs.iter().enumerate() {
@@ -113,13 +144,7 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
         w.flush()
     })();
     drop(w);
-    match run {
-        Ok(()) => std::fs::rename(&tmp, out).map(|()| written),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
+    Output::finish(tmp, out, run.map(|()| written))
 }
 
 /// Copy the kept lines of one JSON Lines file.
@@ -416,8 +441,14 @@ struct RemovedRow<'a> {
 /// `{"id", "source", "reason", "duplicate_of", "duplicate_of_source",
 /// "similarity"}`.
 pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
-    let tmp = temp_name(path);
-    let mut w = BufWriter::new(File::create(&tmp)?);
+    let Output { file, tmp } = Output::create(path)?;
+    let mut w = BufWriter::new(file);
+    let run = write_removed_rows(result, &mut w).and_then(|n| w.flush().map(|()| n));
+    drop(w);
+    Output::finish(tmp, path, run)
+}
+
+fn write_removed_rows(result: &DedupResult, w: &mut impl Write) -> io::Result<u64> {
     let mut n = 0;
     for doc in &result.docs {
         let Fate::Removed { reason, of, similarity } = doc.fate else { continue };
@@ -430,13 +461,10 @@ pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
             duplicate_of_source: &kept.source,
             similarity: (similarity * 1e4).round() / 1e4,
         };
-        serde_json::to_writer(&mut w, &row)?;
+        serde_json::to_writer(&mut *w, &row)?;
         w.write_all(b"\n")?;
         n += 1;
     }
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, path)?;
     Ok(n)
 }
 
