@@ -973,19 +973,11 @@ fn eval_warns_about_documents_not_in_the_gold() {
 #[cfg(target_os = "linux")]
 #[test]
 fn output_to_a_named_pipe_is_written_not_replaced() {
-    use std::os::unix::fs::FileTypeExt;
     let sb = Sandbox::new();
     sb.write("v1.txt", fixture_text("v1.txt")).write("v2.txt", fixture_text("v2.txt"));
-    let fifo = sb.path().join("out.pipe");
-    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
-    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read(fifo).unwrap())
-    };
+    let (fifo, reader) = util::named_pipe(&sb, "out.pipe");
     sb.run(&["align", "v1.txt", "v2.txt", "--format", "json", "-o", "out.pipe"]).success();
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+    assert!(util::is_pipe(&fifo), "the pipe is still a pipe");
     let doc: Value = serde_json::from_slice(&reader.join().unwrap()).unwrap();
     assert_eq!(doc["pairs"].as_array().map(Vec::len), Some(1));
 }

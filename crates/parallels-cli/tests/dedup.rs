@@ -272,22 +272,14 @@ fn no_panic_on_odd_input() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_named_pipe_as_output_is_written_not_replaced() {
-    use std::os::unix::fs::FileTypeExt;
     let sb = Sandbox::new();
     let a = head("v1.txt", 600);
     sb.write("in.jsonl", [line("a", &a), line("b", &a), line("c", &head("v4.txt", 600))].concat());
-    let fifo = sb.path().join("out.pipe");
-    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
-    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::read(fifo).unwrap())
-    };
+    let (fifo, reader) = util::named_pipe(&sb, "out.pipe");
     sb.run(&["dedup", "in.jsonl", "-o", "out.pipe"]).success();
     // Checked before waiting for the reader, which would wait forever on a
     // replaced pipe.
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe is still a pipe");
+    assert!(util::is_pipe(&fifo), "the pipe is still a pipe");
     let got = reader.join().unwrap();
     assert_eq!(ids(&jsonl(&got)), ["a", "c"]);
     let leftovers: Vec<_> = std::fs::read_dir(sb.path())

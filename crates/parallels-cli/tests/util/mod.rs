@@ -204,6 +204,25 @@ pub fn slice_chars(text: &str, (s, e): (u64, u64)) -> String {
     text.chars().skip(s as usize).take((e - s) as usize).collect()
 }
 
+/// A named pipe `name` in the sandbox and a thread that reads it whole:
+/// join the thread for the bytes once the writer has closed it.
+#[cfg(target_os = "linux")]
+pub fn named_pipe(sandbox: &Sandbox, name: &str) -> (PathBuf, std::thread::JoinHandle<Vec<u8>>) {
+    let fifo = sandbox.path().join(name);
+    let c_path = std::ffi::CString::new(fifo.to_str().expect("test paths are UTF-8")).expect("no NUL");
+    // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0, "mkfifo");
+    let path = fifo.clone();
+    (fifo, std::thread::spawn(move || std::fs::read(path).expect("read the pipe")))
+}
+
+/// Is `path` (not following links) still a named pipe?
+#[cfg(target_os = "linux")]
+pub fn is_pipe(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
 /// Run on a pseudo-terminal: the binary's stdout is a tty. Returns the exit
 /// code and everything written to the terminal (stderr is discarded).
 #[cfg(target_os = "linux")]
