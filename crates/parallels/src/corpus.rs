@@ -540,8 +540,9 @@ pub struct CorpusReader {
     pending: VecDeque<Problem>,
     /// Every id handed on, with where it came from.
     seen: FxHashMap<Box<str>, At>,
-    /// The JSON lines of a batch ([`CorpusReader::next_batch`]), kept
-    /// between batches so that it does not grow again each time.
+    /// The JSON lines not yet parsed (of one item, or of a batch of
+    /// [`CorpusReader::next_batch`]), kept between calls so that it does not
+    /// grow again each time.
     batch_bytes: Vec<u8>,
     /// The path of every JSON Lines and Parquet file opened and every
     /// text file read, for the sources in duplicate-id messages.
@@ -629,30 +630,62 @@ impl CorpusReader {
         }
     }
 
-    /// The next raw document of `source`, or `None` when it is exhausted.
-    fn step(&mut self, source: &mut Source) -> Option<Result<RawDoc, Problem>> {
+    /// The next item of `source` (a JSON line's bytes appended to `bytes`,
+    /// to be parsed later), or `None` when it is exhausted.
+    fn step(&mut self, source: &mut Source, bytes: &mut Vec<u8>) -> Option<Unparsed> {
         match source {
             Source::Walk(walk) => {
                 let path = match walk.next(&self.extensions, &mut self.summary, &mut self.pending)? {
                     Ok(path) => path,
-                    Err(problem) => return Some(Err(problem)),
+                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
                 };
-                Some(self.read_text(&path, &walk.root))
+                Some(Unparsed::Done(self.read_text(&path, &walk.root)))
             }
-            Source::Jsonl(jsonl) => {
-                let record = jsonl.next(&self.options, &mut self.summary)?;
-                Some(record.map(|(mut raw, line)| {
-                    raw.at = At { file: jsonl.file, pos: Pos::Line(line) };
-                    raw
-                }))
-            }
+            Source::Jsonl(jsonl) => Some(match jsonl.next_line(&self.options, &mut self.summary)? {
+                Ok((source, line)) => {
+                    let start = bytes.len();
+                    bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
+                    let at = At { file: jsonl.file, pos: Pos::Line(line) };
+                    Unparsed::Line { bytes: start..bytes.len(), source, at }
+                }
+                Err(problem) => Unparsed::Done(Err(problem)),
+            }),
             Source::Parquet(parquet) => {
                 let row = parquet.next(&self.options)?;
-                Some(row.map(|(mut raw, row)| {
+                Some(Unparsed::Done(row.map(|(mut raw, row)| {
                     raw.at = At { file: parquet.file, pos: Pos::Row(row) };
                     raw
-                }))
+                })))
             }
+        }
+    }
+
+    /// The next item of the corpus before JSON parsing, or `None` at the
+    /// end.
+    fn next_unparsed(&mut self, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+        loop {
+            if self.finished {
+                return None;
+            }
+            if let Some(problem) = self.pending.pop_front() {
+                return Some(Unparsed::Done(Err(problem)));
+            }
+            let Some(mut source) = self.current.take() else {
+                let Some(input) = self.inputs.next() else {
+                    self.finished = true;
+                    return None;
+                };
+                match self.open(input) {
+                    Ok(source) => self.current = Some(source),
+                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
+                }
+                continue;
+            };
+            let Some(item) = self.step(&mut source, bytes) else {
+                continue; // this source is exhausted
+            };
+            self.current = Some(source);
+            return Some(item);
         }
     }
 
@@ -774,11 +807,22 @@ impl CorpusReader {
     }
 }
 
-/// An item of a batch before parsing: a result, or the bytes of a JSON line
-/// still to parse (a range of the batch's buffer).
+/// An item before parsing: a result, or the bytes of a JSON line still to
+/// parse (a range of a buffer).
 enum Unparsed {
     Done(Result<RawDoc, Problem>),
     Line { bytes: std::ops::Range<usize>, source: String, at: At },
+}
+
+impl Unparsed {
+    fn parse(self, bytes: &[u8], options: &CorpusOptions) -> Result<RawDoc, Problem> {
+        match self {
+            Unparsed::Done(result) => result,
+            Unparsed::Line { bytes: range, source, at } => {
+                parse_record(&bytes[range], source, options).map(|raw| RawDoc { at, ..raw })
+            }
+        }
+    }
 }
 
 impl CorpusReader {
@@ -792,37 +836,8 @@ impl CorpusReader {
         let mut bytes = std::mem::take(&mut self.batch_bytes);
         bytes.clear();
         let mut items: Vec<Unparsed> = Vec::new();
-        while items.len() < max_items.max(1) && bytes.len() < max_bytes && !self.finished {
-            let item = if let Some(problem) = self.pending.pop_front() {
-                Unparsed::Done(Err(problem))
-            } else if let Some(mut source) = self.current.take() {
-                let item = match &mut source {
-                    Source::Jsonl(jsonl) => jsonl.next_line(&self.options, &mut self.summary).map(|line| match line {
-                        Ok((source, line)) => {
-                            let start = bytes.len();
-                            bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
-                            let at = At { file: jsonl.file, pos: Pos::Line(line) };
-                            Unparsed::Line { bytes: start..bytes.len(), source, at }
-                        }
-                        Err(problem) => Unparsed::Done(Err(problem)),
-                    }),
-                    _ => self.step(&mut source).map(Unparsed::Done),
-                };
-                let Some(item) = item else {
-                    continue; // this source is exhausted
-                };
-                self.current = Some(source);
-                item
-            } else if let Some(input) = self.inputs.next() {
-                match self.open(input) {
-                    Ok(source) => {
-                        self.current = Some(source);
-                        continue;
-                    }
-                    Err(problem) => Unparsed::Done(Err(problem)),
-                }
-            } else {
-                self.finished = true;
+        while items.len() < max_items.max(1) && bytes.len() < max_bytes {
+            let Some(item) = self.next_unparsed(&mut bytes) else {
                 break;
             };
             // With --strict the first problem ends the reading.
@@ -833,15 +848,8 @@ impl CorpusReader {
             }
         }
         let options = &self.options;
-        let parsed: Vec<Result<RawDoc, Problem>> = items
-            .into_par_iter()
-            .map(|item| match item {
-                Unparsed::Done(result) => result,
-                Unparsed::Line { bytes: range, source, at } => {
-                    parse_record(&bytes[range], source, options).map(|raw| RawDoc { at, ..raw })
-                }
-            })
-            .collect();
+        let parsed: Vec<Result<RawDoc, Problem>> =
+            items.into_par_iter().map(|item| item.parse(&bytes, options)).collect();
         self.batch_bytes = bytes;
         let mut out = Vec::with_capacity(parsed.len());
         for item in parsed {
@@ -860,31 +868,12 @@ impl Iterator for CorpusReader {
     type Item = Result<CorpusDoc, Problem>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.finished {
-                return None;
-            }
-            if let Some(problem) = self.pending.pop_front() {
-                return Some(Err(self.problem(problem)));
-            }
-            let Some(mut source) = self.current.take() else {
-                let Some(input) = self.inputs.next() else {
-                    self.finished = true;
-                    return None;
-                };
-                match self.open(input) {
-                    Ok(source) => self.current = Some(source),
-                    Err(problem) => return Some(Err(self.problem(problem))),
-                }
-                continue;
-            };
-            let Some(step) = self.step(&mut source) else {
-                continue; // this source is exhausted
-            };
-            self.current = Some(source);
-            let item = step.and_then(|raw| self.admit(raw));
-            return Some(item.map_err(|problem| self.problem(problem)));
-        }
+        let mut bytes = std::mem::take(&mut self.batch_bytes);
+        bytes.clear();
+        let item = self.next_unparsed(&mut bytes);
+        let raw = item.map(|item| item.parse(&bytes, &self.options));
+        self.batch_bytes = bytes;
+        Some(raw?.and_then(|raw| self.admit(raw)).map_err(|problem| self.problem(problem)))
     }
 }
 
@@ -1103,13 +1092,6 @@ struct JsonlSource {
 }
 
 impl JsonlSource {
-    /// The next record and its line number, a problem, or `None` at the end.
-    fn next(&mut self, options: &CorpusOptions, summary: &mut Summary) -> Option<Result<(RawDoc, u64), Problem>> {
-        Some(self.next_line(options, summary)?.and_then(|(source, line)| {
-            parse_record(&self.buf[self.record.clone()], source, options).map(|raw| (raw, line))
-        }))
-    }
-
     /// The next line that holds a record: its source and line number, with
     /// its bytes (without line ending and BOM) in `self.buf[self.record]`;
     /// a problem; or `None` at the end.

@@ -95,20 +95,19 @@ pub(crate) fn cluster(
 ) -> Result<Vec<Vec<u32>>, DedupError> {
     let n = table.exact.len();
     let mut uf = UnionFind::new(n);
-    let mut first_with: FxHashMap<u128, u32> = FxHashMap::default();
     let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
     let work = opts.work_dir.join(format!(".parallels-dedup-{}", std::process::id()));
     let mut sorter: Option<Sorter<BandRecord>> = None;
     progress.stage("candidates", Some(n as u64));
     for doc in 0..n as u32 {
-        let Some(hash) = table.exact[doc as usize] else {
+        if table.exact[doc as usize].is_none() {
             continue; // no tokens: neither an exact nor a near duplicate
-        };
-        if let Some(&first) = first_with.get(&hash) {
+        }
+        // An exact copy joins the first document with its tokens.
+        if let Some(first) = table.copy_of[doc as usize] {
             uf.union(first, doc);
             continue;
         }
-        first_with.insert(hash, doc);
         let sig = table.signature(doc);
         if sorter.is_none() {
             std::fs::create_dir_all(&work).map_err(|source| DedupError::Io { path: work.clone(), source })?;
@@ -119,7 +118,6 @@ pub(crate) fn cluster(
             s.push(BandRecord { key: band_key(sig, bands, band), doc }).map_err(io_err(opts))?;
         }
     }
-    drop(first_with);
     if let Some(sorter) = sorter {
         let sorted = sorter.finish().map_err(io_err(opts))?;
         let mut bucket: Vec<u32> = Vec::new();

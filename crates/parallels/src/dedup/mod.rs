@@ -45,7 +45,8 @@
 //! document's length in tokens: this mode is for evaluation and small
 //! corpora). Band records (12 bytes per band and document) are sorted within
 //! [`DedupOptions::memory`] and spilled beyond it. The exact-hash table
-//! holds about 40 bytes per distinct document while candidates are made.
+//! holds about 40 bytes per distinct document while documents are
+//! sketched; each exact copy keeps the index of its first (8 bytes).
 //! The reader runs on its own thread, at most three batches (of
 //! 512 documents or 8 MB of JSON Lines) ahead of the sketching; it parses
 //! JSON lines on the rayon pool ([`CorpusReader::next_batch`]).
@@ -293,6 +294,9 @@ pub(crate) struct Table {
     pub signatures: Vec<Vec<u32>>,
     pub perms: usize,
     pub exact: Vec<Option<u128>>,
+    /// For an exact copy, the first document (in input order) with the same
+    /// tokens.
+    pub copy_of: Vec<Option<u32>>,
     pub lines: Vec<Vec<u64>>,
     pub shingles: Vec<Vec<u64>>,
     pub keep_values: Vec<Option<f64>>,
@@ -356,6 +360,7 @@ pub fn dedup(
         signatures: Vec::new(),
         perms,
         exact: Vec::new(),
+        copy_of: Vec::new(),
         lines: Vec::new(),
         shingles: Vec::new(),
         keep_values: Vec::new(),
@@ -379,24 +384,25 @@ pub fn dedup(
                 (first as usize != base + i).then_some(first)
             })
             .collect();
-        let signatures: Vec<Option<Vec<u32>>> = sketched
+        // Copies get no signature of their own (an empty vector).
+        let signatures: Vec<Vec<u32>> = sketched
             .par_iter()
             .zip(&copy_of)
-            .map(|(s, copy)| copy.is_none().then(|| hasher.signature(&s.tokens)))
+            .map(|(s, copy)| if copy.is_none() { hasher.signature(&s.tokens) } else { Vec::new() })
             .collect();
         progress.advance(sketched.len() as u64);
         for ((s, signature), copy) in sketched.into_iter().zip(signatures).zip(copy_of) {
-            match (signature, copy) {
-                (Some(signature), _) => table.push_signature(&signature),
+            match copy {
+                None => table.push_signature(&signature),
                 // The same tokens, so the same signature: the first one's,
                 // already in the table.
-                (None, Some(first)) => {
+                Some(first) => {
                     let signature = table.signature(first).to_vec();
                     table.push_signature(&signature);
                 }
-                (None, None) => unreachable!("a document without a signature is a copy"),
             }
             table.exact.push(s.exact);
+            table.copy_of.push(copy);
             table.lines.push(s.lines);
             table.shingles.push(s.shingles);
             table.keep_values.push(s.keep_value);
@@ -445,6 +451,7 @@ pub fn dedup(
         }
         reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     });
+    drop(firsts);
     let text_bytes = read.map_err(CorpusError::Strict)?;
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
