@@ -289,3 +289,21 @@ fn a_named_pipe_as_output_is_written_not_replaced() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn an_earlier_output_is_replaced_and_nothing_is_left_beside_it() {
+    let sb = Sandbox::new();
+    let a = head("v1.txt", 600);
+    let c = head("v4.txt", 600);
+    sb.write("one.jsonl", [line("a", &a), line("b", &a)].concat());
+    sb.write("two.jsonl", [line("c", &c), line("d", &a)].concat());
+    sb.run(&["dedup", "one.jsonl", "-o", "out.jsonl", "--removed", "rm.jsonl"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("out.jsonl"))), ["a"]);
+    sb.run(&["dedup", "two.jsonl", "-o", "out.jsonl", "--removed", "rm.jsonl"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("out.jsonl"))), ["c", "d"]);
+    assert!(jsonl(&sb.read("rm.jsonl")).is_empty());
+    let mut names: Vec<_> =
+        std::fs::read_dir(sb.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["one.jsonl", "out.jsonl", "rm.jsonl", "two.jsonl"]);
+}

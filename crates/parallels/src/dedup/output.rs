@@ -16,10 +16,14 @@
 //!   `{"id", "text", …}` with the row's other scalar columns (what
 //!   [`CorpusDoc::meta`](crate::corpus::CorpusDoc) holds).
 //!
-//! Files are written under a temporary name and renamed when complete.
+//! A JSON Lines input is read again in blocks of a few MB, and each run of
+//! consecutive kept lines is written as one slice.
+//!
+//! Files are written under a temporary name and renamed when complete; an
+//! output left by an earlier run is removed meanwhile (see [`Output`]).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -89,34 +93,68 @@ fn plan(inputs: &[Input], result: &DedupResult) -> Plan {
     Plan { positions, text_files }
 }
 
-fn temp_name(path: &Path) -> PathBuf {
+/// `.NAME.WHAT-PID` beside `path`.
+fn sibling(path: &Path, what: &str) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    path.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
+}
+
+fn temp_name(path: &Path) -> PathBuf {
+    sibling(path, "tmp")
 }
 
 /// An output being written: a temporary file renamed to `path` when done,
 /// or, when `path` is something other than a regular file (`/dev/stdout`, a
 /// named pipe), `path` itself, never replaced.
+///
+/// A regular file already at `path` (the output of an earlier run) is moved
+/// aside when writing starts and removed on another thread meanwhile: the
+/// kernel takes a while to free a large file (tens of milliseconds for a few
+/// dozen MB), and on ext4, renaming over an existing file also flushes the
+/// new one to disk. So a run that fails while writing leaves neither file.
 struct Output {
     file: File,
+    pending: Pending,
+}
+
+/// What [`Output::create`] leaves for [`Pending::finish`].
+struct Pending {
+    path: PathBuf,
     tmp: Option<PathBuf>,
+    removing: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Output {
     fn create(path: &Path) -> io::Result<Output> {
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let meta = std::fs::metadata(path);
+        if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             let file = std::fs::OpenOptions::new().write(true).open(path)?;
-            return Ok(Output { file, tmp: None });
+            return Ok(Output { file, pending: Pending { path: path.to_owned(), tmp: None, removing: None } });
         }
         let tmp = temp_name(path);
-        Ok(Output { file: File::create(&tmp)?, tmp: Some(tmp) })
+        let file = File::create(&tmp)?;
+        let mut removing = None;
+        if meta.is_ok_and(|m| m.is_file()) {
+            let old = sibling(path, "old");
+            if std::fs::rename(path, &old).is_ok() {
+                removing = Some(std::thread::spawn(move || {
+                    let _ = std::fs::remove_file(old);
+                }));
+            }
+        }
+        Ok(Output { file, pending: Pending { path: path.to_owned(), tmp: Some(tmp), removing } })
     }
+}
 
+impl Pending {
     /// Put the finished file in place, or remove it after `result`'s error.
-    fn finish<T>(tmp: Option<PathBuf>, path: &Path, result: io::Result<T>) -> io::Result<T> {
-        let Some(tmp) = tmp else { return result };
+    fn finish<T>(self, result: io::Result<T>) -> io::Result<T> {
+        if let Some(removing) = self.removing {
+            let _ = removing.join();
+        }
+        let Some(tmp) = self.tmp else { return result };
         match result {
-            Ok(value) => std::fs::rename(&tmp, path).map(|()| value),
+            Ok(value) => std::fs::rename(&tmp, &self.path).map(|()| value),
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
                 Err(e)
@@ -129,7 +167,7 @@ impl Output {
 /// docs.
 pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
     let plan = plan(inputs, result);
-    let Output { file, tmp } = Output::create(out)?;
+    let Output { file, pending } = Output::create(out)?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut written = Written::default();
     let run = (|| -> io::Result<()> {
@@ -144,8 +182,11 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
         w.flush()
     })();
     drop(w);
-    Output::finish(tmp, out, run.map(|()| written))
+    pending.finish(run.map(|()| written))
 }
+
+/// Bytes read at a time when copying kept JSON lines.
+const COPY_BLOCK: usize = 4 << 20;
 
 /// Copy the kept lines of one JSON Lines file.
 fn copy_jsonl(
@@ -156,50 +197,109 @@ fn copy_jsonl(
     w: &mut impl Write,
     written: &mut Written,
 ) -> io::Result<()> {
-    let mut reader = BufReader::with_capacity(1 << 20, File::open(path)?);
+    let lines = wanted.iter().map(|&(line, doc)| (line, &result.docs[doc as usize].fate));
+    copy_lines(File::open(path)?, COPY_BLOCK, lines, text_field, w, written).map_err(|e| match e {
+        CopyError::Io(e) => e,
+        CopyError::Changed { line, what } => io::Error::other(format!(
+            "{}:{line}: the record changed since it was read ({what}); was the file modified during the run?",
+            path.display()
+        )),
+    })
+}
+
+enum CopyError {
+    Io(io::Error),
+    /// The input no longer holds the record of `line` as it was read.
+    Changed {
+        line: u64,
+        what: &'static str,
+    },
+}
+
+impl From<io::Error> for CopyError {
+    fn from(e: io::Error) -> Self {
+        CopyError::Io(e)
+    }
+}
+
+/// Copy, from JSON Lines `input`, the lines of the documents in `lines`
+/// (1-based line numbers, increasing, with each document's fate): kept ones
+/// byte for byte with their line ending, trimmed ones rewritten, removed
+/// ones not at all. The input is read `block` bytes at a time; a run of
+/// consecutive kept lines is written as one slice.
+fn copy_lines<'a>(
+    mut input: impl Read,
+    block: usize,
+    lines: impl Iterator<Item = (u64, &'a Fate)>,
+    text_field: &str,
+    w: &mut impl Write,
+    written: &mut Written,
+) -> Result<(), CopyError> {
+    let mut lines = lines.filter(|(_, fate)| !matches!(fate, Fate::Removed { .. })).peekable();
+    let mut buf: Vec<u8> = Vec::with_capacity(block);
+    // Lines before `at` in `buf` are done; no line feed in `at..searched`.
+    let (mut at, mut searched) = (0usize, 0usize);
     let mut line_no = 0u64;
-    let mut buf = Vec::new();
-    for &(line, doc) in wanted {
-        let fate = &result.docs[doc as usize].fate;
-        if matches!(fate, Fate::Removed { .. }) {
+    let mut eof = false;
+    // Kept bytes of `buf` not yet written.
+    let mut run = 0..0;
+    while let Some(&(want, fate)) = lines.peek() {
+        let end = match memchr::memchr(b'\n', &buf[searched..]) {
+            Some(i) => searched + i + 1,
+            // The last line, without a line feed.
+            None if eof && at < buf.len() => buf.len(),
+            None if eof => return Err(CopyError::Changed { line: want, what: "the file is shorter" }),
+            None => {
+                // Read on, keeping the line begun.
+                w.write_all(&buf[run.clone()])?;
+                buf.drain(..at);
+                searched -= at;
+                (at, run) = (0, 0..0);
+                eof = input.by_ref().take(block as u64).read_to_end(&mut buf)? == 0;
+                continue;
+            }
+        };
+        let mut record = at..end;
+        (at, searched) = (end, end);
+        line_no += 1;
+        if line_no < want {
             continue;
         }
-        // Skip to the wanted line.
-        while line_no + 1 < line {
-            buf.clear();
-            reader.read_until(b'\n', &mut buf)?;
-            line_no += 1;
+        lines.next();
+        if line_no == 1 && buf[record.clone()].starts_with(b"\xEF\xBB\xBF") {
+            record.start += 3;
         }
-        buf.clear();
-        reader.read_until(b'\n', &mut buf)?;
-        line_no += 1;
-        let mut record = buf.as_slice();
-        if line_no == 1 {
-            record = record.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(record);
-        }
+        let bytes = &buf[record.clone()];
         match fate {
-            Fate::Trimmed(lines) => {
-                let ending = if record.ends_with(b"\r\n") { 2 } else { usize::from(record.ends_with(b"\n")) };
-                let body = &record[..record.len() - ending];
-                let rewritten = replace_text(body, text_field, |text| without_lines(text, lines)).ok_or_else(|| {
-                    io::Error::other(format!(
-                        "{}:{line}: the record changed since it was read (no text field); was the file modified during the run?",
-                        path.display()
-                    ))
-                })?;
+            Fate::Trimmed(drop) => {
+                w.write_all(&buf[run.clone()])?;
+                run = 0..0;
+                let ending = if bytes.ends_with(b"\r\n") { 2 } else { usize::from(bytes.ends_with(b"\n")) };
+                let body = &bytes[..bytes.len() - ending];
+                let rewritten = replace_text(body, text_field, |text| without_lines(text, drop))
+                    .ok_or(CopyError::Changed { line: line_no, what: "no text field" })?;
                 w.write_all(&rewritten)?;
-                w.write_all(if ending == 0 { b"\n" } else { &record[record.len() - ending..] })?;
+                w.write_all(if ending == 0 { b"\n" } else { &bytes[bytes.len() - ending..] })?;
                 written.rewritten += 1;
             }
+            _ if !bytes.ends_with(b"\n") => {
+                w.write_all(&buf[run.clone()])?;
+                run = 0..0;
+                w.write_all(bytes)?;
+                w.write_all(b"\n")?;
+                written.copied += 1;
+            }
             _ => {
-                w.write_all(record)?;
-                if !record.ends_with(b"\n") {
-                    w.write_all(b"\n")?;
+                if run.end != record.start {
+                    w.write_all(&buf[run.clone()])?;
+                    run.start = record.start;
                 }
+                run.end = record.end;
                 written.copied += 1;
             }
         }
     }
+    w.write_all(&buf[run])?;
     Ok(())
 }
 
@@ -441,11 +541,11 @@ struct RemovedRow<'a> {
 /// `{"id", "source", "reason", "duplicate_of", "duplicate_of_source",
 /// "similarity"}`.
 pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
-    let Output { file, tmp } = Output::create(path)?;
+    let Output { file, pending } = Output::create(path)?;
     let mut w = BufWriter::new(file);
     let run = write_removed_rows(result, &mut w).and_then(|n| w.flush().map(|()| n));
     drop(w);
-    Output::finish(tmp, path, run)
+    pending.finish(run)
 }
 
 fn write_removed_rows(result: &DedupResult, w: &mut impl Write) -> io::Result<u64> {
@@ -483,5 +583,89 @@ mod tests {
     fn a_record_without_the_field_is_refused() {
         assert!(replace_text(br#"{"id":1}"#, "text", |t| t.to_owned()).is_none());
         assert!(replace_text(b"[1]", "text", |t| t.to_owned()).is_none());
+    }
+
+    /// The lines of `input` (1-based) as `copy_lines` should write them,
+    /// computed line by line.
+    fn expected(input: &[u8], lines: &[(u64, Fate)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let all: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+        for (line, fate) in lines {
+            let mut record = all[*line as usize - 1];
+            if *line == 1 {
+                record = record.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(record);
+            }
+            match fate {
+                Fate::Removed { .. } => {}
+                Fate::Trimmed(drop) => {
+                    let body = record.strip_suffix(b"\n").unwrap_or(record);
+                    let body = body.strip_suffix(b"\r").unwrap_or(body);
+                    out.extend(replace_text(body, "text", |t| without_lines(t, drop)).unwrap());
+                    out.extend_from_slice(&record[body.len()..]);
+                    if !record.ends_with(b"\n") {
+                        out.push(b'\n');
+                    }
+                }
+                Fate::Kept => {
+                    out.extend_from_slice(record);
+                    if !record.ends_with(b"\n") {
+                        out.push(b'\n');
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn kept_lines_are_copied_whatever_the_block_size() {
+        let mut input = b"\xEF\xBB\xBF{\"id\":0,\"text\":\"a\\nb\"}\r\n".to_vec();
+        for i in 1..40 {
+            match i % 7 {
+                // Blank lines and lines of no document.
+                3 => input.extend_from_slice(b"\n"),
+                5 => input.extend_from_slice(b"  \r\n"),
+                _ => input.extend_from_slice(format!("{{\"id\":{i},\"text\":\"line {i}\\nsecond {i}\"}}\n").as_bytes()),
+            }
+        }
+        input.extend_from_slice(br#"{"id":"last","text":"x\ny"}"#);
+        let count = input.split_inclusive(|&b| b == b'\n').count() as u64;
+        let removed = Fate::Removed { reason: super::super::Reason::Near, of: 0, similarity: 0.9 };
+        // Documents on most non-blank lines, with every fate.
+        let lines: Vec<(u64, Fate)> = (1..=count)
+            .filter(|&l| l == 1 || l == count || (l % 7 != 4 && l % 7 != 6 && l % 11 != 2))
+            .map(|l| {
+                let fate = match l % 5 {
+                    0 => removed.clone(),
+                    2 if l % 2 == 0 => Fate::Trimmed(vec![0]),
+                    _ => Fate::Kept,
+                };
+                (l, fate)
+            })
+            .collect();
+        assert!(lines.first().unwrap().0 == 1 && lines.last().unwrap().0 == count);
+        let want = expected(&input, &lines);
+        for block in (1..=70).chain([4096]) {
+            let mut out = Vec::new();
+            let mut written = Written::default();
+            let it = lines.iter().map(|(l, f)| (*l, f));
+            assert!(copy_lines(&input[..], block, it, "text", &mut out, &mut written).is_ok());
+            assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want), "block {block}");
+            let count = |want: fn(&Fate) -> bool| lines.iter().filter(|(_, f)| want(f)).count() as u64;
+            let copied = count(|f| *f == Fate::Kept);
+            let rewritten = count(|f| matches!(f, Fate::Trimmed(_)));
+            assert!(copied > 10 && rewritten > 1);
+            assert_eq!(written, Written { copied, rewritten });
+        }
+    }
+
+    #[test]
+    fn a_shorter_file_is_an_error() {
+        let input = b"{\"id\":1,\"text\":\"a\"}\n";
+        let lines = [(1, Fate::Kept), (3, Fate::Kept)];
+        let it = lines.iter().map(|(l, f)| (*l, f));
+        let mut out = Vec::new();
+        let got = copy_lines(&input[..], 8, it, "text", &mut out, &mut Written::default());
+        assert!(matches!(got, Err(CopyError::Changed { line: 3, .. })));
     }
 }
