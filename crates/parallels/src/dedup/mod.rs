@@ -339,18 +339,19 @@ pub fn dedup(
 ) -> Result<DedupResult, DedupError> {
     // As MinHasher::new counts them.
     let perms = opts.perms.max(1);
-    let bands = opts.bands();
-    if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > perms {
-        return Err(DedupError::Options(format!(
-            "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × rows \
-             ≤ permutations",
-            bands.bands, bands.rows, perms
-        )));
+    if let Some(bands) = opts.bands {
+        if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > perms {
+            return Err(DedupError::Options(format!(
+                "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × \
+                 rows ≤ permutations",
+                bands.bands, bands.rows, perms
+            )));
+        }
     }
     if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
         return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
     }
-    let mut stats = DedupStats { bands: bands.bands, rows: bands.rows, ..DedupStats::default() };
+    let mut stats = DedupStats::default();
     let started = Instant::now();
 
     // 1. Read and sketch.
@@ -415,7 +416,10 @@ pub fn dedup(
     let strict = reader.options().strict;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
     let source = &mut *reader;
-    let read: Result<u64, crate::corpus::Problem> = std::thread::scope(|scope| {
+    let (read, bands) = std::thread::scope(|scope| {
+        // The optimal bands (a few milliseconds of integrals) are found while
+        // the documents are sketched.
+        let bands = scope.spawn(|| opts.bands());
         let reading = scope.spawn(move || {
             let mut text_bytes = 0u64;
             loop {
@@ -449,8 +453,11 @@ pub fn dedup(
         for batch in rx {
             flush(&hasher, batch, &mut docs, &mut table, &mut firsts);
         }
-        reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        let read: Result<u64, crate::corpus::Problem> =
+            reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
+    (stats.bands, stats.rows) = (bands.bands, bands.rows);
     drop(firsts);
     let text_bytes = read.map_err(CorpusError::Strict)?;
     stats.text_bytes = text_bytes;

@@ -2,9 +2,10 @@
 //!
 //! [`Sorter`] takes records in any order, keeps at most `chunk` of them in
 //! memory, sorts each full chunk (in parallel) and spills it to a file in
-//! the work folder; [`Sorter::finish`] spills what is left and merges the
-//! runs into one sorted stream. Peak memory is `chunk` records
-//! plus one buffered reader per run, whatever the number of records.
+//! the work folder; [`Sorter::finish`] sorts what is left in memory and
+//! merges it with the runs into one sorted stream (records that never filled
+//! a chunk never touch the disk). Peak memory is `chunk` records plus one
+//! buffered reader per run, whatever the number of records.
 //!
 //! Records are plain little-endian byte arrays ([`Record`]), so a spill file
 //! is just the records back to back.
@@ -72,8 +73,17 @@ impl<R: Record> Sorter<R> {
 
     /// The records in order; the spill files are removed once the stream
     /// is dropped.
-    pub fn finish(self) -> io::Result<Sorted<R>> {
-        Sorted::open(self.into_runs()?, true)
+    pub fn finish(mut self) -> io::Result<Sorted<R>> {
+        use rayon::slice::ParallelSliceMut;
+        let mut memory = std::mem::take(&mut self.buf);
+        memory.par_sort_unstable();
+        let mut sorted = Sorted::open(std::mem::take(&mut self.runs), true)?;
+        if let Some(&first) = memory.first() {
+            sorted.heap.push(Reverse((first, sorted.runs.len())));
+        }
+        sorted.memory = memory.into_iter();
+        sorted.memory.next();
+        Ok(sorted)
     }
 
     /// Spill what is left in memory and hand over the sorted run files
@@ -106,6 +116,9 @@ impl Run {
 /// dropped.
 pub struct Sorted<R: Record> {
     runs: Vec<Run>,
+    /// Sorted records held in memory, merged as run number `runs.len()`
+    /// (the head of it in `heap`, the rest here).
+    memory: std::vec::IntoIter<R>,
     _record: std::marker::PhantomData<R>,
     heap: BinaryHeap<Reverse<(R, usize)>>,
     files: Vec<PathBuf>,
@@ -125,7 +138,13 @@ impl<R: Record> Sorted<R> {
                 heap.push(Reverse((r, k)));
             }
         }
-        Ok(Sorted { runs, heap, files: if remove { files } else { Vec::new() }, _record: std::marker::PhantomData })
+        Ok(Sorted {
+            runs,
+            memory: Vec::new().into_iter(),
+            heap,
+            files: if remove { files } else { Vec::new() },
+            _record: std::marker::PhantomData,
+        })
     }
 }
 
@@ -133,7 +152,21 @@ impl<R: Record> Iterator for Sorted<R> {
     type Item = io::Result<R>;
 
     fn next(&mut self) -> Option<io::Result<R>> {
+        if self.runs.is_empty() {
+            // Only records held in memory: no merge.
+            let Reverse((r, _)) = self.heap.pop()?;
+            if let Some(n) = self.memory.next() {
+                self.heap.push(Reverse((n, 0)));
+            }
+            return Some(Ok(r));
+        }
         let Reverse((r, k)) = self.heap.pop()?;
+        if k == self.runs.len() {
+            if let Some(n) = self.memory.next() {
+                self.heap.push(Reverse((n, k)));
+            }
+            return Some(Ok(r));
+        }
         match self.runs[k].next() {
             Ok(Some(n)) => self.heap.push(Reverse((n, k))),
             Ok(None) => {}
@@ -186,5 +219,43 @@ mod tests {
         assert_eq!(got, expected);
         // Four chunks spilled, and their files are gone once the stream is.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    fn records(n: u32) -> Vec<R> {
+        let mut x: u64 = 777;
+        (0..n)
+            .map(|k| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                R(x >> 50, k)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn records_that_fit_in_memory_never_touch_the_disk() {
+        for n in [0, 1, 2, 1000] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut s: Sorter<R> = Sorter::new(dir.path(), "t", 1024);
+            let mut expected = records(n);
+            for &r in &expected {
+                s.push(r).unwrap();
+            }
+            let sorted = s.finish().unwrap();
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+            expected.sort();
+            assert_eq!(sorted.map(|r| r.unwrap()).collect::<Vec<_>>(), expected, "{n}");
+        }
+    }
+
+    #[test]
+    fn whole_chunks_merge_without_a_remainder() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s: Sorter<R> = Sorter::new(dir.path(), "t", 1024);
+        let mut expected = records(2048);
+        for &r in &expected {
+            s.push(r).unwrap();
+        }
+        expected.sort();
+        assert_eq!(s.finish().unwrap().map(|r| r.unwrap()).collect::<Vec<_>>(), expected);
     }
 }
