@@ -15,9 +15,10 @@
 //!    MinHash signature of its token n-gram shingles, a 128-bit hash of its
 //!    whole token sequence, and, with `--paragraphs`, one hash per line.
 //!    Documents are sketched in parallel, a batch at a time, and recorded in
-//!    input order. A document whose token sequence equals an earlier one's
-//!    (an exact duplicate) takes that one's signature instead of computing
-//!    it.
+//!    input order; each document's signature is made right after its tokens,
+//!    while they are in cache. A document whose token sequence equals one of
+//!    an earlier batch (an exact duplicate) takes that one's signature
+//!    instead of computing it.
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
 //! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
@@ -374,29 +375,31 @@ pub fn dedup(
                  docs: &mut Vec<DocEntry>,
                  table: &mut Table,
                  firsts: &mut FxHashMap<u128, u32>| {
-        let sketched: Vec<Sketched> = batch.into_par_iter().map(|d| sketch(hasher, d, opts)).collect();
-        let base = docs.len();
-        let copy_of: Vec<Option<u32>> = sketched
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let hash = s.exact?;
-                let first = *firsts.entry(hash).or_insert((base + i) as u32);
-                (first as usize != base + i).then_some(first)
+        // One parallel pass: tokens, then the signature while they are
+        // still in cache, unless an earlier batch had the same tokens.
+        let known: &FxHashMap<u128, u32> = firsts;
+        let sketched: Vec<(Sketched, Vec<u32>)> = batch
+            .into_par_iter()
+            .map(|d| {
+                let mut s = sketch(hasher, d, opts);
+                let copy = s.exact.is_some_and(|h| known.contains_key(&h));
+                let signature = if copy { Vec::new() } else { hasher.signature(&s.tokens) };
+                s.tokens = Vec::new();
+                (s, signature)
             })
             .collect();
-        // Copies get no signature of their own (an empty vector).
-        let signatures: Vec<Vec<u32>> = sketched
-            .par_iter()
-            .zip(&copy_of)
-            .map(|(s, copy)| if copy.is_none() { hasher.signature(&s.tokens) } else { Vec::new() })
-            .collect();
         progress.advance(sketched.len() as u64);
-        for ((s, signature), copy) in sketched.into_iter().zip(signatures).zip(copy_of) {
+        for (s, signature) in sketched {
+            let doc = docs.len() as u32;
+            let copy = s.exact.and_then(|hash| {
+                let first = *firsts.entry(hash).or_insert(doc);
+                (first != doc).then_some(first)
+            });
             match copy {
                 None => table.push_signature(&signature),
                 // The same tokens, so the same signature: the first one's,
-                // already in the table.
+                // already in the table (a copy within its batch made its own,
+                // which is equal).
                 Some(first) => {
                     let signature = table.signature(first).to_vec();
                     table.push_signature(&signature);
