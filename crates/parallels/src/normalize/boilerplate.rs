@@ -111,7 +111,8 @@ fn starts_with(line: &[char], prefix: &str) -> bool {
 }
 
 fn equals(line: &[char], word: &str) -> bool {
-    line.len() == word.chars().count() && starts_with(line, word)
+    let mut it = line.iter();
+    word.chars().all(|p| it.next() == Some(&p)) && it.next().is_none()
 }
 
 /// `第…章 title（3）`

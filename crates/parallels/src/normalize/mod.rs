@@ -194,7 +194,7 @@ impl Normalizer {
                     let u = (u32::from(b0) & 0x0F) << 12 | (u32::from(b1) & 0x3F) << 6 | (u32::from(b2) & 0x3F);
                     if let Some(c) = char::from_u32(u) {
                         let ch = match self.table {
-                            Some(t) => t.get(c),
+                            Some(t) => t.get_han(c),
                             None => c,
                         };
                         out.push(NChar { ch, start, end: idx, mark: Mark::Text });
