@@ -236,3 +236,69 @@ fn exact_copies_share_the_first_ones_signature() {
     assert_eq!(r.stats.removed_exact, 2);
     assert_eq!(r.stats.removed_near, 1);
 }
+
+/// A text repeated byte for byte takes its sketch from the first copy
+/// without normalizing it again; the result is the one the full path gives.
+/// Checked against the same corpus with every repeat changed in bytes only
+/// (a full-width comma for `，`'s half-width form, which normalizes alike):
+/// same fates, similarities, lengths and dropped paragraphs, with
+/// `--paragraphs` and a keep field, copies in the same and in later batches.
+#[test]
+fn byte_identical_repeats_give_what_the_full_path_gives() {
+    use parallels::dedup::Keep;
+    let dir = tempfile::tempdir().unwrap();
+    // Pseudo-random Han characters: nothing alike, unless copied.
+    let han = |seed: u64, n: u64| -> String {
+        (0..n)
+            .map(|j| ((seed * 1000 + j).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 20_992)
+            .filter_map(|k| char::from_u32(0x4E00 + k as u32))
+            .collect()
+    };
+    let long = han(99_999, 300);
+    let near: String = long.chars().enumerate().map(|(i, c)| if i == 150 { '的' } else { c }).collect();
+    let two_paragraphs = format!("{OTHER}\n{TEXT}");
+    let run = |name: &str, bytes_differ: bool| {
+        let mut lines = String::new();
+        let mut n = 0u32;
+        let mut push = |text: &str, repeat: bool| {
+            let text = if repeat && bytes_differ { text.replace('，', ",") } else { text.to_string() };
+            n += 1;
+            // Repeats rank higher: the last copy of a cluster is the one kept.
+            let rank = if repeat { 100 + n } else { n % 7 };
+            let record = serde_json::json!({"id": format!("d{n}"), "text": text, "rank": rank});
+            lines.push_str(&format!("{record}\n"));
+        };
+        for text in [TEXT, long.as_str(), near.as_str(), two_paragraphs.as_str(), OTHER] {
+            push(text, false);
+        }
+        // Repeats in the same batch, then after fillers, in later ones.
+        push(TEXT, true);
+        push(&two_paragraphs, true);
+        for i in 0..1100 {
+            push(&han(i, 40), false);
+        }
+        for text in [TEXT, near.as_str(), two_paragraphs.as_str(), OTHER, TEXT, long.as_str()] {
+            push(text, true);
+        }
+        let input = dir.path().join(name);
+        fs::write(&input, lines).unwrap();
+        let inputs = resolve(&[input.display().to_string()]).unwrap();
+        let opts = DedupOptions {
+            paragraphs: true,
+            keep: Keep::Field("rank".into()),
+            work_dir: dir.path().to_path_buf(),
+            ..DedupOptions::default()
+        };
+        dedup(&mut CorpusReader::new(inputs, CorpusOptions::default()).unwrap(), &opts, &Quiet).unwrap()
+    };
+    let (same, differ) = (run("same.jsonl", false), run("differ.jsonl", true));
+    let view = |r: &parallels::dedup::DedupResult| -> Vec<(String, u64, Fate)> {
+        r.docs.iter().map(|d| (d.id.clone(), d.chars, d.fate.clone())).collect()
+    };
+    assert_eq!(view(&same), view(&differ));
+    assert_eq!(same.stats.removed_exact, differ.stats.removed_exact);
+    assert!(same.stats.removed_exact >= 5 && same.stats.removed_near >= 1, "{:?}", same.stats);
+    // Kept: the last copy of each; the last copies of OTHER and TEXT have
+    // nothing left once the paragraphs of the copy of both are dropped.
+    assert_eq!(same.stats.removed_empty_after_paragraphs, 2, "{:?}", same.stats);
+}

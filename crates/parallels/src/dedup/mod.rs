@@ -18,7 +18,9 @@
 //!    input order; each document's signature is made right after its tokens,
 //!    while they are in cache. A document whose token sequence equals one of
 //!    an earlier batch (an exact duplicate) takes that one's signature
-//!    instead of computing it.
+//!    instead of computing it; a text repeated byte for byte takes all of
+//!    its sketch from the first copy (found by a 128-bit hash of the text's
+//!    bytes) without being normalized.
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
 //! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
@@ -45,9 +47,11 @@
 //! line; with [`Verify::Exact`], 8 bytes per distinct shingle (about the
 //! document's length in tokens: this mode is for evaluation and small
 //! corpora). Band records (12 bytes per band and document) are sorted within
-//! [`DedupOptions::memory`] and spilled beyond it. The exact-hash table
-//! holds about 40 bytes per distinct document while documents are
-//! sketched; each exact copy keeps the index of its first (8 bytes).
+//! [`DedupOptions::memory`] and spilled beyond it. The tables of
+//! token-sequence hashes and of text hashes (a byte-for-byte repeat of a
+//! text is not normalized again) hold about 80 bytes per distinct document
+//! while documents are sketched; each exact copy keeps the index of its
+//! first (8 bytes).
 //! The reader runs on its own thread, at most three batches (of
 //! 512 documents or 8 MB of JSON Lines) ahead of the sketching; it parses
 //! JSON lines on the rayon pool ([`CorpusReader::next_batch`]).
@@ -370,27 +374,39 @@ pub fn dedup(
     // The first document (in input order) with each exact-duplicate hash:
     // only it needs a signature of its own; its copies share it.
     let mut firsts: FxHashMap<u128, u32> = FxHashMap::default();
+    // The first document with each text, byte for byte (by a 128-bit hash
+    // of its bytes): a later copy takes everything the text gives (tokens'
+    // hash, lines, length) from it, without normalizing.
+    let mut raw_firsts: FxHashMap<u128, u32> = FxHashMap::default();
     let flush = |hasher: &MinHasher,
                  batch: Vec<CorpusDoc>,
                  docs: &mut Vec<DocEntry>,
                  table: &mut Table,
-                 firsts: &mut FxHashMap<u128, u32>| {
+                 firsts: &mut FxHashMap<u128, u32>,
+                 raw_firsts: &mut FxHashMap<u128, u32>| {
         // One parallel pass: tokens, then the signature while they are
-        // still in cache, unless an earlier batch had the same tokens.
-        let known: &FxHashMap<u128, u32> = firsts;
-        let sketched: Vec<(Sketched, Vec<u32>)> = batch
+        // still in cache, unless an earlier batch had the same tokens (or
+        // the same text).
+        let (known, known_raw, earlier, done): (&FxHashMap<u128, u32>, &FxHashMap<u128, u32>, &Table, &[DocEntry]) =
+            (firsts, raw_firsts, table, docs);
+        let sketched: Vec<(Sketched, u128, Vec<u32>)> = batch
             .into_par_iter()
             .map(|d| {
+                let raw = twox_hash::XxHash3_128::oneshot(d.text.as_bytes());
+                if let Some(&first) = known_raw.get(&raw) {
+                    return (copy_sketch(d, first, earlier, done, opts), raw, Vec::new());
+                }
                 let mut s = sketch(hasher, d, opts);
                 let copy = s.exact.is_some_and(|h| known.contains_key(&h));
                 let signature = if copy { Vec::new() } else { hasher.signature(&s.tokens) };
                 s.tokens = Vec::new();
-                (s, signature)
+                (s, raw, signature)
             })
             .collect();
         progress.advance(sketched.len() as u64);
-        for (s, signature) in sketched {
+        for (s, raw, signature) in sketched {
             let doc = docs.len() as u32;
+            raw_firsts.entry(raw).or_insert(doc);
             let copy = s.exact.and_then(|hash| {
                 let first = *firsts.entry(hash).or_insert(doc);
                 (first != doc).then_some(first)
@@ -454,14 +470,14 @@ pub fn dedup(
         // overlaps the reading of the first batch.
         let hasher = MinHasher::new(opts.ngram, opts.perms);
         for batch in rx {
-            flush(&hasher, batch, &mut docs, &mut table, &mut firsts);
+            flush(&hasher, batch, &mut docs, &mut table, &mut firsts, &mut raw_firsts);
         }
         let read: Result<u64, crate::corpus::Problem> =
             reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
     (stats.bands, stats.rows) = (bands.bands, bands.rows);
-    drop(firsts);
+    drop((firsts, raw_firsts));
     let text_bytes = read.map_err(CorpusError::Strict)?;
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
@@ -514,14 +530,7 @@ pub fn dedup(
 
 /// Sketch one document.
 fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
-    let keep_value = match &opts.keep {
-        Keep::Field(name) => doc.meta.get(name).and_then(|v| match v {
-            Value::Number(n) => n.as_f64(),
-            Value::String(s) => s.trim().parse::<f64>().ok(),
-            _ => None,
-        }),
-        _ => None,
-    };
+    let keep_value = keep_value(&doc, opts);
     // Token starts only for `--paragraphs`, which cuts the text at lines.
     let mut tokens = Vec::with_capacity(doc.text.len() / 3);
     let mut starts = Vec::new();
@@ -558,6 +567,33 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
         lines,
         shingles,
         keep_value,
+    }
+}
+
+/// The sketch of a document whose text is byte for byte that of document
+/// `first` (already recorded): everything but its own id, source and keep
+/// value comes from `first`. No tokens, and so no signature of its own.
+fn copy_sketch(doc: CorpusDoc, first: u32, table: &Table, docs: &[DocEntry], opts: &DedupOptions) -> Sketched {
+    let f = first as usize;
+    Sketched {
+        keep_value: keep_value(&doc, opts),
+        entry: DocEntry { chars: docs[f].chars, id: doc.id, source: doc.source, fate: Fate::Kept },
+        tokens: Vec::new(),
+        exact: table.exact[f],
+        lines: table.lines[f].clone(),
+        shingles: table.shingles[f].clone(),
+    }
+}
+
+/// The `--keep-field` value of a document.
+fn keep_value(doc: &CorpusDoc, opts: &DedupOptions) -> Option<f64> {
+    match &opts.keep {
+        Keep::Field(name) => doc.meta.get(name).and_then(|v| match v {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        }),
+        _ => None,
     }
 }
 
