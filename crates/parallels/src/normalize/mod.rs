@@ -76,6 +76,33 @@ pub struct Normalized {
     pub original_len: u32,
 }
 
+/// Whether the character pass put out a character that can start a
+/// footnote marker or a censored run (a character later composed with a
+/// combining mark may leave a flag set: the pass then runs for nothing).
+#[derive(Default)]
+struct Triggers {
+    footnote: bool,
+    censor: bool,
+}
+
+impl Triggers {
+    #[inline]
+    fn see(&mut self, c: char) {
+        match c as u32 {
+            // In ASCII only `[` and `*` can start one.
+            0..=0x7F => {
+                self.footnote |= c == '[';
+                self.censor |= c == '*';
+            }
+            0x4E00..=0x9FFF => self.footnote |= c == '注',
+            _ => {
+                self.footnote |= footnotes::is_trigger(c);
+                self.censor |= censored::is_censor(c);
+            }
+        }
+    }
+}
+
 /// Which rules run. All are on by default.
 #[derive(Clone, Debug)]
 pub struct NormalizeOptions {
@@ -136,12 +163,12 @@ impl Normalizer {
         };
         // Room for Chinese text (three bytes a character) without growing.
         let mut a = Vec::with_capacity(text.len() / 2 + 16);
-        let original_len = self.char_pass(text, limit, &mut a);
+        let mut triggers = Triggers::default();
+        let original_len = self.char_pass(text, limit, &mut a, &mut triggers);
         let mut b = Vec::with_capacity(a.len());
         // Each pass copies `a` into `b` (then they swap); a pass whose trigger
-        // characters do not occur is skipped. One scan looks for the
-        // triggers of both footnotes and censored stretches (removing
-        // footnote markers cannot add a censor character).
+        // characters do not occur (the character pass looked for them) is
+        // skipped. Removing footnote markers cannot add a censor character.
         let mut step = |needed: bool, f: fn(&[NChar], &mut Vec<NChar>), a: &mut Vec<NChar>| {
             if needed {
                 b.clear();
@@ -149,17 +176,7 @@ impl Normalizer {
                 std::mem::swap(a, &mut b);
             }
         };
-        let (footnote_triggers, censor_triggers) = if self.opts.footnotes || self.opts.censored {
-            a.iter().fold((false, false), |(f, c), n| match n.ch as u32 {
-                // In ASCII only `[` and `*`, in the CJK unified block only 注
-                // can start one.
-                0..=0x7F => (f || n.ch == '[', c || n.ch == '*'),
-                0x4E00..=0x9FFF => (f || n.ch == '注', c),
-                _ => (f || footnotes::is_trigger(n.ch), c || censored::is_censor(n.ch)),
-            })
-        } else {
-            (false, false)
-        };
+        let (footnote_triggers, censor_triggers) = (triggers.footnote, triggers.censor);
         if self.opts.footnotes {
             step(footnote_triggers, footnotes::apply, &mut a);
         }
@@ -177,7 +194,7 @@ impl Normalizer {
 
     /// Steps 1–4: line ends, width, case, script/variants; the number of
     /// code points read (at most `len`).
-    fn char_pass(&self, text: &str, len: u32, out: &mut Vec<NChar>) -> u32 {
+    fn char_pass(&self, text: &str, len: u32, out: &mut Vec<NChar>, triggers: &mut Triggers) -> u32 {
         let bytes = text.as_bytes();
         let mut pos = 0usize;
         let mut idx: u32 = 0;
@@ -197,6 +214,9 @@ impl Normalizer {
                             Some(t) => t.get_han(c),
                             None => c,
                         };
+                        // In the CJK unified block only 注 starts a footnote
+                        // marker (traditional 註 becomes it).
+                        triggers.footnote |= ch == '注';
                         out.push(NChar { ch, start, end: idx, mark: Mark::Text });
                         pos += 3;
                         continue;
@@ -217,9 +237,9 @@ impl Normalizer {
             }
             let end = idx;
             if self.opts.width {
-                width::fold(c, &mut |w| self.push_folded(w, start, end, true, out));
+                width::fold(c, &mut |w| self.push_folded(w, start, end, true, out, triggers));
             } else {
-                self.push_folded(c, start, end, false, out);
+                self.push_folded(c, start, end, false, out, triggers);
             }
         }
         idx
@@ -227,11 +247,12 @@ impl Normalizer {
 
     /// Case and script/variants for one width-folded char.
     #[inline]
-    fn push_folded(&self, c: char, start: u32, end: u32, compose: bool, out: &mut Vec<NChar>) {
+    fn push_folded(&self, c: char, start: u32, end: u32, compose: bool, out: &mut Vec<NChar>, triggers: &mut Triggers) {
         if compose {
             if let Some(prev) = out.last_mut() {
                 if prev.ch != '\n' {
                     if let Some(x) = width::compose(prev.ch, c) {
+                        triggers.see(x);
                         prev.ch = x;
                         prev.end = end;
                         return;
@@ -244,6 +265,7 @@ impl Normalizer {
                 Some(t) => t.get(c),
                 None => c,
             };
+            triggers.see(c);
             out.push(NChar { ch: c, start, end, mark: Mark::Text });
         };
         if self.opts.case_fold {
@@ -317,6 +339,31 @@ mod tests {
             v.push(o);
         }
         v
+    }
+
+    proptest! {
+        /// The character pass flags every trigger character it puts out, so
+        /// a footnote or censor pass is skipped only when it has nothing to do.
+        #[test]
+        fn the_character_pass_flags_every_trigger(
+            s in proptest::collection::vec(proptest::sample::select(vec![
+                '[', '［', '*', '＊', '□', '注', '註', '①', '⑳', '¹', '²', 'e', '\u{301}', 'a', '1', '１',
+                ']', '］', '汉', '戰', '\n', '\r', ' ', '　', '。',
+            ]), 0..40)
+        ) {
+            let text: String = s.into_iter().collect();
+            for opts in option_sets() {
+                let n = Normalizer::new(opts);
+                let (mut out, mut triggers) = (Vec::new(), Triggers::default());
+                n.char_pass(&text, u32::MAX, &mut out, &mut triggers);
+                if out.iter().any(|c| footnotes::is_trigger(c.ch)) {
+                    prop_assert!(triggers.footnote, "{text:?}");
+                }
+                if out.iter().any(|c| censored::is_censor(c.ch)) {
+                    prop_assert!(triggers.censor, "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]
