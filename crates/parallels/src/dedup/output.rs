@@ -112,6 +112,9 @@ fn temp_name(path: &Path) -> PathBuf {
 /// kernel takes a while to free a large file (tens of milliseconds for a few
 /// dozen MB), and on ext4, renaming over an existing file also flushes the
 /// new one to disk. So a run that fails while writing leaves neither file.
+/// A file that is read while the output is written (one of the inputs, or
+/// a file in an input folder: `dedup crawl.jsonl -o crawl.jsonl`) stays
+/// until the new one replaces it.
 struct Output {
     file: File,
     pending: Pending,
@@ -125,7 +128,8 @@ struct Pending {
 }
 
 impl Output {
-    fn create(path: &Path) -> io::Result<Output> {
+    /// `read_later`: the inputs read while the output is written.
+    fn create(path: &Path, read_later: &[Input]) -> io::Result<Output> {
         let meta = std::fs::metadata(path);
         if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             let file = std::fs::OpenOptions::new().write(true).open(path)?;
@@ -134,7 +138,7 @@ impl Output {
         let tmp = temp_name(path);
         let file = File::create(&tmp)?;
         let mut removing = None;
-        if meta.is_ok_and(|m| m.is_file()) {
+        if meta.is_ok_and(|m| m.is_file()) && !read_later.iter().any(|input| holds(input.path(), path)) {
             let old = sibling(path, "old");
             if std::fs::rename(path, &old).is_ok() {
                 removing = Some(std::thread::spawn(move || {
@@ -144,6 +148,26 @@ impl Output {
         }
         Ok(Output { file, pending: Pending { path: path.to_owned(), tmp: Some(tmp), removing } })
     }
+}
+
+/// Whether `file` is `input` (the same file, by any path) or inside it (a
+/// folder); when in doubt, yes.
+fn holds(input: &Path, file: &Path) -> bool {
+    let (Ok(input), Ok(file)) = (input.canonicalize(), file.canonicalize()) else {
+        return true;
+    };
+    if file.starts_with(&input) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // A hard link to an input.
+        if let (Ok(a), Ok(b)) = (std::fs::metadata(&input), std::fs::metadata(&file)) {
+            return a.dev() == b.dev() && a.ino() == b.ino();
+        }
+    }
+    false
 }
 
 impl Pending {
@@ -167,7 +191,7 @@ impl Pending {
 /// docs.
 pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
     let plan = plan(inputs, result);
-    let Output { file, pending } = Output::create(out)?;
+    let Output { file, pending } = Output::create(out, inputs)?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut written = Written::default();
     let run = (|| -> io::Result<()> {
@@ -541,7 +565,8 @@ struct RemovedRow<'a> {
 /// `{"id", "source", "reason", "duplicate_of", "duplicate_of_source",
 /// "similarity"}`.
 pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
-    let Output { file, pending } = Output::create(path)?;
+    // Written after the kept records: no input is read any more.
+    let Output { file, pending } = Output::create(path, &[])?;
     let mut w = BufWriter::new(file);
     let run = write_removed_rows(result, &mut w).and_then(|n| w.flush().map(|()| n));
     drop(w);
