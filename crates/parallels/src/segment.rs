@@ -396,6 +396,7 @@ fn split_long(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::normalize::{NormalizeOptions, Normalizer};
 
     #[test]
     fn the_fast_alphanumeric_test_agrees_with_std() {
@@ -403,7 +404,6 @@ mod tests {
             assert_eq!(is_alphanumeric(c), c.is_alphanumeric(), "{c:?}");
         }
     }
-    use crate::normalize::{NormalizeOptions, Normalizer};
 
     fn seg(text: &str) -> (Segmented, Vec<String>) {
         let n = Normalizer::new(NormalizeOptions::default()).normalize(text);

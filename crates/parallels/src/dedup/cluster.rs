@@ -97,7 +97,8 @@ pub(crate) fn cluster(
     let mut uf = UnionFind::new(n);
     let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
     let work = opts.work_dir.join(format!(".parallels-dedup-{}", std::process::id()));
-    let mut sorter: Option<Sorter<BandRecord>> = None;
+    // Spills (and makes `work`) only beyond `chunk` records.
+    let mut sorter: Sorter<BandRecord> = Sorter::new(&work, "bands", chunk);
     progress.stage("candidates", Some(n as u64));
     for doc in 0..n as u32 {
         if table.exact[doc as usize].is_none() {
@@ -109,45 +110,39 @@ pub(crate) fn cluster(
             continue;
         }
         let sig = table.signature(doc);
-        if sorter.is_none() {
-            std::fs::create_dir_all(&work).map_err(|source| DedupError::Io { path: work.clone(), source })?;
-            sorter = Some(Sorter::new(&work, "bands", chunk));
-        }
-        let s = sorter.as_mut().expect("made above");
         for band in 0..bands.bands {
-            s.push(BandRecord { key: band_key(sig, bands, band), doc }).map_err(io_err(opts))?;
+            sorter.push(BandRecord { key: band_key(sig, bands, band), doc }).map_err(io_err(opts))?;
         }
     }
-    if let Some(sorter) = sorter {
-        let sorted = sorter.finish().map_err(io_err(opts))?;
-        let mut bucket: Vec<u32> = Vec::new();
-        let mut key = None;
-        let mut done = 0u64;
-        for r in sorted {
-            let r = r.map_err(io_err(opts))?;
-            if key != Some(r.key) {
-                key = Some(r.key);
-                bucket.clear();
+    let mut bucket: Vec<u32> = Vec::new();
+    let mut key = None;
+    let mut done = 0u64;
+    // The spill files go with the stream, at the end of the loop.
+    for r in sorter.finish().map_err(io_err(opts))? {
+        let r = r.map_err(io_err(opts))?;
+        if key != Some(r.key) {
+            key = Some(r.key);
+            bucket.clear();
+        }
+        for &other in bucket.iter() {
+            if uf.find(other) == uf.find(r.doc) {
+                continue;
             }
-            for &other in bucket.iter() {
-                if uf.find(other) == uf.find(r.doc) {
-                    continue;
-                }
-                stats.candidate_pairs += 1;
-                if table.similarity(other, r.doc, opts.verify) >= opts.threshold {
-                    stats.verified_pairs += 1;
-                    uf.union(other, r.doc);
-                }
-            }
-            if bucket.len() < opts.bucket_cap {
-                bucket.push(r.doc);
-            }
-            done += 1;
-            if done % (bands.bands as u64 * 4096) == 0 {
-                progress.advance(4096);
+            stats.candidate_pairs += 1;
+            if table.similarity(other, r.doc, opts.verify) >= opts.threshold {
+                stats.verified_pairs += 1;
+                uf.union(other, r.doc);
             }
         }
+        if bucket.len() < opts.bucket_cap {
+            bucket.push(r.doc);
+        }
+        done += 1;
+        if done % (bands.bands as u64 * 4096) == 0 {
+            progress.advance(4096);
+        }
     }
+    // Made only if records were spilled.
     let _ = std::fs::remove_dir(&work);
     // Clusters of two or more, in order of their first member (the root,
     // the smallest index of each set).

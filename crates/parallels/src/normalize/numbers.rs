@@ -35,7 +35,7 @@
 //! checked `u128`; anything too large is left as text.
 
 use super::footnotes::digit_value;
-use super::NChar;
+use super::{HanSet, NChar, HAN_FIRST, HAN_LAST};
 
 /// Measure words after which a single numeral character converts.
 pub(crate) const UNITS: &[char] = &[
@@ -79,30 +79,15 @@ const NUMERALS: &[char] = &[
     '億',
 ];
 
-/// One bit per code point of the CJK unified block (U+4E00–U+9FFF): set
-/// for the Han characters of [`NUMERALS`]. Most characters of Chinese text
-/// are in the block and are settled by one bit.
-const HAN_NUMERALS: [u64; 0x5200 / 64] = {
-    let mut bits = [0u64; 0x5200 / 64];
-    let mut i = 0;
-    while i < NUMERALS.len() {
-        let u = NUMERALS[i] as u32;
-        if u >= 0x4E00 && u <= 0x9FFF {
-            let k = (u - 0x4E00) as usize;
-            bits[k / 64] |= 1 << (k % 64);
-        }
-        i += 1;
-    }
-    bits
-};
+/// The Han characters of [`NUMERALS`]: most characters of Chinese text are
+/// in the CJK unified block and are settled by one bit.
+const HAN_NUMERALS: HanSet = HanSet::of(NUMERALS);
 
 /// Does `c` start a numeral (an Arabic digit or a Chinese numeral)?
 #[inline]
 fn is_numeral(c: char) -> bool {
-    let u = c as u32;
-    if (0x4E00..=0x9FFF).contains(&u) {
-        let k = (u - 0x4E00) as usize;
-        return HAN_NUMERALS[k / 64] >> (k % 64) & 1 == 1;
+    if (HAN_FIRST..=HAN_LAST).contains(&(c as u32)) {
+        return HAN_NUMERALS.contains(c);
     }
     digit_value(c).is_some() || cn_class(c).is_some()
 }

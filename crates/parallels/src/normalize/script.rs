@@ -18,20 +18,18 @@
 
 use std::sync::OnceLock;
 
+use super::{HanSet, HAN_FIRST, HAN_LAST};
+
 /// A char → char map as a two-level page table: `index[c >> 8]` names a page
 /// of 256 targets (page 0 means "no entry on this page", i.e. identity).
 pub(crate) struct CharTable {
     index: Vec<u16>,
     pages: Vec<[char; 256]>,
-    /// One bit per code point of the CJK unified block (U+4E00–U+9FFF): set
-    /// when it has an entry. 2.6 KB that stay in the L1 cache, where the 82
-    /// pages of the block do not; most Han characters of a text map to
-    /// themselves.
-    han: Vec<u64>,
+    /// The characters of the CJK unified block that have an entry: looked
+    /// at before the block's 82 pages, which do not stay in the L1 cache;
+    /// most Han characters of a text map to themselves.
+    han: HanSet,
 }
-
-const HAN_FIRST: u32 = 0x4E00;
-const HAN_LAST: u32 = 0x9FFF;
 
 const PAGE_COUNT: usize = 0x11_0000 >> 8;
 
@@ -42,7 +40,7 @@ impl CharTable {
             index: vec![0; PAGE_COUNT],
             // Page 0 is a placeholder so that index 0 can mean "no page".
             pages: vec![['\0'; 256]],
-            han: vec![0; ((HAN_LAST - HAN_FIRST) as usize + 64) / 64],
+            han: HanSet::of(&[]),
         }
     }
 
@@ -62,20 +60,17 @@ impl CharTable {
         }
         let page = self.index[page_no] as usize;
         self.pages[page][(from as u32 & 0xFF) as usize] = to;
-        if (HAN_FIRST..=HAN_LAST).contains(&(from as u32)) {
-            let k = (from as u32 - HAN_FIRST) as usize;
-            self.han[k / 64] |= 1 << (k % 64);
-        }
+        self.han.insert(from);
     }
 
     /// [`CharTable::get`] for a character of the CJK unified block.
     #[inline]
     pub(crate) fn get_han(&self, c: char) -> char {
         debug_assert!((HAN_FIRST..=HAN_LAST).contains(&(c as u32)));
-        let k = (c as u32).wrapping_sub(HAN_FIRST) as usize;
-        match self.han.get(k / 64) {
-            Some(&bits) if bits >> (k % 64) & 1 == 0 => c,
-            _ => self.get(c),
+        if self.han.contains(c) {
+            self.get(c)
+        } else {
+            c
         }
     }
 

@@ -58,6 +58,8 @@ impl<R: Record> Sorter<R> {
     fn spill(&mut self) -> io::Result<()> {
         use rayon::slice::ParallelSliceMut;
         self.buf.par_sort_unstable();
+        // The folder is made only when needed.
+        std::fs::create_dir_all(&self.dir)?;
         let path = self.dir.join(format!("{}.{}.run", self.name, self.runs.len()));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let mut bytes = vec![0u8; R::SIZE];
@@ -75,14 +77,12 @@ impl<R: Record> Sorter<R> {
     /// is dropped.
     pub fn finish(mut self) -> io::Result<Sorted<R>> {
         use rayon::slice::ParallelSliceMut;
-        let mut memory = std::mem::take(&mut self.buf);
-        memory.par_sort_unstable();
+        self.buf.par_sort_unstable();
         let mut sorted = Sorted::open(std::mem::take(&mut self.runs), true)?;
-        if let Some(&first) = memory.first() {
+        sorted.memory = std::mem::take(&mut self.buf).into_iter();
+        if let Some(first) = sorted.memory.next() {
             sorted.heap.push(Reverse((first, sorted.runs.len())));
         }
-        sorted.memory = memory.into_iter();
-        sorted.memory.next();
         Ok(sorted)
     }
 
@@ -152,14 +152,6 @@ impl<R: Record> Iterator for Sorted<R> {
     type Item = io::Result<R>;
 
     fn next(&mut self) -> Option<io::Result<R>> {
-        if self.runs.is_empty() {
-            // Only records held in memory: no merge.
-            let Reverse((r, _)) = self.heap.pop()?;
-            if let Some(n) = self.memory.next() {
-                self.heap.push(Reverse((n, 0)));
-            }
-            return Some(Ok(r));
-        }
         let Reverse((r, k)) = self.heap.pop()?;
         if k == self.runs.len() {
             if let Some(n) = self.memory.next() {
