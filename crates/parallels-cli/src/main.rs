@@ -91,8 +91,13 @@ enum Command {
     /// coverage precision/recall/F1 over aligned characters, per pair and in
     /// total.
     ///
-    /// Example:
+    /// With --units, each gold link is a unit (a verse): unit precision with
+    /// a ±1-unit tolerance, unit recall (characters aligned to their own
+    /// unit) and coverage against the gold's `unmatched` spans.
+    ///
+    /// Examples:
     ///   parallels eval --gold gold.json out.json
+    ///   parallels eval --gold bible/gold.json out.json --units
     #[command(verbatim_doc_comment)]
     Eval(EvalArgs),
 }
@@ -156,6 +161,17 @@ struct AlignArgs {
     /// Match serialization headers and update-time lines like any text.
     #[arg(long)]
     no_boilerplate: bool,
+    /// Switch methods of the aligner off, to measure what each buys
+    /// (evaluation only).
+    #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
+    without: Vec<Method>,
+}
+
+/// Methods of the aligner that `--without` can switch off.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Method {
+    /// Completion of chains by position and length.
+    Complete,
 }
 
 #[derive(Args, Debug)]
@@ -166,6 +182,12 @@ struct EvalArgs {
     /// The alignment to score, as written by `parallels align --format json`.
     #[arg(value_name = "ALIGNMENT")]
     predicted: PathBuf,
+    /// Score each gold link as a unit (a verse, say): precision with a
+    /// ±1-unit tolerance, recall as the share of characters aligned to their
+    /// own unit, coverage against the gold's `unmatched` spans. Links finer
+    /// than a unit are not punished.
+    #[arg(long)]
+    units: bool,
 }
 
 fn parse_sigmas(s: &str) -> Result<f32, String> {
@@ -260,6 +282,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     let mut opts = Options::default();
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
+    opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.normalize.script = !args.no_script;
     opts.normalize.variants = !args.no_script;
     opts.normalize.numbers = !args.no_numbers;
@@ -383,13 +406,21 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
         .with_context(|| format!("{}: cannot read", args.predicted.display()))?;
     let pred: AlignOutput = serde_json::from_str(&pred_text)
         .with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
-    let report =
-        parallels::eval::evaluate(&gold, &pred).map_err(|e| anyhow::anyhow!("{}: {e}", args.gold.display()))?;
-    let unknown: Vec<&str> =
-        pred.documents.iter().map(|d| d.id.as_str()).filter(|id| !gold.documents.contains_key(*id)).collect();
+    let bad_gold = |e: String| anyhow::anyhow!("{}: {e}", args.gold.display());
+    let table = if args.units {
+        parallels::eval::evaluate_units(&gold, &pred).map_err(bad_gold)?.table()
+    } else {
+        parallels::eval::evaluate(&gold, &pred).map_err(bad_gold)?.table()
+    };
+    let unknown: Vec<&str> = pred
+        .documents
+        .iter()
+        .map(|d| d.id.as_str())
+        .filter(|id| !gold.documents.is_empty() && !gold.documents.contains_key(*id))
+        .collect();
     if !unknown.is_empty() {
         eprintln!("parallels: warning: documents not in the gold are not scored: {}", unknown.join(", "));
     }
-    write_output(None, report.table().as_bytes())?;
+    write_output(None, table.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -693,6 +693,35 @@ fn eval_of_the_gold_itself_is_perfect() {
 }
 
 #[test]
+fn eval_units_scores_verse_gold_without_a_document_list() {
+    // Verse gold as in corpus/zh-bible: no "documents", ids taken from the
+    // alignment, and an unmatched verse of B as a negative.
+    let gold = r#"{"pairs": {"a-b": [{"a": [0, 10], "b": [0, 12]}, {"a": [10, 20], "b": [12, 20]}]},
+                  "unmatched": {"a-b": {"a": [], "b": [[20, 30]]}}}"#;
+    // A links finer than the verses, and one B character of the unmatched verse.
+    let pred = r#"{"schema": "parallels.align/1",
+      "documents": [
+        {"id": "a", "path": "a.txt", "chars": 20, "encoding": "utf-8"},
+        {"id": "b", "path": "b.txt", "chars": 30, "encoding": "utf-8"}],
+      "pairs": [{"a": "a", "b": "b", "passages": [
+        {"kind": "parallel", "a": [0, 20], "b": [0, 21], "score": 0.5,
+         "links": [{"a": [0, 5], "b": [0, 6], "score": 0.5}, {"a": [5, 10], "b": [6, 12], "score": 0.5},
+                   {"a": [10, 20], "b": [12, 21], "score": 0.5}]}]}]}"#;
+    let sb = Sandbox::new();
+    sb.write("gold.json", gold).write("pred.json", pred);
+    let run = sb.run(&["eval", "--units", "--gold", "gold.json", "pred.json"]);
+    run.success();
+    assert_eq!(run.stderr, "", "{run}");
+    let table = run.stdout_str();
+    assert!(table.starts_with("pair ") && table.contains("unit P"), "{table}");
+    let (gold, pred, s) = eval_row(table, "a-b");
+    assert_eq!((gold, pred), (2, 3));
+    // Every linked pair is within its verse (unit P 1), every unit character
+    // is aligned to its own verse (unit R 1); coverage P is 40/41.
+    assert_eq!(&s[..5], &[1.0, 1.0, 1.0, (40.0f64 / 41.0 * 1e4).round() / 1e4, 1.0], "{table}");
+}
+
+#[test]
 fn eval_with_malformed_gold_is_an_error_naming_it() {
     let sb = Sandbox::new();
     sb.write("gold/bad.json", r#"{"documents": {"v1": "v1.txt"}, "pairs": "#)

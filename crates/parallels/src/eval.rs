@@ -14,6 +14,22 @@
 //!
 //! Every unordered pair of gold documents is scored; a pair missing from the
 //! gold has no links, so anything predicted there is a false positive.
+//!
+//! With verse gold (one gold link per verse of two Bible translations, say),
+//! [`evaluate_units`] scores each gold link as a *unit*, so that links finer
+//! than a verse are not punished:
+//!
+//! * **unit P** — of the predicted character pairs whose both characters lie
+//!   in units, the share whose units are at most one apart (±1-unit
+//!   tolerance: a link that straddles a verse boundary is not wrong);
+//! * **unit R** — the share of unit characters (both sides) aligned to some
+//!   character of their own unit on the other side;
+//! * **coverage** — characters aligned at all, where positives are unit
+//!   characters and negatives the characters the gold lists as `unmatched`
+//!   (present in one version only); other characters are ignored.
+//!
+//! These are the measures of `corpus/zh-bible/score_bible.py`, computed by a
+//! sweep over span boundaries instead of character by character.
 
 use crate::output::AlignOutput;
 use serde::Deserialize;
@@ -22,8 +38,24 @@ use std::collections::BTreeMap;
 /// Gold links for a set of documents.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Gold {
+    /// Document ids (and paths). When absent, the ids are those of the
+    /// alignment being scored.
+    #[serde(default)]
     pub documents: BTreeMap<String, String>,
     pub pairs: BTreeMap<String, Vec<GoldLink>>,
+    /// Per pair: spans present in one version only (negatives of the unit
+    /// coverage measure).
+    #[serde(default)]
+    pub unmatched: BTreeMap<String, Unmatched>,
+}
+
+/// Spans of a gold pair with no counterpart on the other side.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Unmatched {
+    #[serde(default)]
+    pub a: Vec<[u32; 2]>,
+    #[serde(default)]
+    pub b: Vec<[u32; 2]>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -164,22 +196,41 @@ fn split_key<'a>(key: &'a str, docs: &BTreeMap<String, String>) -> Option<(&'a s
         .find(|(a, b)| docs.contains_key(*a) && docs.contains_key(*b))
 }
 
-/// Score `pred` against `gold`. Errors name a gold pair key that does not
-/// split into two known documents.
-pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
-    let mut gold_rects: BTreeMap<(String, String), Vec<Rect>> = BTreeMap::new();
+/// One unordered pair of documents: its gold links and the predicted ones,
+/// both oriented as the gold orients the pair.
+struct Scored {
+    a: String,
+    b: String,
+    key: Option<String>,
+    gold: Vec<Rect>,
+    pred: Vec<Rect>,
+}
+
+/// Every unordered pair of the gold's documents (or, when the gold names
+/// none, of the alignment's), with gold and predicted links. Errors name a
+/// gold pair key that does not split into two known documents.
+fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, String> {
+    let docs: BTreeMap<String, String> = if gold.documents.is_empty() {
+        pred.documents.iter().map(|d| (d.id.clone(), d.path.clone())).collect()
+    } else {
+        gold.documents.clone()
+    };
+    let mut gold_rects: BTreeMap<(String, String), (String, Vec<Rect>)> = BTreeMap::new();
     for (key, links) in &gold.pairs {
-        let (a, b) = split_key(key, &gold.documents)
+        let (a, b) = split_key(key, &docs)
             .ok_or_else(|| format!("gold pair {key:?} does not name two documents of the gold"))?;
-        gold_rects.insert((a.to_string(), b.to_string()), links.iter().map(|l| (l.a, l.b)).collect());
+        gold_rects.insert((a.to_string(), b.to_string()), (key.clone(), links.iter().map(|l| (l.a, l.b)).collect()));
     }
-    let ids: Vec<&String> = gold.documents.keys().collect();
-    let mut report = Report { pairs: Vec::new(), link: Counts::default(), coverage: Counts::default() };
+    let ids: Vec<&String> = docs.keys().collect();
+    let mut out = Vec::new();
     for (x, a) in ids.iter().enumerate() {
         for b in &ids[x + 1..] {
             // Orient as the gold does, if it has the pair.
             let (a, b) = if gold_rects.contains_key(&((*b).clone(), (*a).clone())) { (*b, *a) } else { (*a, *b) };
-            let g = gold_rects.get(&(a.clone(), b.clone())).cloned().unwrap_or_default();
+            let (key, g) = match gold_rects.get(&(a.clone(), b.clone())) {
+                Some((k, g)) => (Some(k.clone()), g.clone()),
+                None => (None, Vec::new()),
+            };
             let mut p: Vec<Rect> = Vec::new();
             for pair in &pred.pairs {
                 let flip = if &pair.a == a && &pair.b == b {
@@ -198,20 +249,224 @@ pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
                     p.extend(rects.into_iter().map(|(ra, rb)| if flip { (rb, ra) } else { (ra, rb) }));
                 }
             }
-            let score = PairScore {
-                a: a.clone(),
-                b: b.clone(),
-                gold_links: g.len(),
-                predicted_links: p.len(),
-                link: pair_counts(&p, &g),
-                coverage: coverage_counts(&p, &g),
-            };
-            report.link.add(score.link);
-            report.coverage.add(score.coverage);
-            report.pairs.push(score);
+            out.push(Scored { a: a.clone(), b: b.clone(), key, gold: g, pred: p });
         }
     }
+    Ok(out)
+}
+
+/// Score `pred` against `gold` with the link and coverage measures. Errors
+/// name a gold pair key that does not split into two known documents.
+pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
+    let mut report = Report { pairs: Vec::new(), link: Counts::default(), coverage: Counts::default() };
+    for s in scored_pairs(gold, pred)? {
+        let score = PairScore {
+            gold_links: s.gold.len(),
+            predicted_links: s.pred.len(),
+            link: pair_counts(&s.pred, &s.gold),
+            coverage: coverage_counts(&s.pred, &s.gold),
+            a: s.a,
+            b: s.b,
+        };
+        report.link.add(score.link);
+        report.coverage.add(score.coverage);
+        report.pairs.push(score);
+    }
     Ok(report)
+}
+
+/// Score `pred` against verse-like gold units: unit precision with a ±1-unit
+/// tolerance, unit recall, and coverage with the gold's `unmatched` spans as
+/// negatives (see the module docs).
+pub fn evaluate_units(gold: &Gold, pred: &AlignOutput) -> Result<UnitReport, String> {
+    let mut report = UnitReport::default();
+    for s in scored_pairs(gold, pred)? {
+        let unmatched = s.key.as_ref().and_then(|k| gold.unmatched.get(k)).cloned().unwrap_or_default();
+        let score = UnitPairScore {
+            gold_links: s.gold.len(),
+            predicted_links: s.pred.len(),
+            units: unit_counts(&s.pred, &s.gold),
+            coverage: unit_coverage(&s.pred, &s.gold, &unmatched),
+            a: s.a,
+            b: s.b,
+        };
+        report.units.add(score.units);
+        report.coverage.add(score.coverage);
+        report.pairs.push(score);
+    }
+    Ok(report)
+}
+
+/// Unit precision and recall counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UnitCounts {
+    /// Predicted character pairs with both characters in units.
+    pub predicted: u64,
+    /// ... of which the two units are at most one apart.
+    pub predicted_ok: u64,
+    /// Unit characters, both sides.
+    pub unit_chars: u64,
+    /// ... aligned to some character of their own unit.
+    pub unit_hit: u64,
+}
+
+impl UnitCounts {
+    /// Unit precision (±1 unit).
+    pub fn precision(&self) -> f64 {
+        if self.predicted == 0 {
+            1.0
+        } else {
+            self.predicted_ok as f64 / self.predicted as f64
+        }
+    }
+    /// Unit recall.
+    pub fn recall(&self) -> f64 {
+        if self.unit_chars == 0 {
+            1.0
+        } else {
+            self.unit_hit as f64 / self.unit_chars as f64
+        }
+    }
+    /// Harmonic mean of unit precision and recall.
+    pub fn f1(&self) -> f64 {
+        let (p, r) = (self.precision(), self.recall());
+        if p + r == 0.0 {
+            0.0
+        } else {
+            2.0 * p * r / (p + r)
+        }
+    }
+    fn add(&mut self, o: UnitCounts) {
+        self.predicted += o.predicted;
+        self.predicted_ok += o.predicted_ok;
+        self.unit_chars += o.unit_chars;
+        self.unit_hit += o.unit_hit;
+    }
+}
+
+/// Unit scores of one document pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitPairScore {
+    pub a: String,
+    pub b: String,
+    pub gold_links: usize,
+    pub predicted_links: usize,
+    pub units: UnitCounts,
+    pub coverage: Counts,
+}
+
+/// Unit scores of a whole alignment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitReport {
+    pub pairs: Vec<UnitPairScore>,
+    pub units: UnitCounts,
+    pub coverage: Counts,
+}
+
+/// Where the units lie on each side: `(span, unit index)`, sorted by span.
+fn unit_spans(gold: &[Rect], side: fn(&Rect) -> [u32; 2]) -> Vec<([u32; 2], usize)> {
+    let mut v: Vec<([u32; 2], usize)> =
+        gold.iter().enumerate().map(|(k, r)| (side(r), k)).filter(|(s, _)| s[0] < s[1]).collect();
+    v.sort_unstable();
+    v
+}
+
+/// Characters of `set` (merged intervals) that lie in some unit.
+fn in_units(set: &[[u32; 2]], units: &[[u32; 2]]) -> u64 {
+    intersect(set, units)
+}
+
+/// Unit precision and recall counts of one pair (`score_bible.py`'s
+/// `pred_ok`/`pred_pairs` and `unit_hit`/`unit_tot`).
+fn unit_counts(pred: &[Rect], gold: &[Rect]) -> UnitCounts {
+    let mut c = UnitCounts::default();
+    let b_units = merge(gold.iter().map(|r| r.1).collect());
+    // From A: every A character in a unit, against the union of the B spans
+    // linked to it.
+    let a_units = unit_spans(gold, |r| r.0);
+    let side_hits = |units: &[([u32; 2], usize)],
+                     mine: fn(&Rect) -> [u32; 2],
+                     theirs: fn(&Rect) -> [u32; 2],
+                     c: &mut UnitCounts,
+                     precision: bool| {
+        for &(span, k) in units {
+            let mut cuts: Vec<u32> = vec![span[0], span[1]];
+            for r in pred {
+                let m = mine(r);
+                if m[0] < span[1] && span[0] < m[1] {
+                    cuts.extend([m[0].max(span[0]), m[1].min(span[1])]);
+                }
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            let own = theirs(&gold[k]);
+            for w in cuts.windows(2) {
+                let (x0, x1) = (w[0], w[1]);
+                let width = (x1 - x0) as u64;
+                let cover = merge(pred.iter().filter(|r| mine(r)[0] <= x0 && x1 <= mine(r)[1]).map(theirs).collect());
+                c.unit_chars += width;
+                if intersect(&cover, &[own]) > 0 {
+                    c.unit_hit += width;
+                }
+                if precision {
+                    c.predicted += width * in_units(&cover, &b_units);
+                    let near: Vec<[u32; 2]> =
+                        (k.saturating_sub(1)..=(k + 1).min(gold.len() - 1)).map(|v| theirs(&gold[v])).collect();
+                    // Gold units may overlap in principle; count each
+                    // neighbour's overlap as the scorer does.
+                    c.predicted_ok += width * near.iter().map(|s| intersect(&cover, &[*s])).sum::<u64>();
+                }
+            }
+        }
+    };
+    side_hits(&a_units, |r| r.0, |r| r.1, &mut c, true);
+    let b_spans = unit_spans(gold, |r| r.1);
+    side_hits(&b_spans, |r| r.1, |r| r.0, &mut c, false);
+    c
+}
+
+/// Coverage with positives the unit characters and negatives the unmatched
+/// ones; other characters are ignored.
+fn unit_coverage(pred: &[Rect], gold: &[Rect], unmatched: &Unmatched) -> Counts {
+    let side = |f: fn(&Rect) -> [u32; 2], neg: &[[u32; 2]]| {
+        let p = merge(pred.iter().map(f).collect());
+        let g = merge(gold.iter().map(f).collect());
+        let n = merge(neg.to_vec());
+        let tp = intersect(&p, &g);
+        Counts { tp, predicted: tp + intersect(&p, &n), gold: total(&g) }
+    };
+    let mut c = side(|r| r.0, &unmatched.a);
+    c.add(side(|r| r.1, &unmatched.b));
+    c
+}
+
+impl UnitReport {
+    /// A plain-text table: one row per pair, then the totals.
+    pub fn table(&self) -> String {
+        let width = self.pairs.iter().map(|p| p.a.chars().count() + p.b.chars().count() + 1).max().unwrap_or(0).max(24);
+        let mut s = format!(
+            "{:<width$} {:>5} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
+            "pair", "gold", "pred", "unit P", "unit R", "unit F1", "cov P", "cov R", "cov F1"
+        );
+        let row = |name: &str, g: usize, p: usize, u: &UnitCounts, c: &Counts| {
+            format!(
+                "{name:<width$} {g:>5} {p:>5} {:>8.4} {:>8.4} {:>8.4} {:>8.4} {:>8.4} {:>8.4}\n",
+                u.precision(),
+                u.recall(),
+                u.f1(),
+                c.precision(),
+                c.recall(),
+                c.f1()
+            )
+        };
+        for p in &self.pairs {
+            s.push_str(&row(&format!("{}-{}", p.a, p.b), p.gold_links, p.predicted_links, &p.units, &p.coverage));
+        }
+        let (g, p): (usize, usize) =
+            (self.pairs.iter().map(|x| x.gold_links).sum(), self.pairs.iter().map(|x| x.predicted_links).sum());
+        s.push_str(&row("ALL (micro)", g, p, &self.units, &self.coverage));
+        s
+    }
 }
 
 impl Report {
@@ -282,6 +537,48 @@ mod tests {
         let pred = vec![([5, 15], [0, 10])];
         let c = coverage_counts(&pred, &gold);
         assert_eq!(c, Counts { tp: 15, predicted: 20, gold: 20 });
+    }
+
+    /// Three verses of 10 characters on each side.
+    fn verses() -> Vec<Rect> {
+        vec![([0, 10], [0, 10]), ([10, 20], [10, 20]), ([20, 30], [20, 30])]
+    }
+
+    #[test]
+    fn links_finer_than_a_unit_lose_nothing() {
+        let pred = vec![([0, 5], [0, 4]), ([5, 10], [4, 10]), ([10, 30], [10, 30])];
+        let c = unit_counts(&pred, &verses());
+        assert_eq!((c.precision(), c.recall()), (1.0, 1.0), "{c:?}");
+    }
+
+    #[test]
+    fn a_link_one_unit_off_is_tolerated_two_is_not() {
+        // Verse 1 of A linked to verse 2 of B: within ±1.
+        let c = unit_counts(&[([0, 10], [10, 20])], &verses());
+        assert_eq!(c.precision(), 1.0);
+        // ... but no character is aligned to its own verse.
+        assert_eq!(c.unit_hit, 0);
+        assert_eq!(c.unit_chars, 60);
+        // Verse 1 against verse 3: wrong.
+        let c = unit_counts(&[([0, 10], [20, 30])], &verses());
+        assert_eq!(c, UnitCounts { predicted: 100, predicted_ok: 0, unit_chars: 60, unit_hit: 0 });
+    }
+
+    #[test]
+    fn unit_recall_counts_each_side() {
+        // A's verse 1 half linked to B's verse 1: 5 A chars and 10 B chars hit.
+        let c = unit_counts(&[([0, 5], [0, 10])], &verses());
+        assert_eq!((c.unit_hit, c.unit_chars), (15, 60));
+    }
+
+    #[test]
+    fn unit_coverage_counts_unmatched_spans_as_negatives() {
+        let unmatched = Unmatched { a: vec![[40, 50]], b: vec![] };
+        // 30 unit chars of A, 30 of B aligned; 5 unmatched chars of A; 5
+        // chars outside both are ignored.
+        let pred = vec![([0, 30], [0, 30]), ([40, 45], [35, 40]), ([60, 65], [30, 35])];
+        let c = unit_coverage(&pred, &verses(), &unmatched);
+        assert_eq!(c, Counts { tp: 60, predicted: 65, gold: 60 });
     }
 
     #[test]

@@ -131,3 +131,55 @@ fn further_chains_of_a_related_pair_need_less() {
     unrelated.parallel.min_chain = 50.0;
     assert!(Aligner::new(unrelated).align_texts(&v2, &v3).iter().all(|p| p.kind != PassageKind::Parallel));
 }
+
+/// Two renderings of one invented passage: every sentence shares words with
+/// its counterpart except two — a paraphrase with nothing lexical in common
+/// (`水手们！` / `伙计们！`, `城里的存粮一天比一天少。` / `饥荒的阴影越来越重。`)
+/// and the reworded half of a sentence B splits in two.
+const VERSION_A: &str = "船长站在甲板上望着北方的海面。风从岸边吹来，带着松林的气味。\
+水手们！\
+船长转过身，对着所有人大声喊道，我们今夜就要起锚出港。\
+港口的守军已经撤走了一半，剩下的人都躲进了要塞。\
+城里的存粮一天比一天少。\
+市长每天早上都到码头去看有没有商船进港，可是海上一片空荡荡的。\
+商人们把最后几袋面粉藏在地窖里，只在夜里偷偷拿出来卖高价，市民们排着长队也买不到一块面包。\
+到了月底，连教堂的钟声都很少响起了。";
+
+const VERSION_B: &str = "船长站在甲板上，望着北方的海面。岸边吹来的风带着松林的气味。\
+伙计们！\
+船长转过身来，对所有人大声喊，今夜我们就起锚出港。\
+港口的守军撤走了一半，剩下的都躲进了要塞里。\
+饥荒的阴影越来越重。\
+市长每天早上都去码头看看有没有商船进港，但海上空荡荡的。\
+商人们把面粉藏进地窖，夜里才高价卖出。\
+排队的市民常常空手而归。\
+到了月底，连教堂的钟都很少再敲响了。";
+
+/// The link of the gap-completion tests that holds `a` on side A, if any.
+fn link_with(passages: &[parallels::align::Passage], text_a: &str, a: &str) -> Option<(String, f64)> {
+    let start = chars(&text_a[..text_a.find(a).unwrap()]);
+    passages
+        .iter()
+        .flat_map(|p| &p.links)
+        .find(|l| l.a[0] <= start && start < l.a[1])
+        .map(|l| (slice(VERSION_B, l.b), l.score))
+}
+
+#[test]
+fn sentences_between_anchors_are_linked_by_position_and_length() {
+    let passages = Aligner::new(Options::default()).align_texts(VERSION_A, VERSION_B);
+    let (b, score) = link_with(&passages, VERSION_A, "水手们！").expect("水手们！ linked");
+    assert_eq!(b, "伙计们！");
+    assert!(score < 0.1, "a link by position carries its own low score: {score}");
+    let (b, _) = link_with(&passages, VERSION_A, "城里的存粮").expect("城里的存粮 linked");
+    assert_eq!(b, "饥荒的阴影越来越重。");
+    // B split one sentence in two and reworded the second half: a 1-2 link.
+    let (b, _) = link_with(&passages, VERSION_A, "商人们把最后").expect("商人们 linked");
+    assert_eq!(b, "商人们把面粉藏进地窖，夜里才高价卖出。排队的市民常常空手而归。");
+    // Without completion, only what is shared lexically is linked.
+    let mut lexical = Options::default();
+    lexical.parallel.complete = false;
+    let passages = Aligner::new(lexical).align_texts(VERSION_A, VERSION_B);
+    assert_eq!(link_with(&passages, VERSION_A, "水手们！"), None);
+    assert_eq!(link_with(&passages, VERSION_A, "城里的存粮"), None);
+}

@@ -32,6 +32,10 @@ pub struct Vectors {
     pub norm2: Vec<f32>,
     /// Per sentence: is it a heading (linked alone, never in a group)?
     pub heading: Vec<bool>,
+    /// Per sentence: its length, the characters of its tokens in the
+    /// original text (punctuation and spaces not counted) — what the
+    /// length model of gap completion compares.
+    pub len: Vec<f32>,
 }
 
 impl Vectors {
@@ -224,6 +228,7 @@ impl<'c> Df<'c> {
             out.norm2.push(n2);
         }
         out.heading = seg.sentences.iter().map(|s| s.heading).collect();
+        out.len = seg.sentences.iter().map(|s| s.tokens(seg).iter().map(|t| (t.end - t.start) as f32).sum()).collect();
         out
     }
 

@@ -10,6 +10,7 @@
 //! reported as `verbatim`, otherwise as `parallel`; see [`verbatim`] for the
 //! token-level check and for copies that do not follow sentence boundaries.
 
+pub mod complete;
 pub mod features;
 pub mod parallel;
 pub mod verbatim;

@@ -58,6 +58,7 @@
 //! only as members of a group or through the neighbourhood of a candidate.
 //! The model is bag-of-n-grams: word order inside a sentence is ignored.
 
+use super::complete;
 use super::features::{dot, Feature, Vectors};
 use rustc_hash::FxHashMap;
 
@@ -100,6 +101,11 @@ pub struct ParallelParams {
     pub candidates: usize,
     /// Features in more sentences of B than this give no candidates.
     pub rare_cap: usize,
+    /// Complete chains by position and length ([`super::complete`]): link
+    /// the sentences between two anchors whose lengths fit, and let a
+    /// sentence one version split off join its neighbour's link. Off, only
+    /// sandwiched sentences that clear `fill_sigmas` are linked.
+    pub complete: bool,
 }
 
 impl Default for ParallelParams {
@@ -116,6 +122,7 @@ impl Default for ParallelParams {
             min_chain_related: 0.08,
             candidates: 4,
             rare_cap: 64,
+            complete: true,
         }
     }
 }
@@ -140,7 +147,7 @@ pub struct Chain {
 
 /// Pairwise dot products: all of them at once for a small pair, else
 /// computed on demand and cached.
-struct Dots<'a> {
+pub(super) struct Dots<'a> {
     a: &'a Vectors,
     b: &'a Vectors,
     /// `a_i · b_j` at `i * m + j`, when the pair has at most [`DENSE_CELLS`]
@@ -227,7 +234,7 @@ impl<'a> Dots<'a> {
     }
 
     /// Cosine of the summed vectors of `A[a0..a1]` and `B[b0..b1]`.
-    fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
+    pub(super) fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
         let na = Self::group_norm2(self.a, &self.self_a, a0, a1);
         let nb = Self::group_norm2(self.b, &self.self_b, b0, b1);
         if na <= 0.0 || nb <= 0.0 {
@@ -580,6 +587,28 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
     for c in &mut chains {
         fill_gaps(c, &mut dots, fill);
     }
+    if p.complete {
+        let (mut used_a, mut used_b) = (vec![false; n as usize], vec![false; m as usize]);
+        let mut groups = Vec::new();
+        for l in chains.iter().flat_map(|c| &c.links) {
+            used_a[l.a0 as usize..l.a1 as usize].iter_mut().for_each(|u| *u = true);
+            used_b[l.b0 as usize..l.b1 as usize].iter_mut().for_each(|u| *u = true);
+            if !(a.heading[l.a0 as usize] || b.heading[l.b0 as usize]) {
+                let len = |v: &[f32], s0: u32, s1: u32| v[s0 as usize..s1 as usize].iter().sum::<f32>();
+                groups.push((len(&a.len, l.a0, l.a1), len(&b.len, l.b0, l.b1)));
+            }
+        }
+        let ctx = complete::Context {
+            len_a: &a.len,
+            len_b: &b.len,
+            heading_a: &a.heading,
+            heading_b: &b.heading,
+            mean: background.mean,
+            sd: background.sd,
+            model: complete::LengthModel::fit(&groups),
+        };
+        complete::complete(&mut chains, &ctx, &mut dots, &mut used_a, &mut used_b);
+    }
     SentenceAlignment { chains, tau }
 }
 
@@ -678,6 +707,7 @@ mod tests {
             v.norm2.push(s.iter().map(|x| x.1 * x.1).sum());
             v.vecs.push(s);
             v.heading.push(false);
+            v.len.push(10.0);
         }
         v
     }

@@ -1,0 +1,364 @@
+//! Completion inside passages: the sentences between two anchors.
+//!
+//! The parallel aligner ([`super::parallel`]) links sentences by what they
+//! share. Between two of its links (anchors) there often remain sentences
+//! that share nothing lexical with their counterpart — `水手们！` against
+//! `伙计们！`, a command rendered with other verbs, the reworded half of a
+//! sentence one translator split in two. A reader pairs them at once: they
+//! sit in the same slot between two anchors, and their lengths fit. This
+//! module does the same, with three kinds of evidence:
+//!
+//! * **position** — only sentences in the slot between two consecutive links
+//!   of one chain (at most `gap` sentences on a side) are considered, and
+//!   groups keep the order of both texts;
+//! * **length** — a Gale–Church model fitted on the pair's own links: the
+//!   length of a B group is `c` times that of its A group, with a variance
+//!   that grows with the length, `δ = (l_b − c·l_a) / √(s²·m)` where `m` is
+//!   the mean length of the two in B units. `c` and `s²` are estimated from
+//!   the anchors of this very pair (robustly, from the median squared
+//!   deviation), so Chinese against Chinese, Chinese against its English
+//!   original and a tight copy all get their own model;
+//! * **weak lexical evidence** — the group's cosine as a z-score against the
+//!   pair's background (mean and deviation of random sentence pairs).
+//!
+//! A group earns
+//!
+//! ```text
+//! LEN_FIT − δ²/2 + LEX · clamp(z, −1, 4) − shape cost
+//! ```
+//!
+//! — a log-likelihood-like score: a perfect length fit is worth
+//! [`LEN_FIT`], each unit of δ² costs a half as under a normal model, and
+//! bigger groups pay for their extra freedom. A small monotone dynamic
+//! programme over the slot picks the groups (shapes 1-1 up to 3-1 / 1-3 and
+//! 2-2) that maximize the total, a sentence left alone scoring zero; groups
+//! scoring above zero become links. A slot with sentences on one side only
+//! (one version split a sentence the other kept whole, or added one) is
+//! offered to the links on either side: an orphan joins a neighbour when
+//! the neighbour's length fit improves by more than a group's extra cost.
+//!
+//! Links found here carry their own cosine as score, which is low where the
+//! evidence was position and length: users can filter them by score. A slot
+//! for a meaning-based similarity (a sentence encoder) is the `z` term:
+//! whatever similarity is available enters there, as a z-score against the
+//! pair's background.
+
+use super::parallel::{Chain, Dots, SentLink};
+
+/// Score of a perfect length fit (δ = 0) with no lexical evidence.
+pub const LEN_FIT: f32 = 1.5;
+/// Weight of the lexical z-score.
+pub const LEX: f32 = 0.5;
+/// Extra cost of a group of 3 sentences (2-1, 1-2) and of 4 (2-2, 3-1, 1-3).
+const SHAPE_COST: [f32; 2] = [0.25, 0.75];
+/// Cost per sentence of slot beyond a 1-1 slot: more room, more chance fits.
+const FREEDOM: f32 = 0.25;
+/// Least length variance per unit of length: Gale and Church's estimate
+/// (6.8, characters of English against French and German). The anchors of
+/// a pair are its lexically closest links, whose lengths agree more than
+/// those of the paraphrases between them, so their spread is a floor to
+/// raise, not the spread of the sentences being completed.
+const MIN_S2: f32 = 6.8;
+
+/// Gale–Church style length model of one pair of texts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LengthModel {
+    /// B length per unit of A length.
+    pub c: f32,
+    /// Variance of `l_b − c·l_a` per unit of mean length.
+    pub s2: f32,
+}
+
+impl LengthModel {
+    /// Fit on linked groups `(l_a, l_b)`.
+    pub fn fit(groups: &[(f32, f32)]) -> LengthModel {
+        let (sa, sb): (f32, f32) = groups.iter().fold((0.0, 0.0), |s, g| (s.0 + g.0, s.1 + g.1));
+        let c = if sa > 0.0 && sb > 0.0 { sb / sa } else { 1.0 };
+        let mut r2: Vec<f32> = groups
+            .iter()
+            .filter(|g| g.0 > 0.0 && g.1 > 0.0)
+            .map(|&(la, lb)| (lb - c * la).powi(2) / ((c * la + lb) / 2.0).max(1.0))
+            .collect();
+        let s2 = if r2.is_empty() {
+            MIN_S2
+        } else {
+            // The mean squared deviation without the worst tenth (a wrong
+            // link, a heading).
+            r2.sort_unstable_by(f32::total_cmp);
+            let kept = &r2[..r2.len() - r2.len() / 10];
+            kept.iter().sum::<f32>() / kept.len() as f32
+        };
+        LengthModel { c, s2: s2.max(MIN_S2) }
+    }
+
+    /// The normalized length deviation of a group.
+    pub fn delta(&self, la: f32, lb: f32) -> f32 {
+        let m = ((self.c * la + lb) / 2.0).max(1.0);
+        (lb - self.c * la) / (self.s2 * m).sqrt()
+    }
+}
+
+/// What a completion needs to know of the pair.
+pub(super) struct Context<'a> {
+    pub len_a: &'a [f32],
+    pub len_b: &'a [f32],
+    pub heading_a: &'a [bool],
+    pub heading_b: &'a [bool],
+    /// Background of random sentence pairs.
+    pub mean: f32,
+    pub sd: f32,
+    pub model: LengthModel,
+}
+
+impl Context<'_> {
+    fn len(v: &[f32], s0: u32, s1: u32) -> f32 {
+        v[s0 as usize..s1 as usize].iter().sum()
+    }
+
+    fn z(&self, sim: f32) -> f32 {
+        ((sim - self.mean) / self.sd.max(1e-6)).clamp(-1.0, 4.0)
+    }
+
+    /// Score of linking `A[a0..a1]` with `B[b0..b1]`, without shape cost,
+    /// and the group's cosine.
+    fn fit(&self, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32) -> (f32, f32) {
+        let sim = dots.group_cos(a0, a1, b0, b1);
+        let d = self.model.delta(Self::len(self.len_a, a0, a1), Self::len(self.len_b, b0, b1));
+        (LEN_FIT - d * d / 2.0 + LEX * self.z(sim), sim)
+    }
+
+    fn has_heading(&self, a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
+        self.heading_a[a0 as usize..a1 as usize].contains(&true)
+            || self.heading_b[b0 as usize..b1 as usize].contains(&true)
+    }
+}
+
+/// Group shapes tried inside a slot, with their cost.
+const GAP_SHAPES: [(u32, u32, f32); 6] = [
+    (1, 1, 0.0),
+    (1, 2, SHAPE_COST[0]),
+    (2, 1, SHAPE_COST[0]),
+    (2, 2, SHAPE_COST[1]),
+    (1, 3, SHAPE_COST[1]),
+    (3, 1, SHAPE_COST[1]),
+];
+
+/// The best links inside the slot `A[a0..a1]` × `B[b0..b1]` (both non-empty).
+fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32) -> Vec<SentLink> {
+    let (n, m) = ((a1 - a0) as usize, (b1 - b0) as usize);
+    let freedom = FREEDOM * (n + m - 2) as f32;
+    // best[x][y]: best total over A[a0..a0+x] × B[b0..b0+y]; how[x][y] the
+    // last step: a group (dx, dy, sim) or a skip (dx + dy = 1, sim < 0).
+    let mut best = vec![vec![0f32; m + 1]; n + 1];
+    let mut how = vec![vec![(0u32, 0u32, -1f32); m + 1]; n + 1];
+    for x in 0..=n {
+        for y in 0..=m {
+            if x == 0 && y == 0 {
+                continue;
+            }
+            let (mut b, mut h) = (f32::NEG_INFINITY, (0, 0, -1.0));
+            if x > 0 && best[x - 1][y] > b {
+                (b, h) = (best[x - 1][y], (1, 0, -1.0));
+            }
+            if y > 0 && best[x][y - 1] > b {
+                (b, h) = (best[x][y - 1], (0, 1, -1.0));
+            }
+            for &(dx, dy, cost) in &GAP_SHAPES {
+                let (dx, dy) = (dx as usize, dy as usize);
+                if dx > x || dy > y {
+                    continue;
+                }
+                let (ga0, ga1) = (a0 + (x - dx) as u32, a0 + x as u32);
+                let (gb0, gb1) = (b0 + (y - dy) as u32, b0 + y as u32);
+                if ctx.has_heading(ga0, ga1, gb0, gb1) {
+                    continue;
+                }
+                let (fit, sim) = ctx.fit(dots, ga0, ga1, gb0, gb1);
+                let s = fit - cost - freedom;
+                if s > 0.0 && best[x - dx][y - dy] + s > b {
+                    (b, h) = (best[x - dx][y - dy] + s, (dx as u32, dy as u32, sim));
+                }
+            }
+            best[x][y] = b;
+            how[x][y] = h;
+        }
+    }
+    let mut out = Vec::new();
+    let (mut x, mut y) = (n, m);
+    while x > 0 || y > 0 {
+        let (dx, dy, sim) = how[x][y];
+        if sim >= 0.0 {
+            out.push(SentLink {
+                a0: a0 + x as u32 - dx,
+                a1: a0 + x as u32,
+                b0: b0 + y as u32 - dy,
+                b1: b0 + y as u32,
+                sim,
+            });
+        }
+        x -= dx as usize;
+        y -= dy as usize;
+    }
+    out.reverse();
+    out
+}
+
+/// Cost of a group of `x` + `y` sentences.
+fn shape_cost(x: u32, y: u32) -> f32 {
+    match x + y {
+        0..=2 => 0.0,
+        3 => SHAPE_COST[0],
+        _ => SHAPE_COST[1],
+    }
+}
+
+/// The gain in score of growing `l` to cover `A[a.0..a.1]` and
+/// `B[b.0..b.1]` too, with the grown link: the change in length fit, plus
+/// the lexical evidence of the added sentences against the link's other
+/// side (their own cosine as a z-score: the link's may be saturated), less
+/// the cost of the bigger group. `None` when the result would not fit well
+/// (|δ| > 1.5), hold a heading or more than four sentences a side.
+fn grow(ctx: &Context, dots: &mut Dots, l: SentLink, a: (u32, u32), b: (u32, u32)) -> Option<(f32, SentLink)> {
+    let (a0, a1, b0, b1) = (l.a0.min(a.0), l.a1.max(a.1), l.b0.min(b.0), l.b1.max(b.1));
+    if a1 - a0 > 4 || b1 - b0 > 4 || ctx.has_heading(a0, a1, b0, b1) {
+        return None;
+    }
+    let delta = |a0: u32, a1: u32, b0: u32, b1: u32| {
+        ctx.model.delta(Context::len(ctx.len_a, a0, a1), Context::len(ctx.len_b, b0, b1))
+    };
+    let (old, new) = (delta(l.a0, l.a1, l.b0, l.b1), delta(a0, a1, b0, b1));
+    // The added sentences against the other side of the link.
+    let added = if a.1 > a.0 && (a.0 < l.a0 || a.1 > l.a1) {
+        dots.group_cos(a.0, a.1, l.b0, l.b1)
+    } else {
+        dots.group_cos(l.a0, l.a1, b.0, b.1)
+    };
+    let gain = (old * old - new * new) / 2.0 + LEX * ctx.z(added)
+        - (shape_cost(a1 - a0, b1 - b0) - shape_cost(l.a1 - l.a0, l.b1 - l.b0));
+    let sim = dots.group_cos(a0, a1, b0, b1);
+    (new.abs() <= 1.5).then_some((gain, SentLink { a0, a1, b0, b1, sim }))
+}
+
+fn mark(used: &mut [bool], s0: u32, s1: u32) {
+    used[s0 as usize..s1 as usize].iter_mut().for_each(|u| *u = true);
+}
+
+fn all_used(used: &[bool], s0: u32, s1: u32) -> bool {
+    used[s0 as usize..s1 as usize].iter().all(|&u| u)
+}
+
+fn all_free(used: &[bool], s0: u32, s1: u32) -> bool {
+    used[s0 as usize..s1 as usize].iter().all(|&u| !u)
+}
+
+/// The sentences left alone on one side between `links[k]` and
+/// `links[k + 1]`, where the other side has none: the first `t` may join
+/// the link before, the last `u` the link after; the split with the best
+/// total gain above zero is taken.
+fn absorb(
+    ctx: &Context,
+    dots: &mut Dots,
+    links: &mut [SentLink],
+    k: usize,
+    side_a: bool,
+    used: (&mut [bool], &mut [bool]),
+) {
+    let (l, n) = (links[k], links[k + 1]);
+    let ((start, end), (ostart, oend)) =
+        if side_a { ((l.a1, n.a0), (l.b1, n.b0)) } else { ((l.b1, n.b0), (l.a1, n.a0)) };
+    let (mine, other) = if side_a { (used.0, used.1) } else { (used.1, used.0) };
+    if start >= end || end - start > 3 || oend < ostart || !all_used(other, ostart, oend) || !all_free(mine, start, end)
+    {
+        return;
+    }
+    let grown = |dots: &mut Dots, l: SentLink, s0: u32, s1: u32| -> Option<(f32, SentLink)> {
+        if s0 == s1 {
+            return Some((0.0, l));
+        }
+        if side_a {
+            grow(ctx, dots, l, (s0, s1), (l.b0, l.b1))
+        } else {
+            grow(ctx, dots, l, (l.a0, l.a1), (s0, s1))
+        }
+    };
+    let r = end - start;
+    let mut best: Option<(f32, u32, u32, SentLink, SentLink)> = None;
+    for t in 0..=r {
+        for u in 0..=r - t {
+            if t + u == 0 {
+                continue;
+            }
+            let (Some((g1, x)), Some((g2, y))) = (grown(dots, l, start, start + t), grown(dots, n, end - u, end))
+            else {
+                continue;
+            };
+            if g1 + g2 > 0.0 && best.is_none_or(|b| g1 + g2 > b.0) {
+                best = Some((g1 + g2, t, u, x, y));
+            }
+        }
+    }
+    if let Some((_, t, u, x, y)) = best {
+        links[k] = x;
+        links[k + 1] = y;
+        mark(mine, start, start + t);
+        mark(mine, end - u, end);
+    }
+}
+
+/// Complete every chain: fill the slots between its links, then let the
+/// sentences left alone in a one-sided slot join a neighbouring link.
+/// `used_a`/`used_b` mark the sentences any chain has taken; they are
+/// updated.
+pub(super) fn complete(chains: &mut [Chain], ctx: &Context, dots: &mut Dots, used_a: &mut [bool], used_b: &mut [bool]) {
+    for c in chains.iter_mut() {
+        let mut links: Vec<SentLink> = Vec::with_capacity(c.links.len());
+        for &l in &c.links {
+            if let Some(&prev) = links.last() {
+                let prev: SentLink = prev;
+                let free = |used: &[bool], s0: u32, s1: u32| used[s0 as usize..s1 as usize].iter().all(|u| !u);
+                if l.a0 > prev.a1 && l.b0 > prev.b1 && free(used_a, prev.a1, l.a0) && free(used_b, prev.b1, l.b0) {
+                    for g in fill_slot(ctx, dots, prev.a1, l.a0, prev.b1, l.b0) {
+                        mark(used_a, g.a0, g.a1);
+                        mark(used_b, g.b0, g.b1);
+                        links.push(g);
+                    }
+                }
+            }
+            links.push(l);
+        }
+        for k in 0..links.len().saturating_sub(1) {
+            absorb(ctx, dots, &mut links, k, true, (&mut *used_a, &mut *used_b));
+            absorb(ctx, dots, &mut links, k, false, (&mut *used_a, &mut *used_b));
+        }
+        c.links = links;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_length_model_learns_the_ratio_and_spread_of_the_pair() {
+        // B is 1.5 times as long as A, give or take 4·√l_a: the squared
+        // deviation per unit of mean length (1.5·l_a) is 16 / 1.5.
+        let groups: Vec<(f32, f32)> = (0..40)
+            .map(|k| {
+                let la = 10.0 + k as f32;
+                (la, 1.5 * la + if k % 2 == 0 { 4.0 } else { -4.0 } * la.sqrt())
+            })
+            .collect();
+        let m = LengthModel::fit(&groups);
+        assert!((m.c - 1.5).abs() < 0.02, "{m:?}");
+        assert!((m.s2 - 16.0 / 1.5).abs() < 1.0, "{m:?}");
+        // A group that fits has a small δ, one far too long a large one.
+        assert!(m.delta(20.0, 30.0).abs() < 0.5, "{m:?}");
+        assert!(m.delta(20.0, 80.0) > 2.0, "{m:?}");
+    }
+
+    #[test]
+    fn without_links_the_model_is_the_prior() {
+        let m = LengthModel::fit(&[]);
+        assert_eq!(m, LengthModel { c: 1.0, s2: MIN_S2 });
+    }
+}
