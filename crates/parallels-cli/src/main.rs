@@ -172,6 +172,8 @@ struct AlignArgs {
 enum Method {
     /// Completion of chains by position and length.
     Complete,
+    /// Dropping short passages that cross the main alignment.
+    Coherence,
 }
 
 #[derive(Args, Debug)]
@@ -283,6 +285,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
+    opts.coherence = !args.without.contains(&Method::Coherence);
     opts.normalize.script = !args.no_script;
     opts.normalize.variants = !args.no_script;
     opts.normalize.numbers = !args.no_numbers;

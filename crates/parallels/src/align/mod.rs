@@ -72,11 +72,25 @@ pub fn covered_chars(mut spans: Vec<Span>) -> u64 {
 }
 
 /// Everything that decides an alignment.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub normalize: NormalizeOptions,
     pub parallel: ParallelParams,
     pub verbatim: verbatim::VerbatimParams,
+    /// Drop short passages that cross the main alignment of two versions
+    /// (see [`coherent`]).
+    pub coherence: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            normalize: NormalizeOptions::default(),
+            parallel: ParallelParams::default(),
+            verbatim: verbatim::VerbatimParams::default(),
+            coherence: true,
+        }
+    }
 }
 
 /// A text made ready for alignment: normalized and segmented.
@@ -191,9 +205,59 @@ impl Aligner {
             .collect();
         let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
         let mut passages = merge_copies(passages, &copies, a, b);
+        if self.opts.coherence {
+            passages = coherent(passages);
+        }
         passages.sort_by(|x, y| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
         passages
     }
+}
+
+/// Links a passage needs to define the main alignment of two texts.
+const MAIN_LINKS: usize = 5;
+/// Most links of a passage that [`coherent`] may drop.
+const SHORT_LINKS: usize = 2;
+/// Characters (on the shorter side) from which a passage is kept wherever it lies.
+const LONG_CHARS: u32 = 50;
+/// Main links a short passage must cross to contradict the main alignment
+/// (translators swap neighbouring sentences; a stock phrase lands far away).
+const CROSSINGS: usize = 3;
+
+/// Drop the short passages that contradict the main alignment of two texts.
+///
+/// In two versions of one work, the passages of [`MAIN_LINKS`] or more
+/// links make the main alignment. A short passage (at most [`SHORT_LINKS`]
+/// links and under [`LONG_CHARS`] characters on one side) that *crosses*
+/// [`CROSSINGS`] or more of their links — lies before them in A and after
+/// them in B, or the reverse — is a stock phrase or formula that recurs in
+/// both texts (`所有的……都交在约瑟的手`, a name with its titles), matched
+/// out of place: not reuse. Long passages and passages of several links
+/// stay, so a moved paragraph of an abridgement is kept; texts with no main
+/// alignment keep everything.
+fn coherent(passages: Vec<Passage>) -> Vec<Passage> {
+    let mut main: Vec<(Span, Span)> = passages
+        .iter()
+        .filter(|p| p.links.len() >= MAIN_LINKS)
+        .flat_map(|p| p.links.iter().map(|l| (l.a, l.b)))
+        .collect();
+    if main.is_empty() {
+        return passages;
+    }
+    main.sort_unstable();
+    passages
+        .into_iter()
+        .filter(|p| {
+            let short = p.links.len() <= SHORT_LINKS && (p.a[1] - p.a[0]).min(p.b[1] - p.b[0]) < LONG_CHARS;
+            if !short {
+                return true;
+            }
+            let crossed = main
+                .iter()
+                .filter(|(la, lb)| (la[1] <= p.a[0] && lb[0] >= p.b[1]) || (la[0] >= p.a[1] && lb[1] <= p.b[0]))
+                .count();
+            crossed < CROSSINGS
+        })
+        .collect()
 }
 
 /// Similarity at which a link standing alone needs no further evidence.
@@ -442,6 +506,53 @@ mod tests {
 
     fn chain(links: Vec<SentLink>) -> Chain {
         Chain { links, score: 1.0 }
+    }
+
+    /// A passage of one link `a` ↔ `b` (spans of 10 characters at those
+    /// starts) or of `n` such links on the diagonal.
+    fn short(kind: PassageKind, a: u32, b: u32) -> Passage {
+        passage(kind, vec![Link { a: [a, a + 10], b: [b, b + 10], score: 1.0 }], None)
+    }
+
+    fn diagonal(from: u32, n: u32) -> Passage {
+        let links = (0..n)
+            .map(|k| Link {
+                a: [from + 20 * k, from + 20 * k + 20],
+                b: [from + 20 * k, from + 20 * k + 20],
+                score: 0.5,
+            })
+            .collect();
+        passage(PassageKind::Parallel, links, None)
+    }
+
+    #[test]
+    fn a_short_passage_across_the_main_alignment_is_dropped() {
+        // The main chain links [0, 200) of A to [0, 200) of B, sentence by
+        // sentence; a stock phrase at 20 in A matches one at 150 in B.
+        let main = diagonal(0, 10);
+        let stock = short(PassageKind::Verbatim, 20, 150);
+        let kept = coherent(vec![main.clone(), stock]);
+        assert_eq!(kept, vec![main.clone()]);
+        // Two neighbouring sentences swapped by a translator stay.
+        let swap = short(PassageKind::Parallel, 205, 185);
+        assert_eq!(coherent(vec![main.clone(), swap.clone()]).len(), 2);
+        // Beyond the main chain, on both sides, nothing is contradicted.
+        let after = short(PassageKind::Verbatim, 400, 300);
+        assert_eq!(coherent(vec![main.clone(), after]).len(), 2);
+        // A long copy out of place is reuse all the same.
+        let long = passage(PassageKind::Verbatim, vec![Link { a: [20, 80], b: [150, 210], score: 1.0 }], None);
+        assert_eq!(coherent(vec![main.clone(), long]).len(), 2);
+        // So is a moved paragraph of several links.
+        let moved = passage(
+            PassageKind::Parallel,
+            (0..3)
+                .map(|k| Link { a: [20 + 10 * k, 30 + 10 * k], b: [150 + 10 * k, 160 + 10 * k], score: 0.5 })
+                .collect(),
+            None,
+        );
+        assert_eq!(coherent(vec![main, moved]).len(), 2);
+        // Without a main alignment, a lone copy is all there is.
+        assert_eq!(coherent(vec![short(PassageKind::Verbatim, 20, 150)]).len(), 1);
     }
 
     #[test]
