@@ -215,8 +215,6 @@ fn zh_bible_verses_align_and_no_stock_phrase_links_out_of_place() {
     assert!(report.units.recall() >= 0.99, "unit R {:.4}", report.units.recall());
     // Every passage lies along the main alignment: none links verses more
     // than a few apart (a recurring formula matched in another chapter).
-    let mut without = Options::default();
-    without.coherence = false;
-    let loose = Aligner::new(without).align_texts(&a, &b);
+    let loose = Aligner::new(Options { coherence: false, ..Options::default() }).align_texts(&a, &b);
     assert!(out.pairs[0].passages.len() < loose.len(), "the stock-phrase passages are dropped");
 }
