@@ -174,6 +174,8 @@ enum Method {
     Complete,
     /// Dropping short passages that cross the main alignment.
     Coherence,
+    /// More evidence for what is all two texts share.
+    Isolated,
 }
 
 #[derive(Args, Debug)]
@@ -286,6 +288,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.coherence = !args.without.contains(&Method::Coherence);
+    opts.isolated = !args.without.contains(&Method::Isolated);
     opts.normalize.script = !args.no_script;
     opts.normalize.variants = !args.no_script;
     opts.normalize.numbers = !args.no_numbers;

@@ -80,6 +80,10 @@ pub struct Options {
     /// Drop short passages that cross the main alignment of two versions
     /// (see [`coherent`]).
     pub coherence: bool,
+    /// Ask more of what two texts share when it is all they share: a lone
+    /// sentence link must be a near copy ([`NEAR_COPY`]), a copy must have
+    /// [`verbatim::VerbatimParams::isolated_tokens`] copied tokens.
+    pub isolated: bool,
 }
 
 impl Default for Options {
@@ -89,6 +93,7 @@ impl Default for Options {
             parallel: ParallelParams::default(),
             verbatim: verbatim::VerbatimParams::default(),
             coherence: true,
+            isolated: true,
         }
     }
 }
@@ -184,7 +189,13 @@ impl Aligner {
         let titles = |l: &parallel::SentLink| {
             l.a1 - l.a0 == 1 && l.b1 - l.b0 == 1 && sa[l.a0 as usize].heading && sb[l.b0 as usize].heading
         };
-        let keep = chains_that_hold(&found.chains, heading, titles, |l| lone_link_holds(l, a, b, df, found.tau));
+        let keep = chains_that_hold(
+            &found.chains,
+            heading,
+            titles,
+            |l| lone_link_holds(l, a, b, df, found.tau),
+            self.opts.isolated,
+        );
         let passages: Vec<Passage> = found
             .chains
             .iter()
@@ -204,7 +215,8 @@ impl Aligner {
             })
             .collect();
         let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
-        let mut passages = merge_copies(passages, &copies, a, b);
+        let isolated_tokens = if self.opts.isolated { self.opts.verbatim.isolated_tokens } else { 0 };
+        let mut passages = merge_copies(passages, &copies, a, b, isolated_tokens);
         if self.opts.coherence {
             passages = coherent(passages);
         }
@@ -267,34 +279,47 @@ pub const NEAR_COPY: f32 = 0.5;
 ///
 /// A heading is a short line, often a name or a date, so a link with a
 /// heading on either side (`heading`) is no evidence that two texts are
-/// related. Chains with two or more other links (body links) are kept, and
-/// make the texts *related*: versions of one work. A chain with one body
-/// link is kept if that link holds on its own (`alone`: a near copy or two
-/// clause hits), or if headings join it in a related pair. A chain of
-/// headings only is kept if it is one heading against another (`titles`)
-/// in a related pair: the same title in two versions, where the two-hit
-/// rule (made for sentences of unrelated texts) cannot apply, a heading
-/// having one clause.
+/// related. A chain of [`RELATED_LINKS`] or more other links (body links)
+/// makes the texts *related*: versions of one work, whose every chain is
+/// kept. A chain with one body link is kept if that link holds on its own
+/// (`alone`: a near copy or two clause hits), or if headings join it in a
+/// related pair. A chain of headings only is kept if it is one heading
+/// against another (`titles`) in a related pair: the same title in two
+/// versions, where the two-hit rule (made for sentences of unrelated texts)
+/// cannot apply, a heading having one clause.
+///
+/// With `isolated`, what two unrelated texts share needs more evidence the
+/// less of it there is: a chain of two body links is kept only if each
+/// holds on its own, and a lone link only if it is a near copy
+/// ([`NEAR_COPY`]) — same-topic texts share names, dates and a verb in one
+/// sentence (`两路援军先后在河边溃败`), and one house style shares formulae
+/// (`他们回答说`), far more often than they share a real quotation.
+/// Without it, a chain of two body links makes texts related.
 fn chains_that_hold(
     chains: &[parallel::Chain],
     heading: impl Fn(&parallel::SentLink) -> bool,
     titles: impl Fn(&parallel::SentLink) -> bool,
     alone: impl Fn(&parallel::SentLink) -> bool,
+    isolated: bool,
 ) -> Vec<bool> {
     let body = |c: &parallel::Chain| c.links.iter().filter(|l| !heading(l)).count();
-    let related = chains.iter().any(|c| body(c) > 1);
+    let related_links = if isolated { RELATED_LINKS } else { 2 };
+    let related = chains.iter().any(|c| body(c) >= related_links);
     chains
         .iter()
         .map(|c| match body(c) {
             0 => related && c.links.len() == 1 && titles(&c.links[0]),
             1 => {
                 let l = c.links.iter().find(|l| !heading(l)).unwrap();
-                (related && c.links.len() > 1) || alone(l)
+                (related && c.links.len() > 1) || if isolated && !related { l.sim >= NEAR_COPY } else { alone(l) }
             }
-            _ => true,
+            n => related || n >= related_links || c.links.iter().filter(|l| !heading(l)).all(&alone),
         })
         .collect()
 }
+
+/// Body links of a chain that make two texts related (with `isolated`).
+const RELATED_LINKS: usize = 3;
 
 /// Does a link that forms a passage on its own hold up?
 ///
@@ -376,12 +401,15 @@ const TAKEOVER: f64 = 0.9;
 /// chain is a phrase two parallel versions happen to share, and the parallel
 /// links already say so; but a copy inside a lone link (a quotation in
 /// otherwise unrelated texts) takes it over, cut to the copy. A copy that meets no link is linked piece by piece at A's sentence
-/// boundaries, with B positions from the copy's seed correspondence.
+/// boundaries, with B positions from the copy's seed correspondence. When
+/// the texts share no sentence passage, a copy needs `isolated_tokens`
+/// copied tokens, until one has them.
 fn merge_copies(
     mut passages: Vec<Passage>,
     copies: &[verbatim::TokenCopy],
     a: &Prepared,
     b: &Prepared,
+    mut isolated_tokens: u32,
 ) -> Vec<Passage> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     let mut order: Vec<&verbatim::TokenCopy> = copies.iter().collect();
@@ -411,6 +439,12 @@ fn merge_copies(
         if !met.is_empty() && !lone && share_a < TAKEOVER && share_b < TAKEOVER {
             continue;
         }
+        // A copy that is all two texts share must be long; once one is,
+        // the texts are related and shorter ones count too.
+        if met.is_empty() && passages.is_empty() && c.copied < isolated_tokens {
+            continue;
+        }
+        isolated_tokens = 0;
         // The side where the links hold more than the copy is cut to it.
         let (clip_a, clip_b) = (share_a < TAKEOVER, share_b < TAKEOVER);
         taken_spans.push((ca, cb));
@@ -501,7 +535,33 @@ mod tests {
             |l| is_heading(l.a0) || is_heading(l.b0),
             |l| is_heading(l.a0) && is_heading(l.b0),
             |l| l.sim >= 0.5,
+            false,
         )
+    }
+
+    /// As `keep`, with the isolation rule; a link holds alone (two clause
+    /// hits, say) from 0.3, a near copy is 0.5.
+    fn keep_isolated(chains: &[Chain]) -> Vec<bool> {
+        chains_that_hold(chains, |_| false, |_| false, |l| l.sim >= 0.3, true)
+    }
+
+    #[test]
+    fn what_unrelated_texts_share_needs_more_the_less_there_is() {
+        // Alone in a pair: a lone link must be a near copy.
+        assert_eq!(keep_isolated(&[chain(vec![link(5, 5, 0.4)])]), [false]);
+        assert_eq!(keep_isolated(&[chain(vec![link(5, 5, 0.6)])]), [true]);
+        // Two links: each must hold on its own.
+        assert_eq!(keep_isolated(&[chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)])]), [false]);
+        assert_eq!(keep_isolated(&[chain(vec![link(5, 5, 0.4), link(6, 6, 0.35)])]), [true]);
+        // Three links make the texts related: then a lone link that holds
+        // on its own is kept, as without the rule.
+        let three = chain(vec![link(1, 1, 0.2), link(2, 2, 0.2), link(3, 3, 0.2)]);
+        assert_eq!(keep_isolated(&[three, chain(vec![link(9, 9, 0.4)])]), [true, true]);
+        // Without the rule, two weak links make texts related.
+        assert_eq!(
+            keep(&[chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)]), chain(vec![link(20, 20, 0.2)])]),
+            [true, false]
+        );
     }
 
     fn chain(links: Vec<SentLink>) -> Chain {

@@ -48,6 +48,10 @@ pub struct VerbatimParams {
     pub max_gap: u32,
     /// Shortest copy kept, in tokens of A.
     pub min_tokens: u32,
+    /// Copied tokens a copy needs when it is all two texts share (no
+    /// sentence chain, no longer copy): a dateline, a title with a name, a
+    /// political formula recur in texts that are not copies of each other.
+    pub isolated_tokens: u32,
     /// Share of a copy's tokens that seeds must cover, and share of tokens
     /// in order that makes sentence links `verbatim`.
     pub min_identity: f64,
@@ -55,7 +59,15 @@ pub struct VerbatimParams {
 
 impl Default for VerbatimParams {
     fn default() -> Self {
-        VerbatimParams { seed: 5, max_occurrences: 8, band: 8, max_gap: 40, min_tokens: 12, min_identity: 0.6 }
+        VerbatimParams {
+            seed: 5,
+            max_occurrences: 8,
+            band: 8,
+            max_gap: 40,
+            min_tokens: 12,
+            isolated_tokens: 20,
+            min_identity: 0.6,
+        }
     }
 }
 
@@ -71,6 +83,8 @@ pub struct TokenCopy {
     pub hits: Vec<(u32, u32)>,
     /// Share of the copy's tokens (both sides) covered by seeds.
     pub identity: f64,
+    /// Tokens of A covered by seeds or the exact extensions: what is copied.
+    pub copied: u32,
 }
 
 fn seed_hashes(toks: &[Token], k: usize) -> Vec<Option<u64>> {
@@ -206,7 +220,7 @@ pub fn find(a: &[Token], b: &[Token], p: &VerbatimParams) -> Vec<TokenCopy> {
         if identity < p.min_identity || covered < p.min_tokens {
             continue;
         }
-        copies.push(TokenCopy { a0, a1, b0, b1, hits, identity });
+        copies.push(TokenCopy { a0, a1, b0, b1, hits, identity, copied: covered });
     }
     copies.sort_by_key(|c| (c.a0, c.b0));
     copies
