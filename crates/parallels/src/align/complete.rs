@@ -29,7 +29,10 @@
 //!
 //! — a log-likelihood-like score: a perfect length fit is worth
 //! [`LEN_FIT`], each unit of δ² costs a half as under a normal model, and
-//! bigger groups pay for their extra freedom. A small monotone dynamic
+//! bigger groups pay for their extra freedom. Inside a slot with sentences
+//! on both sides, the pair's own rate of sentences without counterpart
+//! shifts the score ([`slot_prior`]): in a loose rendering a drop next to an
+//! addition is likelier than in a faithful translation. A small monotone dynamic
 //! programme over the slot picks the groups (shapes 1-1 up to 3-1 / 1-3 and
 //! 2-2) that maximize the total, a sentence left alone scoring zero; groups
 //! scoring above zero become links. A slot with sentences on one side only
@@ -99,6 +102,7 @@ impl LengthModel {
 }
 
 /// What a completion needs to know of the pair.
+#[derive(Clone, Copy)]
 pub(super) struct Context<'a> {
     pub len_a: &'a [f32],
     pub len_b: &'a [f32],
@@ -108,6 +112,9 @@ pub(super) struct Context<'a> {
     pub mean: f32,
     pub sd: f32,
     pub model: LengthModel,
+    /// Log prior odds that a two-sided slot holds counterparts, against a
+    /// typical pair ([`slot_prior`]); set by [`complete`].
+    pub prior: f32,
 }
 
 impl Context<'_> {
@@ -174,7 +181,7 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
                     continue;
                 }
                 let (fit, sim) = ctx.fit(dots, ga0, ga1, gb0, gb1);
-                let s = fit - cost - freedom;
+                let s = fit + ctx.prior - cost - freedom;
                 if s > 0.0 && best[x - dx][y - dy] + s > b {
                     (b, h) = (best[x - dx][y - dy] + s, (dx as u32, dy as u32, sim));
                 }
@@ -305,11 +312,44 @@ fn absorb(
     }
 }
 
+/// Share of sentences with no counterpart in a typical pair of versions,
+/// and how many links that guess is worth.
+const ORPHAN_RATE: f32 = 0.03;
+const ORPHAN_PRIOR_LINKS: f32 = 20.0;
+
+/// How likely a two-sided slot is to hold counterparts, in this pair.
+///
+/// A slot between two anchors with sentences on both sides holds either
+/// counterparts the lexical evidence missed (a paraphrase) or a sentence
+/// one version dropped next to one the other added. Which is likelier
+/// depends on the pair: where one-sided slots are common (an abridgement
+/// dropping sentences, a rendering adding its own), so is a drop next to an
+/// addition. The rate `q` of sentences in one-sided slots among the
+/// chains' links (shrunk towards [`ORPHAN_RATE`]) gives log odds
+/// `ln((1 − q)/q)`, returned relative to a typical pair: positive for a
+/// faithful translation, negative for a loose rendering.
+fn slot_prior(chains: &[Chain]) -> f32 {
+    let (mut orphans, mut links) = (0f32, 0f32);
+    for c in chains {
+        links += c.links.len() as f32;
+        for w in c.links.windows(2) {
+            let (ga, gb) = (w[1].a0 - w[0].a1, w[1].b0 - w[0].b1);
+            if (ga == 0) != (gb == 0) {
+                orphans += (ga + gb) as f32;
+            }
+        }
+    }
+    let q = (orphans + ORPHAN_RATE * ORPHAN_PRIOR_LINKS) / (orphans + links + ORPHAN_PRIOR_LINKS);
+    let odds = |q: f32| ((1.0 - q) / q).ln();
+    odds(q) - odds(ORPHAN_RATE)
+}
+
 /// Complete every chain: fill the slots between its links, then let the
 /// sentences left alone in a one-sided slot join a neighbouring link.
 /// `used_a`/`used_b` mark the sentences any chain has taken; they are
 /// updated.
 pub(super) fn complete(chains: &mut [Chain], ctx: &Context, dots: &mut Dots, used_a: &mut [bool], used_b: &mut [bool]) {
+    let ctx = &Context { prior: slot_prior(chains), ..*ctx };
     for c in chains.iter_mut() {
         let mut links: Vec<SentLink> = Vec::with_capacity(c.links.len());
         for &l in &c.links {
@@ -354,6 +394,20 @@ mod tests {
         // A group that fits has a small δ, one far too long a large one.
         assert!(m.delta(20.0, 30.0).abs() < 0.5, "{m:?}");
         assert!(m.delta(20.0, 80.0) > 2.0, "{m:?}");
+    }
+
+    fn link(a0: u32, a1: u32, b0: u32, b1: u32) -> SentLink {
+        SentLink { a0, a1, b0, b1, sim: 0.5 }
+    }
+
+    #[test]
+    fn slots_are_trusted_less_where_versions_drop_and_add_sentences() {
+        // Forty links in a row: a faithful translation.
+        let faithful = Chain { links: (0..40).map(|k| link(k, k + 1, k, k + 1)).collect(), score: 1.0 };
+        // The same with a sentence dropped after every fourth link.
+        let loose = Chain { links: (0..40).map(|k| link(k + k / 4, k + k / 4 + 1, k, k + 1)).collect(), score: 1.0 };
+        let (f, l) = (slot_prior(&[faithful]), slot_prior(&[loose]));
+        assert!(f > 0.0 && l < 0.0, "{f} {l}");
     }
 
     #[test]

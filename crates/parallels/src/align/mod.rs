@@ -194,7 +194,7 @@ impl Aligner {
             heading,
             titles,
             |l| lone_link_holds(l, a, b, df, found.tau),
-            self.opts.isolated,
+            self.opts.isolated.then_some(sa.len().min(sb.len())),
         );
         let passages: Vec<Passage> = found
             .chains
@@ -288,8 +288,10 @@ pub const NEAR_COPY: f32 = 0.5;
 /// versions, where the two-hit rule (made for sentences of unrelated texts)
 /// cannot apply, a heading having one clause.
 ///
-/// With `isolated`, what two unrelated texts share needs more evidence the
-/// less of it there is: a chain of two body links is kept only if each
+/// With `isolated` (the sentence count of the shorter text), what two
+/// unrelated texts share needs more evidence the less of it there is: a
+/// chain of [`RELATED_LINKS`] body links (or of two covering half the
+/// shorter text) relates them; a chain of two body links is kept only if each
 /// holds on its own, and a lone link only if it is a near copy
 /// ([`NEAR_COPY`]) — same-topic texts share names, dates and a verb in one
 /// sentence (`两路援军先后在河边溃败`), and one house style shares formulae
@@ -300,10 +302,15 @@ fn chains_that_hold(
     heading: impl Fn(&parallel::SentLink) -> bool,
     titles: impl Fn(&parallel::SentLink) -> bool,
     alone: impl Fn(&parallel::SentLink) -> bool,
-    isolated: bool,
+    isolated: Option<usize>,
 ) -> Vec<bool> {
     let body = |c: &parallel::Chain| c.links.iter().filter(|l| !heading(l)).count();
-    let related_links = if isolated { RELATED_LINKS } else { 2 };
+    // Two links that cover half the shorter text are not isolated.
+    let related_links = match isolated {
+        Some(sentences) => RELATED_LINKS.min(2.max(sentences.div_ceil(2))),
+        None => 2,
+    };
+    let isolated = isolated.is_some();
     let related = chains.iter().any(|c| body(c) >= related_links);
     chains
         .iter()
@@ -535,14 +542,14 @@ mod tests {
             |l| is_heading(l.a0) || is_heading(l.b0),
             |l| is_heading(l.a0) && is_heading(l.b0),
             |l| l.sim >= 0.5,
-            false,
+            None,
         )
     }
 
     /// As `keep`, with the isolation rule; a link holds alone (two clause
     /// hits, say) from 0.3, a near copy is 0.5.
     fn keep_isolated(chains: &[Chain]) -> Vec<bool> {
-        chains_that_hold(chains, |_| false, |_| false, |l| l.sim >= 0.3, true)
+        chains_that_hold(chains, |_| false, |_| false, |l| l.sim >= 0.3, Some(100))
     }
 
     #[test]
@@ -557,6 +564,9 @@ mod tests {
         // on its own is kept, as without the rule.
         let three = chain(vec![link(1, 1, 0.2), link(2, 2, 0.2), link(3, 3, 0.2)]);
         assert_eq!(keep_isolated(&[three, chain(vec![link(9, 9, 0.4)])]), [true, true]);
+        // Two links that are (half of) all the shorter text has relate it.
+        let two = [chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)])];
+        assert_eq!(chains_that_hold(&two, |_| false, |_| false, |l| l.sim >= 0.3, Some(4)), [true]);
         // Without the rule, two weak links make texts related.
         assert_eq!(
             keep(&[chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)]), chain(vec![link(20, 20, 0.2)])]),

@@ -606,6 +606,7 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
             mean: background.mean,
             sd: background.sd,
             model: complete::LengthModel::fit(&groups),
+            prior: 0.0,
         };
         complete::complete(&mut chains, &ctx, &mut dots, &mut used_a, &mut used_b);
     }
