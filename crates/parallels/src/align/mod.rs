@@ -194,6 +194,13 @@ impl Aligner {
             heading,
             titles,
             |l| lone_link_holds(l, a, b, df, found.tau),
+            |l| {
+                let tokens = |s: &[crate::segment::Sentence], s0: u32, s1: u32| {
+                    s[s1 as usize - 1].tok_end - s[s0 as usize].tok_start
+                };
+                let min = self.opts.verbatim.min_tokens;
+                l.sim >= NEAR_COPY && tokens(sa, l.a0, l.a1) >= min && tokens(sb, l.b0, l.b1) >= min
+            },
             self.opts.isolated.then_some(sa.len().min(sb.len())),
         );
         let passages: Vec<Passage> = found
@@ -293,7 +300,7 @@ pub const NEAR_COPY: f32 = 0.5;
 /// chain of [`RELATED_LINKS`] body links (or of two covering half the
 /// shorter text) relates them; a chain of two body links is kept only if each
 /// holds on its own, and a lone link only if it is a near copy
-/// ([`NEAR_COPY`]) — same-topic texts share names, dates and a verb in one
+/// (`near_copy`: [`NEAR_COPY`], and as long as a verbatim copy) — same-topic texts share names, dates and a verb in one
 /// sentence (`两路援军先后在河边溃败`), and one house style shares formulae
 /// (`他们回答说`), far more often than they share a real quotation.
 /// Without it, a chain of two body links makes texts related.
@@ -302,6 +309,7 @@ fn chains_that_hold(
     heading: impl Fn(&parallel::SentLink) -> bool,
     titles: impl Fn(&parallel::SentLink) -> bool,
     alone: impl Fn(&parallel::SentLink) -> bool,
+    near_copy: impl Fn(&parallel::SentLink) -> bool,
     isolated: Option<usize>,
 ) -> Vec<bool> {
     let body = |c: &parallel::Chain| c.links.iter().filter(|l| !heading(l)).count();
@@ -318,7 +326,7 @@ fn chains_that_hold(
             0 => related && c.links.len() == 1 && titles(&c.links[0]),
             1 => {
                 let l = c.links.iter().find(|l| !heading(l)).unwrap();
-                (related && c.links.len() > 1) || if isolated && !related { l.sim >= NEAR_COPY } else { alone(l) }
+                (related && c.links.len() > 1) || if isolated && !related { near_copy(l) } else { alone(l) }
             }
             n => related || n >= related_links || c.links.iter().filter(|l| !heading(l)).all(&alone),
         })
@@ -542,6 +550,7 @@ mod tests {
             |l| is_heading(l.a0) || is_heading(l.b0),
             |l| is_heading(l.a0) && is_heading(l.b0),
             |l| l.sim >= 0.5,
+            |l| l.sim >= 0.5,
             None,
         )
     }
@@ -549,7 +558,7 @@ mod tests {
     /// As `keep`, with the isolation rule; a link holds alone (two clause
     /// hits, say) from 0.3, a near copy is 0.5.
     fn keep_isolated(chains: &[Chain]) -> Vec<bool> {
-        chains_that_hold(chains, |_| false, |_| false, |l| l.sim >= 0.3, Some(100))
+        chains_that_hold(chains, |_| false, |_| false, |l| l.sim >= 0.3, |l| l.sim >= 0.5, Some(100))
     }
 
     #[test]
@@ -566,7 +575,7 @@ mod tests {
         assert_eq!(keep_isolated(&[three, chain(vec![link(9, 9, 0.4)])]), [true, true]);
         // Two links that are (half of) all the shorter text has relate it.
         let two = [chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)])];
-        assert_eq!(chains_that_hold(&two, |_| false, |_| false, |l| l.sim >= 0.3, Some(4)), [true]);
+        assert_eq!(chains_that_hold(&two, |_| false, |_| false, |l| l.sim >= 0.3, |l| l.sim >= 0.5, Some(4)), [true]);
         // Without the rule, two weak links make texts related.
         assert_eq!(
             keep(&[chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)]), chain(vec![link(20, 20, 0.2)])]),
