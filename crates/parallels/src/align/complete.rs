@@ -201,6 +201,7 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
                 b0: b0 + y as u32 - dy,
                 b1: b0 + y as u32,
                 sim,
+                filled: true,
             });
         }
         x -= dx as usize;
@@ -243,7 +244,7 @@ fn grow(ctx: &Context, dots: &mut Dots, l: SentLink, a: (u32, u32), b: (u32, u32
     let gain = (old * old - new * new) / 2.0 + LEX * ctx.z(added)
         - (shape_cost(a1 - a0, b1 - b0) - shape_cost(l.a1 - l.a0, l.b1 - l.b0));
     let sim = dots.group_cos(a0, a1, b0, b1);
-    (new.abs() <= 1.5).then_some((gain, SentLink { a0, a1, b0, b1, sim }))
+    (new.abs() <= 1.5).then_some((gain, SentLink { a0, a1, b0, b1, sim, filled: l.filled }))
 }
 
 fn mark(used: &mut [bool], s0: u32, s1: u32) {
@@ -397,7 +398,7 @@ mod tests {
     }
 
     fn link(a0: u32, a1: u32, b0: u32, b1: u32) -> SentLink {
-        SentLink { a0, a1, b0, b1, sim: 0.5 }
+        SentLink { a0, a1, b0, b1, sim: 0.5, filled: false }
     }
 
     #[test]

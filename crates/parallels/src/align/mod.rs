@@ -312,7 +312,9 @@ fn chains_that_hold(
     near_copy: impl Fn(&parallel::SentLink) -> bool,
     isolated: Option<usize>,
 ) -> Vec<bool> {
-    let body = |c: &parallel::Chain| c.links.iter().filter(|l| !heading(l)).count();
+    // Links by position and length (completion) are no evidence either.
+    let evidence = |l: &&parallel::SentLink| !heading(l) && !l.filled;
+    let body = |c: &parallel::Chain| c.links.iter().filter(evidence).count();
     // Two links that cover half the shorter text are not isolated.
     let related_links = match isolated {
         Some(sentences) => RELATED_LINKS.min(2.max(sentences.div_ceil(2))),
@@ -325,10 +327,10 @@ fn chains_that_hold(
         .map(|c| match body(c) {
             0 => related && c.links.len() == 1 && titles(&c.links[0]),
             1 => {
-                let l = c.links.iter().find(|l| !heading(l)).unwrap();
+                let l = c.links.iter().find(evidence).unwrap();
                 (related && c.links.len() > 1) || if isolated && !related { near_copy(l) } else { alone(l) }
             }
-            n => related || n >= related_links || c.links.iter().filter(|l| !heading(l)).all(&alone),
+            n => related || n >= related_links || c.links.iter().filter(evidence).all(&alone),
         })
         .collect()
 }
@@ -540,7 +542,7 @@ mod tests {
     /// Sentences 0 and 10 are headings on both sides; a link holds alone
     /// when its similarity is at least 0.5 (as a near copy would).
     fn link(a: u32, b: u32, sim: f32) -> SentLink {
-        SentLink { a0: a, a1: a + 1, b0: b, b1: b + 1, sim }
+        SentLink { a0: a, a1: a + 1, b0: b, b1: b + 1, sim, filled: false }
     }
 
     fn keep(chains: &[Chain]) -> Vec<bool> {
@@ -573,6 +575,9 @@ mod tests {
         // on its own is kept, as without the rule.
         let three = chain(vec![link(1, 1, 0.2), link(2, 2, 0.2), link(3, 3, 0.2)]);
         assert_eq!(keep_isolated(&[three, chain(vec![link(9, 9, 0.4)])]), [true, true]);
+        // A link found by position between two weak ones adds no evidence.
+        let filled = SentLink { filled: true, ..link(6, 6, 0.0) };
+        assert_eq!(keep_isolated(&[chain(vec![link(5, 5, 0.4), filled, link(7, 7, 0.2)])]), [false]);
         // Two links that are (half of) all the shorter text has relate it.
         let two = [chain(vec![link(5, 5, 0.4), link(6, 6, 0.2)])];
         assert_eq!(chains_that_hold(&two, |_| false, |_| false, |l| l.sim >= 0.3, |l| l.sim >= 0.5, Some(4)), [true]);

@@ -136,6 +136,9 @@ pub struct SentLink {
     pub b1: u32,
     /// Cosine similarity of the two groups.
     pub sim: f32,
+    /// Found by position and length between two other links
+    /// ([`super::complete`]): no evidence that the texts are related.
+    pub filled: bool,
 }
 
 /// A chain of links, in order.
@@ -629,7 +632,7 @@ fn fill_gaps(c: &mut Chain, dots: &mut Dots, fill: f32) {
             if (1..=2).contains(&ga) && (1..=2).contains(&gb) {
                 let sim = dots.group_cos(prev.a1, l.a0, prev.b1, l.b0);
                 if sim >= fill {
-                    out.push(SentLink { a0: prev.a1, a1: l.a0, b0: prev.b1, b1: l.b0, sim });
+                    out.push(SentLink { a0: prev.a1, a1: l.a0, b0: prev.b1, b1: l.b0, sim, filled: false });
                 }
             }
         }
@@ -679,7 +682,7 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
             .iter()
             .map(|&k| {
                 let c = &cells[k as usize];
-                SentLink { a0: c.i + 1 - c.da, a1: c.i + 1, b0: c.j + 1 - c.db, b1: c.j + 1, sim: c.sim }
+                SentLink { a0: c.i + 1 - c.da, a1: c.i + 1, b0: c.j + 1 - c.db, b1: c.j + 1, sim: c.sim, filled: false }
             })
             .collect();
         for l in &links {
