@@ -72,28 +72,33 @@ pub struct Counts {
     pub gold: u64,
 }
 
+/// `num / den`, and 1 when there is nothing to count.
+fn share(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        1.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+/// Harmonic mean of a precision and a recall.
+fn harmonic(p: f64, r: f64) -> f64 {
+    if p + r == 0.0 {
+        0.0
+    } else {
+        2.0 * p * r / (p + r)
+    }
+}
+
 impl Counts {
     pub fn precision(&self) -> f64 {
-        if self.predicted == 0 {
-            1.0
-        } else {
-            self.tp as f64 / self.predicted as f64
-        }
+        share(self.tp, self.predicted)
     }
     pub fn recall(&self) -> f64 {
-        if self.gold == 0 {
-            1.0
-        } else {
-            self.tp as f64 / self.gold as f64
-        }
+        share(self.tp, self.gold)
     }
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
+        harmonic(self.precision(), self.recall())
     }
     fn add(&mut self, o: Counts) {
         self.tp += o.tp;
@@ -313,28 +318,15 @@ pub struct UnitCounts {
 impl UnitCounts {
     /// Unit precision (±1 unit).
     pub fn precision(&self) -> f64 {
-        if self.predicted == 0 {
-            1.0
-        } else {
-            self.predicted_ok as f64 / self.predicted as f64
-        }
+        share(self.predicted_ok, self.predicted)
     }
     /// Unit recall.
     pub fn recall(&self) -> f64 {
-        if self.unit_chars == 0 {
-            1.0
-        } else {
-            self.unit_hit as f64 / self.unit_chars as f64
-        }
+        share(self.unit_hit, self.unit_chars)
     }
     /// Harmonic mean of unit precision and recall.
     pub fn f1(&self) -> f64 {
-        let (p, r) = (self.precision(), self.recall());
-        if p + r == 0.0 {
-            0.0
-        } else {
-            2.0 * p * r / (p + r)
-        }
+        harmonic(self.precision(), self.recall())
     }
     fn add(&mut self, o: UnitCounts) {
         self.predicted += o.predicted;

@@ -18,6 +18,21 @@ fn slice(t: &str, s: Span) -> String {
     t.chars().skip(s[0] as usize).take((s[1] - s[0]) as usize).collect()
 }
 
+/// The `parallels.align/1` document of texts with these ids and pairs.
+fn output(ids: &[&str], texts: &[String], pairs: Vec<PairOutput>) -> AlignOutput {
+    let documents = ids
+        .iter()
+        .zip(texts)
+        .map(|(id, t)| DocumentInfo {
+            id: id.to_string(),
+            path: String::new(),
+            chars: chars(t) as u64,
+            encoding: "utf-8".into(),
+        })
+        .collect();
+    AlignOutput::new(documents, pairs)
+}
+
 /// Align all pairs of the corpus and score them against its gold.
 #[test]
 fn zh_variants_meet_the_accuracy_targets() {
@@ -35,17 +50,7 @@ fn zh_variants_meet_the_accuracy_targets() {
             }
         }
     }
-    let documents = ids
-        .iter()
-        .zip(&texts)
-        .map(|(id, t)| DocumentInfo {
-            id: id.to_string(),
-            path: String::new(),
-            chars: chars(t) as u64,
-            encoding: "utf-8".into(),
-        })
-        .collect();
-    let out = AlignOutput::new(documents, pairs);
+    let out = output(&ids, &texts, pairs);
     let gold_path = format!("{}/../../eval/zh-variants/gold.json", env!("CARGO_MANIFEST_DIR"));
     let gold: Gold = serde_json::from_str(&std::fs::read_to_string(gold_path).unwrap()).unwrap();
     let report = evaluate(&gold, &out).unwrap();
@@ -197,17 +202,7 @@ fn zh_bible_verses_align_and_no_stock_phrase_links_out_of_place() {
     let (a, b) = (read("genesis37-50_cuv.txt"), read("genesis37-50_ncv.txt"));
     let passages = Aligner::new(Options::default()).align_texts(&a, &b);
     let ids = ["genesis37-50_cuv", "genesis37-50_ncv"];
-    let documents = ids
-        .iter()
-        .zip([&a, &b])
-        .map(|(id, t)| DocumentInfo {
-            id: id.to_string(),
-            path: String::new(),
-            chars: chars(t) as u64,
-            encoding: "utf-8".into(),
-        })
-        .collect();
-    let out = AlignOutput::new(documents, vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
+    let out = output(&ids, &[a.clone(), b.clone()], vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
     let gold: Gold = serde_json::from_str(&read("gold.json")).unwrap();
     let report = parallels::eval::evaluate_units(&gold, &out).unwrap();
     eprintln!("{}", report.table());
