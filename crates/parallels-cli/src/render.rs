@@ -2,6 +2,7 @@
 //! with linked sentences side by side. Differences are coloured when asked.
 
 use parallels::align::{Passage, PassageKind, Prepared, Span};
+use parallels::chars::is_closing;
 use parallels::output::AlignOutput;
 use parallels::read::Document;
 use std::io::{self, Write};
@@ -232,34 +233,6 @@ impl TextView<'_> {
             })
             .collect()
     }
-}
-
-/// Punctuation that closes a clause or a quotation: it stays on the line of
-/// the character before it.
-fn is_closing(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '、'
-            | '；'
-            | '：'
-            | '！'
-            | '？'
-            | '」'
-            | '』'
-            | '”'
-            | '’'
-            | '）'
-            | '》'
-            | '…'
-            | ','
-            | '.'
-            | ';'
-            | ':'
-            | '!'
-            | '?'
-            | ')'
-    )
 }
 
 /// `span` of `text` without surrounding whitespace, or `None` if nothing is left.
