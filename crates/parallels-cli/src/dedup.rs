@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, MinHasher, Verify};
-use parallels::scan::Progress;
+use parallels::plumbing::Progress;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

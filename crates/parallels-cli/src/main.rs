@@ -343,7 +343,8 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Write to a file (through a temporary name, renamed at the end), to
+/// Write to a file (through a temporary name, synced and renamed at the
+/// end: [`parallels::plumbing::AtomicFile`]), to
 /// something that is not a regular file (`/dev/stdout`, a named pipe:
 /// directly, never replaced), or to stdout.
 pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
@@ -361,12 +362,8 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
             out.write_all(bytes).with_context(|| format!("{}: cannot write", p.display()))?;
         }
         Some(p) => {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let name = p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
-            let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-            let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p));
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(&tmp);
+            p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
+            if let Err(e) = parallels::plumbing::write_atomic(p, bytes) {
                 bail!("{}: cannot write: {e}", p.display());
             }
         }

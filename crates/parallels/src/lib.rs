@@ -48,6 +48,7 @@ pub mod diff;
 pub mod eval;
 pub mod normalize;
 pub mod output;
+pub mod plumbing;
 pub mod read;
 pub mod report;
 pub mod scan;

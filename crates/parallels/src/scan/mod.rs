@@ -11,8 +11,8 @@
 //!    batches; each batch is normalized, segmented and fingerprinted in
 //!    parallel ([`seeds::seeds`]). Texts go to a store file in the work
 //!    folder; only a small record per document stays in memory.
-//! 2. **Candidates.** Seeds are sorted by hash through an external sorter
-//!    ([`sort`]) that spills beyond the memory budget; pairs of documents
+//! 2. **Candidates.** Seeds are sorted by hash through the external sorter
+//!    ([`crate::plumbing::sort`]) that spills beyond the memory budget; pairs of documents
 //!    that share at least `min_seeds` seeds, none of them in more than
 //!    `max_df` documents, are candidates ([`seeds::pairs`]).
 //!    While reading, every sentence's features are counted into a
@@ -45,11 +45,12 @@
 pub mod cluster;
 mod parquet_out;
 pub mod seeds;
-pub mod sort;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
 use crate::corpus::{CorpusDoc, CorpusReader, Problem, Summary};
+use crate::plumbing::sort::{Sorted, Sorter};
+use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -100,20 +101,6 @@ impl Default for ScanOptions {
         ScanOptions { align, seeds: SeedParams::default(), memory: 512 << 20, batch: 512, chunk: 4096, df_bits: 24 }
     }
 }
-
-/// Where a long stage reports progress (a terminal progress bar, or nothing).
-pub trait Progress: Sync {
-    /// A stage starts; `total` units if known.
-    fn stage(&self, _name: &str, _total: Option<u64>) {}
-    /// `n` more units are done.
-    fn advance(&self, _n: u64) {}
-    /// A non-fatal problem with the input.
-    fn problem(&self, _p: &Problem) {}
-}
-
-/// Reports nothing.
-pub struct Quiet;
-impl Progress for Quiet {}
 
 /// One document as `documents.jsonl` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -359,18 +346,6 @@ struct Aligned {
 
 const WORK_SCHEMA: &str = "parallels.scan.work/1";
 
-/// Write `bytes` to `path` through a temporary file and a rename, so that
-/// `path` is either whole or absent.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(tmp, path)
-}
-
 /// Open the work folder: keep its contents when resuming a run of the same
 /// key and options, else empty it and write the manifest.
 fn open_work(work: &Work, opts: &ScanOptions) -> io::Result<bool> {
@@ -560,7 +535,7 @@ fn read_stage(
 ) -> Result<ReadOutput, ScanError> {
     let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let seed_chunk = (opts.memory / 2 / 16).max(1 << 16) as usize;
-    let mut sorter: sort::Sorter<seeds::Seed> = sort::Sorter::new(dir, "seeds", seed_chunk);
+    let mut sorter: Sorter<seeds::Seed> = Sorter::new(dir, "seeds", seed_chunk);
     let mut store = Store::create(dir).map_err(io_err)?;
     let mut docs: Vec<DocRecord> = Vec::new();
     let mut stats = ScanStats::default();
@@ -619,15 +594,15 @@ fn read_stage(
     stats.seeds = sorter.count;
     let runs = sorter.into_runs().map_err(io_err)?;
     store.finish().map_err(io_err)?;
-    let mut w = BufWriter::new(File::create(dir.join("docs.jsonl")).map_err(io_err)?);
+    let mut w = BufWriter::new(AtomicFile::create(&dir.join("docs.jsonl")).map_err(io_err)?);
     for d in &docs {
         serde_json::to_writer(&mut w, d).map_err(|e| io_err(e.into()))?;
         w.write_all(b"\n").map_err(io_err)?;
     }
-    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
-    let mut w = BufWriter::new(File::create(dir.join("df.bin")).map_err(io_err)?);
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
+    let mut w = BufWriter::new(AtomicFile::create(&dir.join("df.bin")).map_err(io_err)?);
     corpus_df.save(&mut w).map_err(io_err)?;
-    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
     let corpus = reader.summary().clone();
     let done = ReadDone {
         stats: stats.clone(),
@@ -661,7 +636,7 @@ fn candidate_stage(
         })
         .collect();
     // The seed runs stay until the scan is over: a resumed run may need them.
-    let sorted = sort::Sorted::open(runs, false).map_err(io_err)?;
+    let sorted = Sorted::open(runs, false).map_err(io_err)?;
     let (candidates, pair_stats) =
         seeds::pairs(sorted, &group, &opts.seeds, dir, (opts.memory / 2 / 8).max(1 << 16) as usize).map_err(io_err)?;
     let mut boilerplate = Vec::new();
@@ -798,27 +773,21 @@ fn assemble(
 /// `summary.json` into `dir`, each under a temporary name first.
 pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
     fn lines<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> io::Result<()> {
-        let tmp = dir.join(format!(".{name}.tmp"));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join(name))?);
         for r in rows {
             serde_json::to_writer(&mut w, r)?;
             w.write_all(b"\n")?;
         }
-        w.flush()?;
-        drop(w);
-        std::fs::rename(&tmp, dir.join(name))
+        w.into_inner().map_err(|e| e.into_error())?.commit()
     }
     std::fs::create_dir_all(dir)?;
     lines(dir, "documents.jsonl", &result.documents)?;
-    let tmp = dir.join(".passages.jsonl.tmp");
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("passages.jsonl"))?);
     result.passages.for_each(|p| {
         serde_json::to_writer(&mut w, &p)?;
         w.write_all(b"\n")
     })?;
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, dir.join("passages.jsonl"))?;
+    w.into_inner().map_err(|e| e.into_error())?.commit()?;
     lines(dir, "clusters.jsonl", &result.clusters)?;
     write_summary(result, dir)
 }
@@ -832,7 +801,5 @@ pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
         // documents' sources with these fields.
         "fields": {"id": result.corpus_fields.0, "text": result.corpus_fields.1},
     });
-    let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(&summary)?)?;
-    std::fs::rename(tmp, dir.join("summary.json"))
+    write_atomic(&dir.join("summary.json"), &serde_json::to_vec_pretty(&summary)?)
 }

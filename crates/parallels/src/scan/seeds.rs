@@ -13,7 +13,7 @@
 //! vote; pairs with at least [`SeedParams::min_seeds`] votes are candidates.
 //! Both steps are sort-based, so memory does not grow with the corpus.
 
-use super::sort::{Record, Sorter};
+use crate::plumbing::sort::{Record, Sorter};
 use crate::segment::{Segmented, WILDCARD};
 use std::io;
 
