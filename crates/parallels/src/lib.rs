@@ -42,6 +42,7 @@
 
 pub mod align;
 pub mod chars;
+pub mod collate;
 pub mod corpus;
 pub mod dedup;
 pub mod diff;
