@@ -147,6 +147,52 @@ pub struct ScanCluster {
     pub excerpt: String,
 }
 
+/// `summary.json`: what `scan` writes beside its tables and `report` reads
+/// back.
+///
+/// Written with its keys, and those of [`ScanStats`], in alphabetical order
+/// (as `parallels.scan/1` has always had them), whatever the order of the
+/// fields here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScanSummary {
+    /// [`SCAN_SCHEMA`].
+    pub schema: String,
+    #[serde(default)]
+    pub stats: ScanStats,
+    /// Where the texts are: `parallels report` reads them back from the
+    /// documents' sources with these fields.
+    #[serde(default)]
+    pub fields: ScanFields,
+}
+
+impl ScanSummary {
+    /// The summary of `result`.
+    pub fn of(result: &ScanResult) -> ScanSummary {
+        ScanSummary { schema: SCAN_SCHEMA.to_string(), stats: result.stats.clone(), fields: result.fields.clone() }
+    }
+
+    /// Write it to `path` (through an [`AtomicFile`]).
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        // Through a `Value`, whose maps keep their keys sorted.
+        write_atomic(path, &serde_json::to_vec_pretty(&serde_json::to_value(self)?)?)
+    }
+}
+
+/// The id and text fields of JSON Lines and Parquet input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanFields {
+    pub id: String,
+    pub text: String,
+}
+
+impl Default for ScanFields {
+    /// `id` and `text`, the defaults of [`crate::corpus::CorpusOptions`].
+    fn default() -> Self {
+        let corpus = crate::corpus::CorpusOptions::default();
+        ScanFields { id: corpus.id_field, text: corpus.text_field }
+    }
+}
+
 /// Counts for the summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScanStats {
@@ -231,7 +277,7 @@ pub struct ScanResult {
     /// What was taken over from an interrupted run.
     pub resumed: Resumed,
     /// The id and text fields of JSON Lines and Parquet input.
-    pub corpus_fields: (String, String),
+    pub fields: ScanFields,
 }
 
 /// What scanning failed on.
@@ -515,7 +561,7 @@ pub fn scan(
     let mut result = assemble(docs, flat, files, stats, &texts).map_err(io_err(dir))?;
     result.corpus = corpus;
     result.resumed = resumed;
-    result.corpus_fields = (reader.options().id_field.clone(), reader.options().text_field.clone());
+    result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
     Ok(result)
 }
 
@@ -765,7 +811,7 @@ fn assemble(
         stats,
         corpus: Summary::default(),
         resumed: Resumed::default(),
-        corpus_fields: Default::default(),
+        fields: Default::default(),
     })
 }
 
@@ -792,14 +838,51 @@ pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
     write_summary(result, dir)
 }
 
-/// Write `summary.json` (the schema tag and the counts) into `dir`.
+/// Write `summary.json` ([`ScanSummary`]) into `dir`.
 pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    let summary = serde_json::json!({
-        "schema": SCAN_SCHEMA,
-        "stats": result.stats,
-        // Where the texts are: `parallels report` reads them back from the
-        // documents' sources with these fields.
-        "fields": {"id": result.corpus_fields.0, "text": result.corpus_fields.1},
-    });
-    write_atomic(&dir.join("summary.json"), &serde_json::to_vec_pretty(&summary)?)
+    ScanSummary::of(result).write(&dir.join("summary.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_is_written_with_sorted_keys_and_reads_back() {
+        let summary = ScanSummary {
+            schema: SCAN_SCHEMA.to_string(),
+            stats: ScanStats {
+                documents: 3,
+                passages: 14,
+                boilerplate: vec![(120, "本报讯".into())],
+                ..Default::default()
+            },
+            fields: ScanFields { id: "url".into(), text: "body".into() },
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        summary.write(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let keys: Vec<&str> =
+            text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":")).map(|(k, _)| k).collect();
+        let stats_keys = &keys[keys.iter().position(|&k| k == "stats").unwrap() + 1..];
+        assert_eq!(&keys[..4], ["fields", "id", "text", "schema"]);
+        let mut sorted = stats_keys.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(stats_keys, sorted);
+        assert_eq!(serde_json::from_str::<ScanSummary>(&text).unwrap(), summary);
+    }
+
+    #[test]
+    fn a_summary_without_fields_reads_with_the_default_fields() {
+        let mut written = serde_json::to_value(ScanSummary {
+            schema: SCAN_SCHEMA.to_string(),
+            stats: ScanStats::default(),
+            fields: ScanFields { id: "url".into(), text: "body".into() },
+        })
+        .unwrap();
+        written.as_object_mut().unwrap().remove("fields");
+        let s: ScanSummary = serde_json::from_value(written).unwrap();
+        assert_eq!(s.fields, ScanFields { id: "id".into(), text: "text".into() });
+    }
 }

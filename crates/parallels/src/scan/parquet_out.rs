@@ -165,7 +165,7 @@ mod tests {
             stats: ScanStats::default(),
             corpus: Default::default(),
             resumed: Default::default(),
-            corpus_fields: Default::default(),
+            fields: Default::default(),
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();
