@@ -6,7 +6,7 @@
 //! and of what value ([`digit_value`]), one with no compatibility form
 //! ([`has_no_compat_form`]), punctuation that closes a clause or quotation
 //! ([`is_closing`]); and the bit set over the CJK unified block that
-//! normalization's tables put in front of slower lookups ([`HanSet`]).
+//! normalization's tables put in front of slower lookups (`HanSet`).
 //! Takes a `char`, hands on a `bool` or a value; it depends on nothing else
 //! in the crate, and every stage may use it.
 //!
@@ -30,7 +30,7 @@
 //! path is checked against the slow definition for every code point in the
 //! tests below, so it can only be faster, never different.
 //!
-//! [`HanSet`] is one bit per character of the block: 2.6 KB, which stays in
+//! `HanSet` is one bit per character of the block: 2.6 KB, which stays in
 //! the L1 cache where a page table of the block (82 pages of 1 KB) does not.
 
 /// First code point of the CJK unified block, where most characters of

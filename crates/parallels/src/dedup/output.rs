@@ -21,7 +21,7 @@
 //!
 //! Files are written through an [`AtomicFile`] (a temporary name, synced
 //! and renamed when complete); an output left by an earlier run is removed
-//! meanwhile (see [`Output`]).
+//! meanwhile (see `Output`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};

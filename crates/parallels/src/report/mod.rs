@@ -11,7 +11,7 @@
 //! value: a document holding `<script>` shows as text). The page carries its
 //! own style and script; it needs no network and opens from disk.
 //!
-//! [`scan_site`] builds the scan report from the three tables and the
+//! [`scan::scan_site`] builds the scan report from the three tables and the
 //! documents' texts ([`scan::SiteInput`]).
 //!
 //! [`text::TextView`] is the same alignment as plain text for a terminal:
