@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, MinHasher, Verify};
-use parallels::scan::Progress;
+use parallels::plumbing::Progress;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,8 +66,10 @@ pub struct DedupArgs {
     /// field changed.
     #[arg(long)]
     paragraphs: bool,
-    /// With --paragraphs: shorter lines (in tokens) are always kept.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    /// With --paragraphs: shorter lines (in tokens) are always kept (at
+    /// least 1).
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     min_paragraph_tokens: usize,
     /// Write the kept records as JSON Lines (one file) or as Parquet (a
     /// folder with one file per Parquet input, same columns).
@@ -82,9 +84,9 @@ pub struct DedupArgs {
     /// Stop at the first malformed record instead of skipping and counting.
     #[arg(long)]
     strict: bool,
-    /// Memory for sorting band records, in MiB; beyond it, sorting spills
-    /// to disk next to the output.
-    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    /// Memory for sorting band records, in MiB (at least 16); beyond it,
+    /// sorting spills to disk next to the output.
+    #[arg(long, default_value_t = 512, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
     memory: u64,
     /// For evaluation: read pairs of ids (two per line, tab-separated) from
     /// FILE and print each with the exact Jaccard similarity of their
@@ -160,8 +162,8 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             (None, KeepArg::Longest) => Keep::Longest,
         },
         paragraphs: args.paragraphs,
-        min_paragraph_tokens: args.min_paragraph_tokens.max(1),
-        memory: args.memory.max(16) << 20,
+        min_paragraph_tokens: args.min_paragraph_tokens,
+        memory: args.memory << 20,
         work_dir,
         ..DedupOptions::default()
     };

@@ -3,15 +3,16 @@
 
 mod dedup;
 mod progress;
-mod render;
 mod report;
 mod scan;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use parallels::align::{Aligner, Options};
-use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
+use parallels::collate::collate;
+use parallels::output::AlignOutput;
 use parallels::read::{read_document, Document};
+use parallels::report::text::{TextView, MIN_WIDTH};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -258,31 +259,14 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
     Ok(docs)
 }
 
-/// Document ids: file names without extension, or the whole path where two
-/// inputs share a name. The same path given twice is an error.
-fn document_ids(docs: &[Document]) -> Result<Vec<String>> {
-    let ids: Vec<String> = docs
-        .iter()
-        .map(|d| {
-            let clash = docs.iter().filter(|o| o.id == d.id).count() > 1;
-            if clash {
-                d.path.display().to_string()
-            } else {
-                d.id.clone()
-            }
-        })
-        .collect();
-    for (k, id) in ids.iter().enumerate() {
-        if ids[..k].contains(id) {
-            bail!("{id}: given more than once; give each input once");
-        }
-    }
-    Ok(ids)
+/// Width of the terminal from `COLUMNS`, else 100; at least the text
+/// report's narrowest.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100).max(MIN_WIDTH)
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
     let docs = read_inputs(&args.files)?;
-    let ids = document_ids(&docs)?;
     let mut opts = Options::default();
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
@@ -295,43 +279,15 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.normalize.footnotes = !args.no_footnotes;
     opts.normalize.boilerplate = !args.no_boilerplate;
     let aligner = Aligner::new(opts);
-    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    let prepared = aligner.prepare_all(&texts);
-
-    let mut jobs = Vec::new();
-    for x in 0..docs.len() {
-        for y in x + 1..docs.len() {
-            jobs.push((x, y));
-        }
-    }
-    let pairs: Vec<PairOutput> = jobs
-        .par_iter()
-        .map(|&(x, y)| PairOutput {
-            a: ids[x].clone(),
-            b: ids[y].clone(),
-            passages: aligner.align(&prepared[x], &prepared[y]),
-        })
-        .filter(|p| !p.passages.is_empty())
-        .collect();
-    let documents: Vec<DocumentInfo> = docs
-        .iter()
-        .zip(&ids)
-        .zip(&prepared)
-        .map(|((d, id), p)| DocumentInfo {
-            id: id.clone(),
-            path: d.path.display().to_string(),
-            chars: p.chars as u64,
-            encoding: d.encoding.clone(),
-        })
-        .collect();
-    let out = AlignOutput::new(documents, pairs);
+    let collation = collate(&aligner, &docs)?;
+    let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
 
     if let Some(path) = &args.html {
         let paths: Vec<String> = docs.iter().map(|d| d.path.display().to_string()).collect();
         let report_docs: Vec<parallels::report::ReportDoc> = docs
             .iter()
-            .zip(&ids)
-            .zip(&prepared)
+            .zip(ids)
+            .zip(prepared)
             .zip(&paths)
             .map(|(((d, id), p), path)| parallels::report::ReportDoc {
                 id,
@@ -341,7 +297,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
                 prepared: p,
             })
             .collect();
-        let html = parallels::report::align_page(&report_docs, &out).context("cannot render the HTML report")?;
+        let html = parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")?;
         write_output(Some(path), html.as_bytes())?;
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
@@ -353,18 +309,12 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     let mut buf: Vec<u8> = Vec::new();
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut buf, &out)?;
+            serde_json::to_writer_pretty(&mut buf, out)?;
             buf.push(b'\n');
         }
         Format::Text => {
-            let view = render::TextView {
-                out: &out,
-                docs: &docs,
-                prepared: &prepared,
-                color,
-                width: render::terminal_width(),
-                summary_only: args.summary,
-            };
+            let view =
+                TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
             view.write(&mut buf)?;
         }
     }
@@ -372,7 +322,8 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Write to a file (through a temporary name, renamed at the end), to
+/// Write to a file (through a temporary name, synced and renamed at the
+/// end: [`parallels::plumbing::AtomicFile`]), to
 /// something that is not a regular file (`/dev/stdout`, a named pipe:
 /// directly, never replaced), or to stdout.
 pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
@@ -390,12 +341,8 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
             out.write_all(bytes).with_context(|| format!("{}: cannot write", p.display()))?;
         }
         Some(p) => {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            let name = p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
-            let tmp = dir.join(format!(".{}.tmp{}", name.to_string_lossy(), std::process::id()));
-            let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p));
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(&tmp);
+            p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
+            if let Err(e) = parallels::plumbing::write_atomic(p, bytes) {
                 bail!("{}: cannot write: {e}", p.display());
             }
         }

@@ -6,7 +6,7 @@ use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::report::scan::{scan_site, top_pairs, SiteInput, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
-use parallels::scan::{ScanCluster, ScanDocument, ScanPassage};
+use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
@@ -73,10 +73,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let passages: Vec<ScanPassage> = read_lines(&dir.join("passages.jsonl"))?;
     let clusters: Vec<ScanCluster> = read_lines(&dir.join("clusters.jsonl"))?;
     let summary_path = dir.join("summary.json");
-    let summary: serde_json::Value = serde_json::from_slice(
+    let summary: ScanSummary = serde_json::from_slice(
         &std::fs::read(&summary_path).with_context(|| format!("{}: cannot read", summary_path.display()))?,
     )
-    .with_context(|| format!("{}: not JSON", summary_path.display()))?;
+    .with_context(|| format!("{}: not the summary.json of a `parallels scan`", summary_path.display()))?;
 
     // The texts the pages show: the top pairs and the members of the
     // clusters listed.
@@ -101,11 +101,11 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let mut files: Vec<String> = needed.iter().map(|s| source_file(s)).collect();
     files.sort();
     files.dedup();
-    let field = |name: &str, default: &str| {
-        summary.get("fields").and_then(|f| f.get(name)).and_then(|v| v.as_str()).unwrap_or(default).to_string()
+    let options = CorpusOptions {
+        id_field: summary.fields.id.clone(),
+        text_field: summary.fields.text.clone(),
+        ..Default::default()
     };
-    let options =
-        CorpusOptions { id_field: field("id", "id"), text_field: field("text", "text"), ..Default::default() };
     let mut texts: Vec<(String, String)> = Vec::new();
     let mut missing = Vec::new();
     for file in &files {

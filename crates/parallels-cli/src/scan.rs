@@ -4,7 +4,8 @@ use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
 use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader};
-use parallels::scan::{scan, write_jsonl, write_parquet, Progress, ScanError, ScanOptions, Work};
+use parallels::plumbing::Progress;
+use parallels::scan::{scan, write_jsonl, write_parquet, ScanError, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -36,18 +37,20 @@ pub struct ScanArgs {
     #[arg(long)]
     strict: bool,
     /// Token n-grams in more documents than this are boilerplate, not
-    /// evidence.
-    #[arg(long, default_value_t = 100, value_name = "N")]
+    /// evidence (at least 2).
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
     max_df: u32,
-    /// Shared n-gram seeds a pair of documents needs before it is aligned.
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    /// Shared n-gram seeds a pair of documents needs before it is aligned
+    /// (at least 1).
+    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     min_seeds: u32,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see the README for the columns).
     #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
     format: TableFormat,
-    /// Memory for sorting, in MiB; beyond it, sorting spills to disk.
-    #[arg(long, default_value_t = 512, value_name = "MIB")]
+    /// Memory for sorting, in MiB (at least 16); beyond it, sorting spills
+    /// to disk.
+    #[arg(long, default_value_t = 512, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
     memory: u64,
     /// Go on with a run that was interrupted (killed, out of disk, power
     /// cut): what it finished, kept in DIR/.work, is taken over, and the
@@ -57,7 +60,8 @@ pub struct ScanArgs {
     #[arg(long)]
     resume: bool,
     /// Candidate pairs aligned between two checkpoints.
-    #[arg(long, default_value_t = 4096, value_name = "N", hide = true)]
+    #[arg(long, default_value_t = 4096, value_name = "N", hide = true,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pairs_per_checkpoint: usize,
 }
 
@@ -79,10 +83,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         ..CorpusOptions::default()
     };
     let mut opts = ScanOptions::default();
-    opts.seeds.max_df = args.max_df.max(2);
-    opts.seeds.min_seeds = args.min_seeds.max(1);
-    opts.memory = args.memory.max(16) << 20;
-    opts.chunk = args.pairs_per_checkpoint.max(1);
+    opts.seeds.max_df = args.max_df;
+    opts.seeds.min_seeds = args.min_seeds;
+    opts.memory = args.memory << 20;
+    opts.chunk = args.pairs_per_checkpoint;
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
     let key = serde_json::json!({

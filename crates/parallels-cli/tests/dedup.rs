@@ -285,7 +285,7 @@ fn a_named_pipe_as_output_is_written_not_replaced() {
     let leftovers: Vec<_> = std::fs::read_dir(sb.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".tmp-"))
+        .filter(|n| n.contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }

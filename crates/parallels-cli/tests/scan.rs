@@ -250,3 +250,27 @@ fn a_killed_scan_resumes_to_the_same_result() {
         same_tables(&sb, "whole", &out);
     }
 }
+
+#[test]
+fn values_out_of_range_are_rejected_not_clamped() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    for (flag, bad, good) in [
+        ("--max-df", "1", "2"),
+        ("--min-seeds", "0", "1"),
+        ("--memory", "15", "16"),
+        ("--pairs-per-checkpoint", "0", "1"),
+    ] {
+        let run = sb.run(&["scan", "corpus", "-o", "out", flag, bad]);
+        run.no_panic().code(2);
+        assert!(run.stderr.contains(flag) && run.stderr.contains(bad), "{run}");
+        assert!(!sb.path().join("out").exists(), "{flag} {bad}: nothing may be written");
+        sb.run(&["scan", "corpus", "-o", "ok", flag, good]).success();
+    }
+    for (flag, bad) in [("--memory", "8"), ("--min-paragraph-tokens", "0")] {
+        let run = sb.run(&["dedup", "corpus", "-o", "clean.jsonl", flag, bad]);
+        run.no_panic().code(2);
+        assert!(run.stderr.contains(flag), "{run}");
+        assert!(!sb.path().join("clean.jsonl").exists());
+    }
+}

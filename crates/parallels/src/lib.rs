@@ -18,7 +18,30 @@
 //! * [`align`] finds shared passages between two segmented texts: sentence
 //!   chains for parallel versions, token runs for verbatim reuse.
 //! * [`output`] holds the versioned JSON schema (`parallels.align/1`).
+//! * [`collate`] aligns every pair of a few documents (`parallels align`);
+//!   [`report`] shows an alignment as text ([`report::text`]) or as a
+//!   self-contained HTML page, and a scan's results as a folder of pages;
+//!   [`diff`] marks, inside aligned spans, what two texts have in common.
 //! * [`eval`] scores alignments against gold links.
+//!
+//! Two commands run over whole corpora, reading documents through
+//! [`corpus`] (folders of text files, JSON Lines, Parquet):
+//!
+//! * [`scan`] finds every shared passage without comparing all pairs
+//!   (rare shared n-grams pick the pairs worth aligning), clusters them and
+//!   writes the `parallels.scan/1` tables;
+//! * [`dedup`] removes exact and near-duplicate documents (MinHash, LSH)
+//!   and repeated paragraphs.
+//!
+//! Under the stages is a ground floor that any of them may use and none
+//! owns: [`chars`], the character classes they share (is this a CJK token,
+//! a letter or digit, a digit of what value), with the fast paths for
+//! Chinese text measured and explained there; and [`plumbing`]: the
+//! external sorter, the union–find, the [`Progress`](plumbing::Progress)
+//! trait, files written whole or not at all, and the Parquet writer
+//! settings. Nothing on the ground floor depends on a stage (but for the
+//! read stage's `Problem` that progress hands on), and no stage reaches
+//! into another's internals.
 //!
 //! Every offset that leaves the library is a half-open range of Unicode code
 //! points into the original decoded text.
@@ -37,12 +60,15 @@
 //! ```
 
 pub mod align;
+pub mod chars;
+pub mod collate;
 pub mod corpus;
 pub mod dedup;
 pub mod diff;
 pub mod eval;
 pub mod normalize;
 pub mod output;
+pub mod plumbing;
 pub mod read;
 pub mod report;
 pub mod scan;

@@ -19,6 +19,7 @@
 //! number token. Spaces, punctuation and symbols make no tokens. A censored
 //! stretch becomes a [`TokenKind::Wildcard`] token that equals no other token.
 
+use crate::chars::{is_alphanumeric, is_cjk, is_combining};
 use crate::normalize::{Mark, NChar, Normalized};
 
 /// Longest line, in tokens, that can be a heading.
@@ -106,23 +107,6 @@ pub fn token_id(s: &str) -> TokenId {
     MULTI_CHAR_BASE + (h % (WILDCARD - MULTI_CHAR_BASE) as u64) as u32
 }
 
-/// Is `c` a character that is a token on its own (Han, kana, hangul)?
-#[inline]
-pub fn is_cjk(c: char) -> bool {
-    // The CJK unified block alone first (see `width::fast_identity`).
-    (0x4E00..=0x9FFF).contains(&(c as u32))
-        || matches!(c as u32,
-        0x3040..=0x30FF   // hiragana, katakana
-        | 0x3105..=0x312F // bopomofo
-        | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF // CJK ext A
-        | 0x4E00..=0x9FFF // CJK unified
-        | 0xAC00..=0xD7AF // hangul syllables
-        | 0x1100..=0x11FF // hangul jamo
-        | 0xF900..=0xFAFF // compatibility ideographs
-        | 0x20000..=0x3134F) // CJK ext B–G
-}
-
 fn is_sentence_end(c: char) -> bool {
     matches!(c, '。' | '！' | '？' | '!' | '?' | '…' | '｡')
 }
@@ -138,25 +122,6 @@ fn is_clause_mark(c: char) -> bool {
 fn is_word_char(c: char) -> bool {
     // `is_cjk` first: it is a range test, `is_alphanumeric` a table lookup.
     !is_cjk(c) && is_alphanumeric(c) || is_combining(c)
-}
-
-/// `char::is_alphanumeric`, with range tests first for ASCII, the CJK
-/// unified block and the punctuation of Chinese text (`，。、“”《》：！`), which would otherwise
-/// each take a Unicode table lookup.
-#[inline]
-pub(crate) fn is_alphanumeric(c: char) -> bool {
-    match c as u32 {
-        0..=0x7F => c.is_ascii_alphanumeric(),
-        0x4E00..=0x9FFF => true,
-        // General punctuation; CJK marks and brackets (not 々〆〇 or the
-        // Hangzhou numerals); full-width punctuation.
-        0x2000..=0x206F | 0x3000..=0x3004 | 0x3008..=0x3020 | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 => false,
-        _ => c.is_alphanumeric(),
-    }
-}
-
-fn is_combining(c: char) -> bool {
-    matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
 }
 
 /// Cut `text` into sentences and tokens.
@@ -397,13 +362,6 @@ fn split_long(chars: &[NChar], out: &mut Segmented, sent_tok: &mut usize) {
 mod tests {
     use super::*;
     use crate::normalize::{NormalizeOptions, Normalizer};
-
-    #[test]
-    fn the_fast_alphanumeric_test_agrees_with_std() {
-        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
-            assert_eq!(is_alphanumeric(c), c.is_alphanumeric(), "{c:?}");
-        }
-    }
 
     fn seg(text: &str) -> (Segmented, Vec<String>) {
         let n = Normalizer::new(NormalizeOptions::default()).normalize(text);

@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, ListArray, RecordBa
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{write_jsonl, write_parquet};
 use parallels::dedup::{dedup, DedupOptions, Fate, Reason};
-use parallels::scan::Quiet;
+use parallels::plumbing::Quiet;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 

@@ -17,16 +17,16 @@
 //!   cluster is not compared again; a pair at or above the threshold is
 //!   joined.
 //!
-//! The union-find keeps the smaller index as the root, and pairs are taken
-//! in sorted order on one thread, so the clusters do not depend on the
-//! number of threads.
+//! The union-find ([`UnionFind`]) keeps the smaller index as the root, and
+//! pairs are taken in sorted order on one thread, so the clusters do not
+//! depend on the number of threads.
 
 use std::io;
 
 use super::lsh::{band_key, Bands};
 use super::{DedupError, DedupOptions, Table};
-use crate::scan::sort::{Record, Sorter};
-use crate::scan::Progress;
+use crate::plumbing::sort::{Record, Sorter};
+use crate::plumbing::{Progress, UnionFind};
 use rustc_hash::FxHashMap;
 
 /// One band of one document's signature.
@@ -50,37 +50,6 @@ impl Record for BandRecord {
     }
 }
 
-/// Union-find over document indices; the root is the smallest index.
-pub struct UnionFind {
-    parent: Vec<u32>,
-}
-
-impl UnionFind {
-    pub fn new(n: usize) -> UnionFind {
-        UnionFind { parent: (0..n as u32).collect() }
-    }
-
-    pub fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let p = self.parent[x as usize];
-            self.parent[x as usize] = self.parent[p as usize];
-            x = p;
-        }
-        x
-    }
-
-    /// Join the sets of `a` and `b`; false if they were one already.
-    pub fn union(&mut self, a: u32, b: u32) -> bool {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return false;
-        }
-        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-        self.parent[hi as usize] = lo;
-        true
-    }
-}
-
 fn io_err(opts: &DedupOptions) -> impl Fn(io::Error) -> DedupError + '_ {
     move |source| DedupError::Io { path: opts.work_dir.clone(), source }
 }
@@ -96,9 +65,9 @@ pub(crate) fn cluster(
     let n = table.exact.len();
     let mut uf = UnionFind::new(n);
     let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
-    let work = opts.work_dir.join(format!(".parallels-dedup-{}", std::process::id()));
-    // Spills (and makes `work`) only beyond `chunk` records.
-    let mut sorter: Sorter<BandRecord> = Sorter::new(&work, "bands", chunk);
+    // Spills beyond `chunk` records into a temporary folder in `work_dir`,
+    // removed with the sorter or its stream, whichever way this returns.
+    let mut sorter: Sorter<BandRecord> = Sorter::in_temp_dir(&opts.work_dir, "bands", chunk);
     progress.stage("candidates", Some(n as u64));
     for doc in 0..n as u32 {
         if table.exact[doc as usize].is_none() {
@@ -142,8 +111,6 @@ pub(crate) fn cluster(
             progress.advance(4096);
         }
     }
-    // Made only if records were spilled.
-    let _ = std::fs::remove_dir(&work);
     // Clusters of two or more, in order of their first member (the root,
     // the smallest index of each set).
     let roots: Vec<u32> = (0..n as u32).map(|d| uf.find(d)).collect();
@@ -164,19 +131,4 @@ pub(crate) fn cluster(
     }
     clusters.sort_unstable_by_key(|m| m[0]);
     Ok(clusters)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn union_find_keeps_the_smallest_root() {
-        let mut uf = UnionFind::new(5);
-        assert!(uf.union(3, 4));
-        assert!(uf.union(4, 1));
-        assert!(!uf.union(1, 3));
-        assert_eq!(uf.find(4), 1);
-        assert_eq!(uf.find(0), 0);
-    }
 }

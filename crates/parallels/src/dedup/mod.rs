@@ -26,7 +26,7 @@
 //! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
 //!    (chosen from the threshold, see [`lsh::optimal_params`]); one record
 //!    `(band key, document)` per band goes through the external sorter of
-//!    [`crate::scan::sort`], which spills beyond [`DedupOptions::memory`].
+//!    [`crate::plumbing::sort`], which spills beyond [`DedupOptions::memory`].
 //!    Documents that share a band key are candidate pairs; each is verified
 //!    (estimated Jaccard from the signatures, or exact Jaccard of the shingle
 //!    sets with [`Verify::Exact`]) and joined in a union-find when at or
@@ -78,7 +78,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Summary};
-use crate::scan::Progress;
+use crate::plumbing::Progress;
 
 pub use lsh::Bands;
 pub use minhash::MinHasher;
@@ -137,8 +137,9 @@ pub struct DedupOptions {
     pub min_paragraph_tokens: usize,
     /// Bytes of band records sorted in memory before spilling.
     pub memory: u64,
-    /// Where spill files go (created if missing, removed afterwards when
-    /// empty).
+    /// Where the folder of spill files is made, if records spill
+    /// (`.parallels-bands-XXXXXX`, removed afterwards, on errors too). It
+    /// must exist.
     pub work_dir: PathBuf,
     /// Largest bucket prefix compared: a document is verified against at
     /// most this many earlier documents of each of its band buckets.

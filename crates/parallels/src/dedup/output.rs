@@ -19,8 +19,9 @@
 //! A JSON Lines input is read again in blocks of a few MB, and each run of
 //! consecutive kept lines is written as one slice.
 //!
-//! Files are written under a temporary name and renamed when complete; an
-//! output left by an earlier run is removed meanwhile (see [`Output`]).
+//! Files are written through an [`AtomicFile`] (a temporary name, synced
+//! and renamed when complete); an output left by an earlier run is removed
+//! meanwhile (see `Output`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -33,14 +34,14 @@ use arrow_array::{Array, ArrayRef, BooleanArray, OffsetSizeTrait, RecordBatch, R
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::paragraphs::without_lines;
 use super::{DedupResult, Fate};
 use crate::corpus::{CorpusOptions, CorpusReader, Input};
+use crate::plumbing::parquet::writer_properties;
+use crate::plumbing::AtomicFile;
 
 /// Records written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,32 +100,51 @@ fn sibling(path: &Path, what: &str) -> PathBuf {
     path.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
 }
 
-fn temp_name(path: &Path) -> PathBuf {
-    sibling(path, "tmp")
-}
-
-/// An output being written: a temporary file renamed to `path` when done,
+/// An output being written: an [`AtomicFile`] committed to `path` when done,
 /// or, when `path` is something other than a regular file (`/dev/stdout`, a
 /// named pipe), `path` itself, never replaced.
 ///
 /// A regular file already at `path` (the output of an earlier run) is moved
 /// aside when writing starts and removed on another thread meanwhile: the
 /// kernel takes a while to free a large file (tens of milliseconds for a few
-/// dozen MB), and on ext4, renaming over an existing file also flushes the
-/// new one to disk. So a run that fails while writing leaves neither file.
+/// dozen MB). So a run that fails while writing leaves neither file.
 /// A file that is read while the output is written (one of the inputs, or
 /// a file in an input folder: `dedup crawl.jsonl -o crawl.jsonl`) stays
 /// until the new one replaces it.
 struct Output {
-    file: File,
-    pending: Pending,
+    target: Target,
+    removing: Option<std::thread::JoinHandle<()>>,
 }
 
-/// What [`Output::create`] leaves for [`Pending::finish`].
-struct Pending {
-    path: PathBuf,
-    tmp: Option<PathBuf>,
-    removing: Option<std::thread::JoinHandle<()>>,
+/// Where an [`Output`]'s bytes go.
+enum Target {
+    /// A pipe or device, written in place.
+    Direct(File),
+    /// A regular file, through a temporary one.
+    Atomic(AtomicFile),
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Target::Direct(f) => f.write(buf),
+            Target::Atomic(f) => f.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Target::Direct(f) => f.write_all(buf),
+            Target::Atomic(f) => f.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Target::Direct(f) => f.flush(),
+            Target::Atomic(f) => f.flush(),
+        }
+    }
 }
 
 impl Output {
@@ -133,10 +153,9 @@ impl Output {
         let meta = std::fs::metadata(path);
         if meta.as_ref().is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             let file = std::fs::OpenOptions::new().write(true).open(path)?;
-            return Ok(Output { file, pending: Pending { path: path.to_owned(), tmp: None, removing: None } });
+            return Ok(Output { target: Target::Direct(file), removing: None });
         }
-        let tmp = temp_name(path);
-        let file = File::create(&tmp)?;
+        let target = Target::Atomic(AtomicFile::create(path)?);
         let mut removing = None;
         if meta.is_ok_and(|m| m.is_file()) && !read_later.iter().any(|input| holds(input.path(), path)) {
             let old = sibling(path, "old");
@@ -146,7 +165,19 @@ impl Output {
                 }));
             }
         }
-        Ok(Output { file, pending: Pending { path: path.to_owned(), tmp: Some(tmp), removing } })
+        Ok(Output { target, removing })
+    }
+
+    /// Put the finished file in place, or remove it after `result`'s error.
+    fn finish<T>(self, result: io::Result<T>) -> io::Result<T> {
+        if let Some(removing) = self.removing {
+            let _ = removing.join();
+        }
+        match (self.target, result) {
+            (Target::Atomic(f), Ok(value)) => f.commit().map(|()| value),
+            // An uncommitted file removes itself.
+            (_, result) => result,
+        }
     }
 }
 
@@ -170,29 +201,12 @@ fn holds(input: &Path, file: &Path) -> bool {
     false
 }
 
-impl Pending {
-    /// Put the finished file in place, or remove it after `result`'s error.
-    fn finish<T>(self, result: io::Result<T>) -> io::Result<T> {
-        if let Some(removing) = self.removing {
-            let _ = removing.join();
-        }
-        let Some(tmp) = self.tmp else { return result };
-        match result {
-            Ok(value) => std::fs::rename(&tmp, &self.path).map(|()| value),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                Err(e)
-            }
-        }
-    }
-}
-
 /// Write every kept document to one JSON Lines file `out`; see the module
 /// docs.
 pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
     let plan = plan(inputs, result);
-    let Output { file, pending } = Output::create(out, inputs)?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let mut output = Output::create(out, inputs)?;
+    let mut w = BufWriter::with_capacity(1 << 20, &mut output.target);
     let mut written = Written::default();
     let run = (|| -> io::Result<()> {
         for (k, input) in inputs.iter().enumerate() {
@@ -206,7 +220,7 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
         w.flush()
     })();
     drop(w);
-    pending.finish(run.map(|()| written))
+    output.finish(run.map(|()| written))
 }
 
 /// Bytes read at a time when copying kept JSON lines.
@@ -472,10 +486,9 @@ fn copy_parquet(
     let reader = builder.with_batch_size(4096).build().map_err(io::Error::other)?;
     let schema = reader.schema();
     let text_col = schema.index_of(text_field).ok();
-    let tmp = temp_name(out);
-    let props = WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build();
+    let mut file = AtomicFile::create(out)?;
     let mut writer =
-        ArrowWriter::try_new(File::create(&tmp)?, schema.clone(), Some(props)).map_err(io::Error::other)?;
+        ArrowWriter::try_new(file.file_mut(), schema.clone(), Some(writer_properties())).map_err(io::Error::other)?;
     let mut next = wanted.iter().peekable();
     let mut row0 = 0u64;
     for batch in reader {
@@ -517,7 +530,7 @@ fn copy_parquet(
         }
     }
     writer.close().map_err(io::Error::other)?;
-    std::fs::rename(&tmp, out)
+    file.commit()
 }
 
 /// A text column with the given rows' texts without the given lines.
@@ -566,11 +579,11 @@ struct RemovedRow<'a> {
 /// "similarity"}`.
 pub fn write_removed(result: &DedupResult, path: &Path) -> io::Result<u64> {
     // Written after the kept records: no input is read any more.
-    let Output { file, pending } = Output::create(path, &[])?;
-    let mut w = BufWriter::new(file);
+    let mut output = Output::create(path, &[])?;
+    let mut w = BufWriter::new(&mut output.target);
     let run = write_removed_rows(result, &mut w).and_then(|n| w.flush().map(|()| n));
     drop(w);
-    pending.finish(run)
+    output.finish(run)
 }
 
 fn write_removed_rows(result: &DedupResult, w: &mut impl Write) -> io::Result<u64> {

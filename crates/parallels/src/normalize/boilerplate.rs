@@ -24,6 +24,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{Mark, NChar};
+use crate::chars::is_alphanumeric;
 
 /// Lines longer than this are never pattern-checked.
 const PATTERN_MAX_LEN: usize = 80;
@@ -178,7 +179,7 @@ pub(crate) fn is_pattern_line(line: &[char]) -> bool {
 fn repeat_candidate(line: &[char]) -> bool {
     line.len() <= REPEAT_MAX_LEN
         && !matches!(line.first(), Some('“' | '「' | '『' | '"' | '‘' | '\''))
-        && line.iter().filter(|&&c| crate::segment::is_alphanumeric(c)).count() >= 2
+        && line.iter().filter(|&&c| is_alphanumeric(c)).count() >= 2
 }
 
 /// Mark boilerplate lines in place.

@@ -12,16 +12,7 @@
 //!   Latin letter (units: `m²`, `cm³`).
 
 use super::NChar;
-
-/// Digit value of an ASCII or full-width digit.
-#[inline]
-pub(crate) fn digit_value(c: char) -> Option<u32> {
-    match c {
-        '0'..='9' => Some(c as u32 - '0' as u32),
-        '０'..='９' => Some(c as u32 - '０' as u32),
-        _ => None,
-    }
-}
+use crate::chars::{digit_value, is_alphanumeric, is_han_unified};
 
 #[inline]
 fn is_circled_number(c: char) -> bool {
@@ -67,7 +58,7 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
         return None;
     }
     match s.get(1 + digits) {
-        Some(n) if crate::segment::is_alphanumeric(n.ch) => None,
+        Some(n) if is_alphanumeric(n.ch) => None,
         _ => Some(1 + digits),
     }
 }
@@ -77,7 +68,7 @@ fn zhu_marker(s: &[NChar]) -> Option<usize> {
 pub(crate) fn is_trigger(c: char) -> bool {
     // In the CJK unified block only 注 starts a marker (one range test for
     // most characters of Chinese text).
-    if (0x4E00..=0x9FFF).contains(&(c as u32)) {
+    if is_han_unified(c) {
         return c == '注';
     }
     matches!(c, '[' | '［') || is_circled_number(c) || is_superscript_digit(c)

@@ -34,6 +34,8 @@
 //! The [`Normalizer`] holds only the options and a `&'static` table built once
 //! per process, so it is cheap to clone and `Send + Sync`.
 
+use crate::chars::{HAN_FIRST, HAN_LAST};
+
 mod boilerplate;
 mod censored;
 mod footnotes;
@@ -43,47 +45,6 @@ mod width;
 
 /// The character a censored stretch becomes (OBJECT REPLACEMENT CHARACTER).
 pub const WILDCARD: char = '\u{FFFC}';
-
-/// The CJK unified block (U+4E00–U+9FFF), where most characters of Chinese
-/// text are.
-pub(crate) const HAN_FIRST: u32 = 0x4E00;
-pub(crate) const HAN_LAST: u32 = 0x9FFF;
-
-/// A set of characters of the CJK unified block, one bit each: 2.6 KB,
-/// which stays in the L1 cache where a table of the whole block does not.
-#[derive(Clone)]
-pub(crate) struct HanSet([u64; HanSet::WORDS]);
-
-impl HanSet {
-    const WORDS: usize = ((HAN_LAST - HAN_FIRST) as usize + 64) / 64;
-
-    /// The characters of `chars` that are in the block.
-    pub(crate) const fn of(chars: &[char]) -> HanSet {
-        let mut set = HanSet([0; HanSet::WORDS]);
-        let mut i = 0;
-        while i < chars.len() {
-            set.insert(chars[i]);
-            i += 1;
-        }
-        set
-    }
-
-    /// Add `c` (nothing if it is outside the block).
-    pub(crate) const fn insert(&mut self, c: char) {
-        let u = c as u32;
-        if u >= HAN_FIRST && u <= HAN_LAST {
-            let k = (u - HAN_FIRST) as usize;
-            self.0[k / 64] |= 1 << (k % 64);
-        }
-    }
-
-    /// Whether `c` is in the set (never for a character outside the block).
-    #[inline]
-    pub(crate) fn contains(&self, c: char) -> bool {
-        let k = (c as u32).wrapping_sub(HAN_FIRST) as usize;
-        self.0.get(k / 64).is_some_and(|&bits| bits >> (k % 64) & 1 == 1)
-    }
-}
 
 /// What a normalized character is, for the stages after this one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,7 +96,7 @@ impl Triggers {
                 self.footnote |= c == '[';
                 self.censor |= c == '*';
             }
-            0x4E00..=0x9FFF => self.footnote |= c == '注',
+            HAN_FIRST..=HAN_LAST => self.footnote |= c == '注',
             _ => {
                 self.footnote |= footnotes::is_trigger(c);
                 self.censor |= censored::is_censor(c);

@@ -34,8 +34,8 @@
 //! Converted output digits all carry the span of the whole run.  Arithmetic is
 //! checked `u128`; anything too large is left as text.
 
-use super::footnotes::digit_value;
-use super::{HanSet, NChar, HAN_FIRST, HAN_LAST};
+use super::NChar;
+use crate::chars::{digit_value, is_han_unified, HanSet};
 
 /// Measure words after which a single numeral character converts.
 pub(crate) const UNITS: &[char] = &[
@@ -86,7 +86,7 @@ const HAN_NUMERALS: HanSet = HanSet::of(NUMERALS);
 /// Does `c` start a numeral (an Arabic digit or a Chinese numeral)?
 #[inline]
 fn is_numeral(c: char) -> bool {
-    if (HAN_FIRST..=HAN_LAST).contains(&(c as u32)) {
+    if is_han_unified(c) {
         return HAN_NUMERALS.contains(c);
     }
     digit_value(c).is_some() || cn_class(c).is_some()

@@ -18,7 +18,7 @@
 
 use std::sync::OnceLock;
 
-use super::{HanSet, HAN_FIRST, HAN_LAST};
+use crate::chars::{is_han_unified, HanSet, HAN_FIRST, HAN_LAST};
 
 /// A char → char map as a two-level page table: `index[c >> 8]` names a page
 /// of 256 targets (page 0 means "no entry on this page", i.e. identity).
@@ -66,7 +66,7 @@ impl CharTable {
     /// [`CharTable::get`] for a character of the CJK unified block.
     #[inline]
     pub(crate) fn get_han(&self, c: char) -> char {
-        debug_assert!((HAN_FIRST..=HAN_LAST).contains(&(c as u32)));
+        debug_assert!(is_han_unified(c));
         if self.han.contains(c) {
             self.get(c)
         } else {
@@ -127,11 +127,11 @@ pub(crate) const VARIANTS: &[(char, char)] = &[
 
 /// Code point ranges scanned when deriving the script table.
 const SCAN_RANGES: &[(u32, u32)] = &[
-    (0x2E80, 0x33FF),   // radicals, CJK symbols, kana, enclosed, compatibility
-    (0x3400, 0x4DBF),   // Extension A
-    (0x4E00, 0x9FFF),   // URO
-    (0xF900, 0xFAFF),   // compatibility ideographs
-    (0x20000, 0x323AF), // Extensions B–H
+    (0x2E80, 0x33FF),      // radicals, CJK symbols, kana, enclosed, compatibility
+    (0x3400, 0x4DBF),      // Extension A
+    (HAN_FIRST, HAN_LAST), // URO
+    (0xF900, 0xFAFF),      // compatibility ideographs
+    (0x20000, 0x323AF),    // Extensions B–H
 ];
 
 /// `(traditional, simplified)` pairs from OpenCC's t2s, chains resolved.

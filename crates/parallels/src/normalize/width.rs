@@ -18,28 +18,11 @@
 //! half-width voiced mark in `ｶﾞ`, after folding `カ` + U+3099) is merged
 //! into that character (`ガ`), the merged char spanning both originals.
 
+use crate::chars::has_no_compat_form;
 use unicode_normalization::UnicodeNormalization;
 
 /// Largest NFKC expansion of one code point is 18 (U+FDFA).
 const MAX_EXPANSION: usize = 24;
-
-/// Code points that certainly have no compatibility decomposition and need
-/// no folding (the bulk of CJK text).
-#[inline]
-fn fast_identity(u: u32) -> bool {
-    // The CJK unified block alone first: most characters of Chinese text
-    // are in it, and one range test is cheaper than the whole list.
-    (0x4E00..=0x9FFF).contains(&u)
-        || matches!(u,
-        0x3001..=0x3035 // CJK punctuation and marks
-        | 0x3041..=0x3096 // hiragana
-        | 0x30A1..=0x30FA // katakana
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xAC00..=0xD7A3 // hangul syllables
-        | 0x20000..=0x2F7FF
-        | 0x30000..=0x323AF)
-}
 
 /// Characters deliberately left unfolded (see the module doc).
 #[inline]
@@ -58,7 +41,7 @@ pub(crate) fn keep_as_is(c: char) -> bool {
 #[inline]
 pub(crate) fn fold(c: char, emit: &mut impl FnMut(char)) {
     let u = c as u32;
-    if u < 0xA0 || fast_identity(u) {
+    if u < 0xA0 || has_no_compat_form(u) {
         emit(c);
         return;
     }
@@ -118,7 +101,7 @@ pub(crate) fn compose(prev: char, mark: char) -> Option<char> {
     let u = mark as u32;
     // Han, kana and hangul (most of CJK text) are never combining marks:
     // no table lookup for them.
-    if u < 0x300 || fast_identity(u) || !unicode_normalization::char::is_combining_mark(mark) {
+    if u < 0x300 || has_no_compat_form(u) || !unicode_normalization::char::is_combining_mark(mark) {
         return None;
     }
     unicode_normalization::char::compose(prev, mark)

@@ -11,13 +11,17 @@
 //! value: a document holding `<script>` shows as text). The page carries its
 //! own style and script; it needs no network and opens from disk.
 //!
-//! [`scan_site`] builds the scan report from the three tables and the
+//! [`scan::scan_site`] builds the scan report from the three tables and the
 //! documents' texts ([`scan::SiteInput`]).
+//!
+//! [`text::TextView`] is the same alignment as plain text for a terminal:
+//! two columns side by side, differences in colour.
 //!
 //! Offsets stay what they are everywhere else: code points into the
 //! original texts. Nothing here decides what is aligned; it only shows it.
 
 pub mod scan;
+pub mod text;
 
 use crate::align::{covered_chars, Prepared, Span};
 use crate::diff;

@@ -8,7 +8,7 @@
 
 use super::{environment, pair_rows, Chars, PairView, ReportDoc, ROWS_PER_PAGE, SCRIPT, STYLE};
 use crate::align::{covered_chars, Span};
-use crate::scan::{ScanCluster, ScanDocument, ScanPassage};
+use crate::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -18,7 +18,7 @@ pub struct SiteInput<'a> {
     pub passages: &'a [ScanPassage],
     pub clusters: &'a [ScanCluster],
     /// `summary.json` as the scan wrote it.
-    pub summary: &'a serde_json::Value,
+    pub summary: &'a ScanSummary,
     /// The documents whose texts could be read: the pair pages and member
     /// excerpts need them. Others fall back to what the tables hold.
     pub texts: &'a FxHashMap<String, ReportDoc<'a>>,
@@ -241,12 +241,11 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
         links.push(PairLink { page, a: a.clone(), b: b.clone(), shared: *shared, passages: ks.len() });
     }
     let (nodes, edges) = graph(&top);
-    let stats = input.summary.get("stats").cloned().unwrap_or_default();
     let html = env.get_template("scan_index.html")?.render(minijinja::context! {
         version => env!("CARGO_PKG_VERSION"),
         style => STYLE,
         script => SCRIPT,
-        stats => stats,
+        stats => input.summary.stats,
         documents => doc_rows,
         with_passages => with_passages,
         all_documents => input.documents.len(),

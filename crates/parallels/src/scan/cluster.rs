@@ -2,39 +2,12 @@
 //!
 //! Every passage joins its span in A with its span in B; spans of one
 //! document that overlap are one place. The connected components
-//! (union–find) are the clusters, as passim builds them. A cluster's members
+//! ([`UnionFind`], whose roots do not depend on the order of unions) are the
+//! clusters, as passim builds them. A cluster's members
 //! are its places: per document, the union of the overlapping spans.
 
 use crate::align::Span;
-
-struct UnionFind {
-    parent: Vec<u32>,
-}
-
-impl UnionFind {
-    fn new(n: usize) -> UnionFind {
-        UnionFind { parent: (0..n as u32).collect() }
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            let p = self.parent[self.parent[x as usize] as usize];
-            self.parent[x as usize] = p;
-            x = p;
-        }
-        x
-    }
-
-    fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        // The smaller root wins, so results do not depend on union order.
-        if ra < rb {
-            self.parent[rb as usize] = ra;
-        } else if rb < ra {
-            self.parent[ra as usize] = rb;
-        }
-    }
-}
+use crate::plumbing::UnionFind;
 
 /// One place of a cluster: a span of a document.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

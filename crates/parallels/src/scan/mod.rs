@@ -11,8 +11,8 @@
 //!    batches; each batch is normalized, segmented and fingerprinted in
 //!    parallel ([`seeds::seeds`]). Texts go to a store file in the work
 //!    folder; only a small record per document stays in memory.
-//! 2. **Candidates.** Seeds are sorted by hash through an external sorter
-//!    ([`sort`]) that spills beyond the memory budget; pairs of documents
+//! 2. **Candidates.** Seeds are sorted by hash through the external sorter
+//!    ([`crate::plumbing::sort`]) that spills beyond the memory budget; pairs of documents
 //!    that share at least `min_seeds` seeds, none of them in more than
 //!    `max_df` documents, are candidates ([`seeds::pairs`]).
 //!    While reading, every sentence's features are counted into a
@@ -45,11 +45,12 @@
 pub mod cluster;
 mod parquet_out;
 pub mod seeds;
-pub mod sort;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
 use crate::corpus::{CorpusDoc, CorpusReader, Problem, Summary};
+use crate::plumbing::sort::{Sorted, Sorter};
+use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -101,20 +102,6 @@ impl Default for ScanOptions {
     }
 }
 
-/// Where a long stage reports progress (a terminal progress bar, or nothing).
-pub trait Progress: Sync {
-    /// A stage starts; `total` units if known.
-    fn stage(&self, _name: &str, _total: Option<u64>) {}
-    /// `n` more units are done.
-    fn advance(&self, _n: u64) {}
-    /// A non-fatal problem with the input.
-    fn problem(&self, _p: &Problem) {}
-}
-
-/// Reports nothing.
-pub struct Quiet;
-impl Progress for Quiet {}
-
 /// One document as `documents.jsonl` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanDocument {
@@ -158,6 +145,52 @@ pub struct ScanCluster {
     pub members: Vec<ClusterMember>,
     /// The start of the longest member's text.
     pub excerpt: String,
+}
+
+/// `summary.json`: what `scan` writes beside its tables and `report` reads
+/// back.
+///
+/// Written with its keys, and those of [`ScanStats`], in alphabetical order
+/// (as `parallels.scan/1` has always had them), whatever the order of the
+/// fields here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScanSummary {
+    /// [`SCAN_SCHEMA`].
+    pub schema: String,
+    #[serde(default)]
+    pub stats: ScanStats,
+    /// Where the texts are: `parallels report` reads them back from the
+    /// documents' sources with these fields.
+    #[serde(default)]
+    pub fields: ScanFields,
+}
+
+impl ScanSummary {
+    /// The summary of `result`.
+    pub fn of(result: &ScanResult) -> ScanSummary {
+        ScanSummary { schema: SCAN_SCHEMA.to_string(), stats: result.stats.clone(), fields: result.fields.clone() }
+    }
+
+    /// Write it to `path` (through an [`AtomicFile`]).
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        // Through a `Value`, whose maps keep their keys sorted.
+        write_atomic(path, &serde_json::to_vec_pretty(&serde_json::to_value(self)?)?)
+    }
+}
+
+/// The id and text fields of JSON Lines and Parquet input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanFields {
+    pub id: String,
+    pub text: String,
+}
+
+impl Default for ScanFields {
+    /// `id` and `text`, the defaults of [`crate::corpus::CorpusOptions`].
+    fn default() -> Self {
+        let corpus = crate::corpus::CorpusOptions::default();
+        ScanFields { id: corpus.id_field, text: corpus.text_field }
+    }
 }
 
 /// Counts for the summary.
@@ -244,7 +277,7 @@ pub struct ScanResult {
     /// What was taken over from an interrupted run.
     pub resumed: Resumed,
     /// The id and text fields of JSON Lines and Parquet input.
-    pub corpus_fields: (String, String),
+    pub fields: ScanFields,
 }
 
 /// What scanning failed on.
@@ -358,18 +391,6 @@ struct Aligned {
 }
 
 const WORK_SCHEMA: &str = "parallels.scan.work/1";
-
-/// Write `bytes` to `path` through a temporary file and a rename, so that
-/// `path` is either whole or absent.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(tmp, path)
-}
 
 /// Open the work folder: keep its contents when resuming a run of the same
 /// key and options, else empty it and write the manifest.
@@ -540,7 +561,7 @@ pub fn scan(
     let mut result = assemble(docs, flat, files, stats, &texts).map_err(io_err(dir))?;
     result.corpus = corpus;
     result.resumed = resumed;
-    result.corpus_fields = (reader.options().id_field.clone(), reader.options().text_field.clone());
+    result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
     Ok(result)
 }
 
@@ -560,7 +581,7 @@ fn read_stage(
 ) -> Result<ReadOutput, ScanError> {
     let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let seed_chunk = (opts.memory / 2 / 16).max(1 << 16) as usize;
-    let mut sorter: sort::Sorter<seeds::Seed> = sort::Sorter::new(dir, "seeds", seed_chunk);
+    let mut sorter: Sorter<seeds::Seed> = Sorter::new(dir, "seeds", seed_chunk);
     let mut store = Store::create(dir).map_err(io_err)?;
     let mut docs: Vec<DocRecord> = Vec::new();
     let mut stats = ScanStats::default();
@@ -619,15 +640,15 @@ fn read_stage(
     stats.seeds = sorter.count;
     let runs = sorter.into_runs().map_err(io_err)?;
     store.finish().map_err(io_err)?;
-    let mut w = BufWriter::new(File::create(dir.join("docs.jsonl")).map_err(io_err)?);
+    let mut w = BufWriter::new(AtomicFile::create(&dir.join("docs.jsonl")).map_err(io_err)?);
     for d in &docs {
         serde_json::to_writer(&mut w, d).map_err(|e| io_err(e.into()))?;
         w.write_all(b"\n").map_err(io_err)?;
     }
-    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
-    let mut w = BufWriter::new(File::create(dir.join("df.bin")).map_err(io_err)?);
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
+    let mut w = BufWriter::new(AtomicFile::create(&dir.join("df.bin")).map_err(io_err)?);
     corpus_df.save(&mut w).map_err(io_err)?;
-    w.into_inner().map_err(|e| io_err(e.into_error()))?.sync_all().map_err(io_err)?;
+    w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
     let corpus = reader.summary().clone();
     let done = ReadDone {
         stats: stats.clone(),
@@ -661,7 +682,7 @@ fn candidate_stage(
         })
         .collect();
     // The seed runs stay until the scan is over: a resumed run may need them.
-    let sorted = sort::Sorted::open(runs, false).map_err(io_err)?;
+    let sorted = Sorted::open(runs, false).map_err(io_err)?;
     let (candidates, pair_stats) =
         seeds::pairs(sorted, &group, &opts.seeds, dir, (opts.memory / 2 / 8).max(1 << 16) as usize).map_err(io_err)?;
     let mut boilerplate = Vec::new();
@@ -790,7 +811,7 @@ fn assemble(
         stats,
         corpus: Summary::default(),
         resumed: Resumed::default(),
-        corpus_fields: Default::default(),
+        fields: Default::default(),
     })
 }
 
@@ -798,41 +819,70 @@ fn assemble(
 /// `summary.json` into `dir`, each under a temporary name first.
 pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
     fn lines<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> io::Result<()> {
-        let tmp = dir.join(format!(".{name}.tmp"));
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join(name))?);
         for r in rows {
             serde_json::to_writer(&mut w, r)?;
             w.write_all(b"\n")?;
         }
-        w.flush()?;
-        drop(w);
-        std::fs::rename(&tmp, dir.join(name))
+        w.into_inner().map_err(|e| e.into_error())?.commit()
     }
     std::fs::create_dir_all(dir)?;
     lines(dir, "documents.jsonl", &result.documents)?;
-    let tmp = dir.join(".passages.jsonl.tmp");
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("passages.jsonl"))?);
     result.passages.for_each(|p| {
         serde_json::to_writer(&mut w, &p)?;
         w.write_all(b"\n")
     })?;
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, dir.join("passages.jsonl"))?;
+    w.into_inner().map_err(|e| e.into_error())?.commit()?;
     lines(dir, "clusters.jsonl", &result.clusters)?;
     write_summary(result, dir)
 }
 
-/// Write `summary.json` (the schema tag and the counts) into `dir`.
+/// Write `summary.json` ([`ScanSummary`]) into `dir`.
 pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    let summary = serde_json::json!({
-        "schema": SCAN_SCHEMA,
-        "stats": result.stats,
-        // Where the texts are: `parallels report` reads them back from the
-        // documents' sources with these fields.
-        "fields": {"id": result.corpus_fields.0, "text": result.corpus_fields.1},
-    });
-    let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(&summary)?)?;
-    std::fs::rename(tmp, dir.join("summary.json"))
+    ScanSummary::of(result).write(&dir.join("summary.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_is_written_with_sorted_keys_and_reads_back() {
+        let summary = ScanSummary {
+            schema: SCAN_SCHEMA.to_string(),
+            stats: ScanStats {
+                documents: 3,
+                passages: 14,
+                boilerplate: vec![(120, "本报讯".into())],
+                ..Default::default()
+            },
+            fields: ScanFields { id: "url".into(), text: "body".into() },
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        summary.write(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let keys: Vec<&str> =
+            text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":")).map(|(k, _)| k).collect();
+        let stats_keys = &keys[keys.iter().position(|&k| k == "stats").unwrap() + 1..];
+        assert_eq!(&keys[..4], ["fields", "id", "text", "schema"]);
+        let mut sorted = stats_keys.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(stats_keys, sorted);
+        assert_eq!(serde_json::from_str::<ScanSummary>(&text).unwrap(), summary);
+    }
+
+    #[test]
+    fn a_summary_without_fields_reads_with_the_default_fields() {
+        let mut written = serde_json::to_value(ScanSummary {
+            schema: SCAN_SCHEMA.to_string(),
+            stats: ScanStats::default(),
+            fields: ScanFields { id: "url".into(), text: "body".into() },
+        })
+        .unwrap();
+        written.as_object_mut().unwrap().remove("fields");
+        let s: ScanSummary = serde_json::from_value(written).unwrap();
+        assert_eq!(s.fields, ScanFields { id: "id".into(), text: "text".into() });
+    }
 }

@@ -10,14 +10,15 @@
 //! | `passages.parquet` | `a_doc`, `b_doc`, `cluster` u32, `kind`, `a_start`, `a_end`, `b_start`, `b_end` u32, `score` f64, `links` (JSON array of `{a, b, score}`) |
 //! | `clusters.parquet` | `id` u32, `size` u32, `members` (JSON array of `{doc, span}`), `excerpt` |
 //!
-//! Files are written under a temporary name and renamed, zstd-compressed.
+//! Files are written through an [`AtomicFile`] (a temporary name, synced
+//! and renamed), with the crate's Parquet settings (zstd).
 
 use super::{ScanPassage, ScanResult};
 use crate::align::PassageKind;
+use crate::plumbing::parquet::writer_properties;
+use crate::plumbing::AtomicFile;
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
@@ -25,18 +26,14 @@ use std::sync::Arc;
 /// Passages per record batch of `passages.parquet`.
 const PASSAGE_BATCH: usize = 65_536;
 
-fn props() -> WriterProperties {
-    WriterProperties::builder().set_compression(Compression::ZSTD(ZstdLevel::default())).build()
-}
-
 fn write(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>) -> io::Result<()> {
     let batch = RecordBatch::try_from_iter(columns).map_err(io::Error::other)?;
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let file = std::fs::File::create(&tmp)?;
-    let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props())).map_err(io::Error::other)?;
+    let mut out = AtomicFile::create(&dir.join(name))?;
+    let mut w =
+        ArrowWriter::try_new(out.file_mut(), batch.schema(), Some(writer_properties())).map_err(io::Error::other)?;
     w.write(&batch).map_err(io::Error::other)?;
     w.close().map_err(io::Error::other)?;
-    std::fs::rename(tmp, dir.join(name))
+    out.commit()
 }
 
 fn strings<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
@@ -88,10 +85,10 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
         ],
     )?;
     // Passages stream from the scan's chunk files, a batch at a time.
-    let tmp = dir.join(".passages.parquet.tmp");
+    let mut out = AtomicFile::create(&dir.join("passages.parquet"))?;
     let schema = passage_batch(&[])?.schema();
     let mut writer =
-        ArrowWriter::try_new(std::fs::File::create(&tmp)?, schema, Some(props())).map_err(io::Error::other)?;
+        ArrowWriter::try_new(out.file_mut(), schema, Some(writer_properties())).map_err(io::Error::other)?;
     let mut batch: Vec<ScanPassage> = Vec::with_capacity(PASSAGE_BATCH);
     r.passages.for_each(|p| {
         batch.push(p);
@@ -105,7 +102,7 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
         writer.write(&passage_batch(&batch)?).map_err(io::Error::other)?;
     }
     writer.close().map_err(io::Error::other)?;
-    std::fs::rename(&tmp, dir.join("passages.parquet"))?;
+    out.commit()?;
     let c = &r.clusters;
     write(
         dir,
@@ -168,7 +165,7 @@ mod tests {
             stats: ScanStats::default(),
             corpus: Default::default(),
             resumed: Default::default(),
-            corpus_fields: Default::default(),
+            fields: Default::default(),
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();

@@ -7,13 +7,13 @@
 //! at least one kept seed, while only about `2 / (window + 1)` of all n-grams
 //! are kept.
 //!
-//! [`pairs`] reads the seeds sorted by hash (see [`super::sort`]); a hash
+//! [`pairs`] reads the seeds sorted by hash (see [`crate::plumbing::sort`]); a hash
 //! found in more than [`SeedParams::max_df`] documents is boilerplate and no
 //! evidence. Every two documents of different groups sharing a hash get one
 //! vote; pairs with at least [`SeedParams::min_seeds`] votes are candidates.
 //! Both steps are sort-based, so memory does not grow with the corpus.
 
-use super::sort::{Record, Sorter};
+use crate::plumbing::sort::{Record, Sorter};
 use crate::segment::{Segmented, WILDCARD};
 use std::io;
 

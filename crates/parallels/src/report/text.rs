@@ -1,9 +1,17 @@
-//! Text output: a summary line per pair, then each passage as two columns
-//! with linked sentences side by side. Differences are coloured when asked.
+//! The text report of an alignment (`parallels align`'s default output): a
+//! summary line per pair, then each passage as two columns with linked
+//! sentences side by side. Differences are coloured (ANSI) when asked.
+//!
+//! Takes what [`align_page`](super::align_page) takes — the alignment, the
+//! documents' original texts and their prepared token streams — and a
+//! width in terminal columns; writes lines of text. Widths are display
+//! widths (`unicode-width`: a Han character takes two columns), and a
+//! closing punctuation mark ([`is_closing`]) never starts a line.
 
-use parallels::align::{Passage, PassageKind, Prepared, Span};
-use parallels::output::AlignOutput;
-use parallels::read::Document;
+use crate::align::{Passage, PassageKind, Prepared, Span};
+use crate::chars::is_closing;
+use crate::output::AlignOutput;
+use crate::read::Document;
 use std::io::{self, Write};
 use unicode_width::UnicodeWidthChar;
 
@@ -13,23 +21,28 @@ const DIM: &str = "\x1b[2m";
 const BOLD: &str = "\x1b[1m";
 const RESET: &str = "\x1b[0m";
 
-/// Width of the terminal from `COLUMNS`, else 100; at least 40.
-pub fn terminal_width() -> usize {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100).max(40)
-}
+/// Narrowest width [`TextView::width`] may be: two columns of 18.
+pub const MIN_WIDTH: usize = 40;
 
+/// The text report of one alignment; [`TextView::write`] writes it.
 pub struct TextView<'a> {
+    /// The alignment.
     pub out: &'a AlignOutput,
+    /// The documents, in the order of `out.documents`.
     pub docs: &'a [Document],
+    /// Their prepared texts, in the same order (for the differences).
     pub prepared: &'a [Prepared],
+    /// Colour differences with ANSI escapes.
     pub color: bool,
+    /// Width of a line in terminal columns (at least [`MIN_WIDTH`]).
     pub width: usize,
+    /// Only the summary line of each pair.
     pub summary_only: bool,
 }
 
 /// Characters of a text covered by the union of `spans`, and their share.
 fn covered(spans: Vec<Span>, chars: u64) -> (u64, f64) {
-    let total = parallels::align::covered_chars(spans);
+    let total = crate::align::covered_chars(spans);
     (total, if chars == 0 { 0.0 } else { total as f64 / chars as f64 })
 }
 
@@ -54,6 +67,7 @@ impl TextView<'_> {
         }
     }
 
+    /// Write the report to `w`.
     pub fn write(&self, w: &mut dyn Write) -> io::Result<()> {
         let index = |id: &str| self.out.documents.iter().position(|d| d.id == id).unwrap_or(0);
         if self.out.pairs.is_empty() {
@@ -125,7 +139,7 @@ impl TextView<'_> {
                 )
             )
         )?;
-        let col = (self.width - 3) / 2;
+        let col = (self.width.max(MIN_WIDTH) - 3) / 2;
         let whole = [(p.a, p.b, p.score)];
         let links: Vec<(Span, Span, f64)> =
             if p.links.is_empty() { whole.to_vec() } else { p.links.iter().map(|l| (l.a, l.b, l.score)).collect() };
@@ -149,7 +163,7 @@ impl TextView<'_> {
                 }
             }
             prev = Some((la, lb));
-            let (ca, cb) = parallels::diff::common(&self.prepared[x], la, &self.prepared[y], lb);
+            let (ca, cb) = crate::diff::common(&self.prepared[x], la, &self.prepared[y], lb);
             self.rows(w, &self.wrap(ta, la, &ca, RED, col), &self.wrap(tb, lb, &cb, GREEN, col), col)?;
         }
         Ok(())
@@ -234,34 +248,6 @@ impl TextView<'_> {
     }
 }
 
-/// Punctuation that closes a clause or a quotation: it stays on the line of
-/// the character before it.
-fn is_closing(c: char) -> bool {
-    matches!(
-        c,
-        '，' | '。'
-            | '、'
-            | '；'
-            | '：'
-            | '！'
-            | '？'
-            | '」'
-            | '』'
-            | '”'
-            | '’'
-            | '）'
-            | '》'
-            | '…'
-            | ','
-            | '.'
-            | ';'
-            | ':'
-            | '!'
-            | '?'
-            | ')'
-    )
-}
-
 /// `span` of `text` without surrounding whitespace, or `None` if nothing is left.
 fn trimmed(text: &str, span: Span) -> Option<Span> {
     if span[0] >= span[1] {
@@ -271,4 +257,60 @@ fn trimmed(text: &str, span: Span) -> Option<Span> {
     let lo = chars.iter().position(|c| !c.is_whitespace())?;
     let hi = chars.iter().rposition(|c| !c.is_whitespace())? + 1;
     Some([span[0] + lo as u32, span[0] + hi as u32])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::{Aligner, Options};
+    use crate::collate::collate;
+    use std::path::PathBuf;
+
+    const A: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
+                     十七世纪中叶，城中约有两万三千名居民。";
+    const B: &str = "布伦纳河在魏斯明德汇入波罗的海，这座港口城市因粮食和琥珀生意而远近闻名。\
+                     17世纪中期，城里住着大约23,000人。";
+
+    fn doc(id: &str, text: &str) -> Document {
+        Document {
+            id: id.to_string(),
+            path: PathBuf::from(format!("{id}.txt")),
+            text: text.to_string(),
+            encoding: "utf-8".to_string(),
+            replaced: 0,
+        }
+    }
+
+    fn render(width: usize, color: bool, summary_only: bool) -> String {
+        let docs = [doc("a", A), doc("b", B)];
+        let c = collate(&Aligner::new(Options::default()), &docs).unwrap();
+        let view = TextView { out: &c.output, docs: &docs, prepared: &c.prepared, color, width, summary_only };
+        let mut buf = Vec::new();
+        view.write(&mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn columns_fit_the_width_and_no_line_starts_with_a_closing_mark() {
+        use unicode_width::UnicodeWidthStr;
+        let text = render(MIN_WIDTH, false, false);
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains(" │ ")).collect();
+        assert!(rows.len() > 4, "{text}");
+        for row in rows {
+            assert!(row.width() <= MIN_WIDTH, "{row:?}");
+            for side in row.split(" │ ") {
+                let first = side.trim_start_matches("⋯ ").chars().next();
+                assert!(!first.is_some_and(is_closing), "{row:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_summary_is_one_line_per_pair_and_colour_only_when_asked() {
+        let summary = render(100, false, true);
+        assert_eq!(summary.lines().count(), 1, "{summary}");
+        assert!(summary.starts_with("a ↔ b: 1 passage(s)"), "{summary}");
+        assert!(!render(100, false, false).contains('\x1b'));
+        assert!(render(100, true, false).contains(RED));
+    }
 }

@@ -9,6 +9,12 @@
 //!
 //! Records are plain little-endian byte arrays ([`Record`]), so a spill file
 //! is just the records back to back.
+//!
+//! Spill files go either into a folder the caller names ([`Sorter::new`]:
+//! scan keeps its sorted runs in its work folder, for a resumed run) or
+//! into a temporary folder of its own ([`Sorter::in_temp_dir`]: dedup),
+//! made only when the first chunk spills and removed with the sorter or the
+//! sorted stream, whichever way the caller's work ends, errors included.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -23,11 +29,20 @@ pub trait Record: Copy + Ord + Send + Sync {
     fn read(bytes: &[u8]) -> Self;
 }
 
-/// Sorts records, spilling to `dir` beyond `chunk` records.
+/// Where spill files go.
+enum SpillDir {
+    /// This folder (made when needed, kept).
+    Named(PathBuf),
+    /// A temporary folder in `parent`, made when needed, removed when
+    /// dropped.
+    Temp { parent: PathBuf, dir: Option<tempfile::TempDir> },
+}
+
+/// Sorts records, spilling to a folder beyond `chunk` records.
 pub struct Sorter<R: Record> {
     buf: Vec<R>,
     chunk: usize,
-    dir: PathBuf,
+    dir: SpillDir,
     name: String,
     runs: Vec<PathBuf>,
     /// Records pushed in all.
@@ -35,14 +50,39 @@ pub struct Sorter<R: Record> {
 }
 
 impl<R: Record> Sorter<R> {
+    /// A sorter that holds `chunk` records (at least 1024) in memory and
+    /// spills beyond them into `dir` (created when needed), as
+    /// `NAME.K.run`.
     pub fn new(dir: &Path, name: &str, chunk: usize) -> Sorter<R> {
-        Sorter {
-            buf: Vec::new(),
-            chunk: chunk.max(1024),
-            dir: dir.to_path_buf(),
-            name: name.to_string(),
-            runs: Vec::new(),
-            count: 0,
+        Sorter::with(SpillDir::Named(dir.to_path_buf()), name, chunk)
+    }
+
+    /// As [`Sorter::new`], spilling into a new folder
+    /// `.parallels-NAME-XXXXXX` in `parent`, made when the first chunk
+    /// spills and removed when the sorter, or the stream that
+    /// [`Sorter::finish`] returns, is dropped.
+    pub fn in_temp_dir(parent: &Path, name: &str, chunk: usize) -> Sorter<R> {
+        Sorter::with(SpillDir::Temp { parent: parent.to_path_buf(), dir: None }, name, chunk)
+    }
+
+    fn with(dir: SpillDir, name: &str, chunk: usize) -> Sorter<R> {
+        Sorter { buf: Vec::new(), chunk: chunk.max(1024), dir, name: name.to_string(), runs: Vec::new(), count: 0 }
+    }
+
+    /// The spill folder, made now if it is not yet.
+    fn spill_dir(&mut self) -> io::Result<PathBuf> {
+        match &mut self.dir {
+            SpillDir::Named(dir) => {
+                std::fs::create_dir_all(&*dir)?;
+                Ok(dir.clone())
+            }
+            SpillDir::Temp { parent, dir } => {
+                if dir.is_none() {
+                    let prefix = format!(".parallels-{}-", self.name);
+                    *dir = Some(tempfile::Builder::new().prefix(&prefix).tempdir_in(&*parent)?);
+                }
+                Ok(dir.as_ref().map(|d| d.path().to_path_buf()).unwrap_or_default())
+            }
         }
     }
 
@@ -59,8 +99,7 @@ impl<R: Record> Sorter<R> {
         use rayon::slice::ParallelSliceMut;
         self.buf.par_sort_unstable();
         // The folder is made only when needed.
-        std::fs::create_dir_all(&self.dir)?;
-        let path = self.dir.join(format!("{}.{}.run", self.name, self.runs.len()));
+        let path = self.spill_dir()?.join(format!("{}.{}.run", self.name, self.runs.len()));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let mut bytes = vec![0u8; R::SIZE];
         for r in &self.buf {
@@ -79,6 +118,9 @@ impl<R: Record> Sorter<R> {
         use rayon::slice::ParallelSliceMut;
         self.buf.par_sort_unstable();
         let mut sorted = Sorted::open(std::mem::take(&mut self.runs), true)?;
+        if let SpillDir::Temp { dir, .. } = &mut self.dir {
+            sorted.temp_dir = dir.take();
+        }
         sorted.memory = std::mem::take(&mut self.buf).into_iter();
         if let Some(first) = sorted.memory.next() {
             sorted.heap.push(Reverse((first, sorted.runs.len())));
@@ -88,9 +130,13 @@ impl<R: Record> Sorter<R> {
 
     /// Spill what is left in memory and hand over the sorted run files
     /// (to merge later with [`Sorted::open`], maybe in another process).
+    /// A temporary spill folder is kept then: the files are the caller's.
     pub fn into_runs(mut self) -> io::Result<Vec<PathBuf>> {
         if !self.buf.is_empty() {
             self.spill()?;
+        }
+        if let SpillDir::Temp { dir: Some(dir), .. } = &mut self.dir {
+            dir.disable_cleanup(true);
         }
         Ok(std::mem::take(&mut self.runs))
     }
@@ -122,6 +168,8 @@ pub struct Sorted<R: Record> {
     _record: std::marker::PhantomData<R>,
     heap: BinaryHeap<Reverse<(R, usize)>>,
     files: Vec<PathBuf>,
+    /// The sorter's temporary spill folder, removed after `files`.
+    temp_dir: Option<tempfile::TempDir>,
 }
 
 impl<R: Record> Sorted<R> {
@@ -143,6 +191,7 @@ impl<R: Record> Sorted<R> {
             memory: Vec::new().into_iter(),
             heap,
             files: if remove { files } else { Vec::new() },
+            temp_dir: None,
             _record: std::marker::PhantomData,
         })
     }
@@ -237,6 +286,44 @@ mod tests {
             expected.sort();
             assert_eq!(sorted.map(|r| r.unwrap()).collect::<Vec<_>>(), expected, "{n}");
         }
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn a_temporary_spill_folder_is_made_only_to_spill_and_goes_with_the_stream() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut s: Sorter<R> = Sorter::in_temp_dir(parent.path(), "t", 1024);
+        for r in records(1000) {
+            s.push(r).unwrap();
+        }
+        assert!(entries(parent.path()).is_empty());
+        for r in records(3000) {
+            s.push(r).unwrap();
+        }
+        let made = entries(parent.path());
+        assert_eq!(made.len(), 1);
+        assert!(made[0].starts_with(".parallels-t-"), "{made:?}");
+        let mut sorted = s.finish().unwrap();
+        assert!(sorted.next().is_some());
+        assert_eq!(entries(parent.path()).len(), 1);
+        drop(sorted);
+        assert!(entries(parent.path()).is_empty());
+    }
+
+    #[test]
+    fn a_sorter_dropped_halfway_leaves_no_temporary_spill_folder() {
+        let parent = tempfile::tempdir().unwrap();
+        let mut s: Sorter<R> = Sorter::in_temp_dir(parent.path(), "t", 1024);
+        for r in records(5000) {
+            s.push(r).unwrap();
+        }
+        assert_eq!(entries(parent.path()).len(), 1);
+        // As when the caller's loop fails with an error.
+        drop(s);
+        assert!(entries(parent.path()).is_empty());
     }
 
     #[test]

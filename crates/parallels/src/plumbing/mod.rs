@@ -1,0 +1,27 @@
+//! Plumbing: the ground floor that several stages stand on and none owns.
+//!
+//! * [`sort`]: an external sorter of fixed-size records that spills to disk
+//!   beyond a memory budget (scan's seeds, dedup's band records).
+//! * [`union_find`]: disjoint sets whose roots are the smallest members, so
+//!   clusters do not depend on the order of unions (scan's passage
+//!   clusters, dedup's duplicate clusters).
+//! * [`progress`]: the [`Progress`] trait a long stage reports to.
+//! * [`atomic`]: files written whole or not at all (every result and
+//!   checkpoint).
+//! * [`parquet`]: the Parquet writer settings.
+//!
+//! Together with [`crate::chars`] (character classes) this is what stages
+//! share; a stage never imports another stage's internals. Nothing here
+//! depends on a stage, except that [`Progress`] hands on the read stage's
+//! [`Problem`](crate::corpus::Problem) (the first stage, itself built on
+//! nothing but decoding).
+
+pub mod atomic;
+pub mod parquet;
+pub mod progress;
+pub mod sort;
+pub mod union_find;
+
+pub use atomic::{write_atomic, AtomicFile};
+pub use progress::{Progress, Quiet};
+pub use union_find::UnionFind;
