@@ -355,17 +355,9 @@ pub struct UnitReport {
     pub coverage: Counts,
 }
 
-/// Where the units lie on each side: `(span, unit index)`, sorted by span.
+/// Where the units lie on one side: `(span, unit index)`, empty spans left out.
 fn unit_spans(gold: &[Rect], side: fn(&Rect) -> [u32; 2]) -> Vec<([u32; 2], usize)> {
-    let mut v: Vec<([u32; 2], usize)> =
-        gold.iter().enumerate().map(|(k, r)| (side(r), k)).filter(|(s, _)| s[0] < s[1]).collect();
-    v.sort_unstable();
-    v
-}
-
-/// Characters of `set` (merged intervals) that lie in some unit.
-fn in_units(set: &[[u32; 2]], units: &[[u32; 2]]) -> u64 {
-    intersect(set, units)
+    gold.iter().enumerate().map(|(k, r)| (side(r), k)).filter(|(s, _)| s[0] < s[1]).collect()
 }
 
 /// Unit precision and recall counts of one pair (`score_bible.py`'s
@@ -401,7 +393,7 @@ fn unit_counts(pred: &[Rect], gold: &[Rect]) -> UnitCounts {
                     c.unit_hit += width;
                 }
                 if precision {
-                    c.predicted += width * in_units(&cover, &b_units);
+                    c.predicted += width * intersect(&cover, &b_units);
                     let near: Vec<[u32; 2]> =
                         (k.saturating_sub(1)..=(k + 1).min(gold.len() - 1)).map(|v| theirs(&gold[v])).collect();
                     // Gold units may overlap in principle; count each

@@ -46,6 +46,7 @@
 //! whatever similarity is available enters there, as a z-score against the
 //! pair's background.
 
+use super::features::Vectors;
 use super::parallel::{Chain, Dots, SentLink};
 
 /// Score of a perfect length fit (δ = 0) with no lexical evidence.
@@ -102,24 +103,26 @@ impl LengthModel {
 }
 
 /// What a completion needs to know of the pair.
-#[derive(Clone, Copy)]
-pub(super) struct Context<'a> {
-    pub len_a: &'a [f32],
-    pub len_b: &'a [f32],
-    pub heading_a: &'a [bool],
-    pub heading_b: &'a [bool],
+struct Context<'a> {
+    a: &'a Vectors,
+    b: &'a Vectors,
     /// Background of random sentence pairs.
-    pub mean: f32,
-    pub sd: f32,
-    pub model: LengthModel,
+    mean: f32,
+    sd: f32,
+    model: LengthModel,
     /// Log prior odds that a two-sided slot holds counterparts, against a
-    /// typical pair ([`slot_prior`]); set by [`complete`].
-    pub prior: f32,
+    /// typical pair ([`slot_prior`]).
+    prior: f32,
 }
 
 impl Context<'_> {
     fn len(v: &[f32], s0: u32, s1: u32) -> f32 {
         v[s0 as usize..s1 as usize].iter().sum()
+    }
+
+    /// The length deviation δ of a group.
+    fn delta(&self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
+        self.model.delta(Self::len(&self.a.len, a0, a1), Self::len(&self.b.len, b0, b1))
     }
 
     fn z(&self, sim: f32) -> f32 {
@@ -130,13 +133,13 @@ impl Context<'_> {
     /// and the group's cosine.
     fn fit(&self, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32) -> (f32, f32) {
         let sim = dots.group_cos(a0, a1, b0, b1);
-        let d = self.model.delta(Self::len(self.len_a, a0, a1), Self::len(self.len_b, b0, b1));
+        let d = self.delta(a0, a1, b0, b1);
         (LEN_FIT - d * d / 2.0 + LEX * self.z(sim), sim)
     }
 
     fn has_heading(&self, a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
-        self.heading_a[a0 as usize..a1 as usize].contains(&true)
-            || self.heading_b[b0 as usize..b1 as usize].contains(&true)
+        self.a.heading[a0 as usize..a1 as usize].contains(&true)
+            || self.b.heading[b0 as usize..b1 as usize].contains(&true)
     }
 }
 
@@ -231,10 +234,7 @@ fn grow(ctx: &Context, dots: &mut Dots, l: SentLink, a: (u32, u32), b: (u32, u32
     if a1 - a0 > 4 || b1 - b0 > 4 || ctx.has_heading(a0, a1, b0, b1) {
         return None;
     }
-    let delta = |a0: u32, a1: u32, b0: u32, b1: u32| {
-        ctx.model.delta(Context::len(ctx.len_a, a0, a1), Context::len(ctx.len_b, b0, b1))
-    };
-    let (old, new) = (delta(l.a0, l.a1, l.b0, l.b1), delta(a0, a1, b0, b1));
+    let (old, new) = (ctx.delta(l.a0, l.a1, l.b0, l.b1), ctx.delta(a0, a1, b0, b1));
     // The added sentences against the other side of the link.
     let added = if a.1 > a.0 && (a.0 < l.a0 || a.1 > l.a1) {
         dots.group_cos(a.0, a.1, l.b0, l.b1)
@@ -345,22 +345,34 @@ fn slot_prior(chains: &[Chain]) -> f32 {
     odds(q) - odds(ORPHAN_RATE)
 }
 
-/// Complete every chain: fill the slots between its links, then let the
-/// sentences left alone in a one-sided slot join a neighbouring link.
-/// `used_a`/`used_b` mark the sentences any chain has taken; they are
-/// updated.
-pub(super) fn complete(chains: &mut [Chain], ctx: &Context, dots: &mut Dots, used_a: &mut [bool], used_b: &mut [bool]) {
-    let ctx = &Context { prior: slot_prior(chains), ..*ctx };
+/// Complete the chains of two texts: fill the slots between the links of
+/// each chain, then let the sentences left alone in a one-sided slot join
+/// a neighbouring link. The length model is fitted on the chains' links
+/// (headings left out); `mean` and `sd` are the pair's background.
+pub(super) fn complete(chains: &mut [Chain], a: &Vectors, b: &Vectors, mean: f32, sd: f32, dots: &mut Dots) {
+    let (mut used_a, mut used_b) = (vec![false; a.len()], vec![false; b.len()]);
+    let mut groups = Vec::new();
+    for l in chains.iter().flat_map(|c| &c.links) {
+        mark(&mut used_a, l.a0, l.a1);
+        mark(&mut used_b, l.b0, l.b1);
+        if !(a.heading[l.a0 as usize] || b.heading[l.b0 as usize]) {
+            groups.push((Context::len(&a.len, l.a0, l.a1), Context::len(&b.len, l.b0, l.b1)));
+        }
+    }
+    let ctx = &Context { a, b, mean, sd, model: LengthModel::fit(&groups), prior: slot_prior(chains) };
     for c in chains.iter_mut() {
         let mut links: Vec<SentLink> = Vec::with_capacity(c.links.len());
         for &l in &c.links {
             if let Some(&prev) = links.last() {
                 let prev: SentLink = prev;
-                let free = |used: &[bool], s0: u32, s1: u32| used[s0 as usize..s1 as usize].iter().all(|u| !u);
-                if l.a0 > prev.a1 && l.b0 > prev.b1 && free(used_a, prev.a1, l.a0) && free(used_b, prev.b1, l.b0) {
+                if l.a0 > prev.a1
+                    && l.b0 > prev.b1
+                    && all_free(&used_a, prev.a1, l.a0)
+                    && all_free(&used_b, prev.b1, l.b0)
+                {
                     for g in fill_slot(ctx, dots, prev.a1, l.a0, prev.b1, l.b0) {
-                        mark(used_a, g.a0, g.a1);
-                        mark(used_b, g.b0, g.b1);
+                        mark(&mut used_a, g.a0, g.a1);
+                        mark(&mut used_b, g.b0, g.b1);
                         links.push(g);
                     }
                 }
@@ -368,8 +380,8 @@ pub(super) fn complete(chains: &mut [Chain], ctx: &Context, dots: &mut Dots, use
             links.push(l);
         }
         for k in 0..links.len().saturating_sub(1) {
-            absorb(ctx, dots, &mut links, k, true, (&mut *used_a, &mut *used_b));
-            absorb(ctx, dots, &mut links, k, false, (&mut *used_a, &mut *used_b));
+            absorb(ctx, dots, &mut links, k, true, (&mut used_a, &mut used_b));
+            absorb(ctx, dots, &mut links, k, false, (&mut used_a, &mut used_b));
         }
         c.links = links;
     }

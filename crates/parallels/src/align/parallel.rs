@@ -591,27 +591,7 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
         fill_gaps(c, &mut dots, fill);
     }
     if p.complete {
-        let (mut used_a, mut used_b) = (vec![false; n as usize], vec![false; m as usize]);
-        let mut groups = Vec::new();
-        for l in chains.iter().flat_map(|c| &c.links) {
-            used_a[l.a0 as usize..l.a1 as usize].iter_mut().for_each(|u| *u = true);
-            used_b[l.b0 as usize..l.b1 as usize].iter_mut().for_each(|u| *u = true);
-            if !(a.heading[l.a0 as usize] || b.heading[l.b0 as usize]) {
-                let len = |v: &[f32], s0: u32, s1: u32| v[s0 as usize..s1 as usize].iter().sum::<f32>();
-                groups.push((len(&a.len, l.a0, l.a1), len(&b.len, l.b0, l.b1)));
-            }
-        }
-        let ctx = complete::Context {
-            len_a: &a.len,
-            len_b: &b.len,
-            heading_a: &a.heading,
-            heading_b: &b.heading,
-            mean: background.mean,
-            sd: background.sd,
-            model: complete::LengthModel::fit(&groups),
-            prior: 0.0,
-        };
-        complete::complete(&mut chains, &ctx, &mut dots, &mut used_a, &mut used_b);
+        complete::complete(&mut chains, a, b, background.mean, background.sd, &mut dots);
     }
     SentenceAlignment { chains, tau }
 }
