@@ -65,6 +65,7 @@ pub mod collate;
 pub mod corpus;
 pub mod dedup;
 pub mod diff;
+pub mod encoder;
 pub mod eval;
 pub mod normalize;
 pub mod output;

