@@ -162,6 +162,11 @@ struct AlignArgs {
     /// Match serialization headers and update-time lines like any text.
     #[arg(long)]
     no_boilerplate: bool,
+    /// Do not use meaning: no sentence encoder between anchors, and no
+    /// alignment of texts in two different scripts (a Chinese translation
+    /// against its English original). Lexical evidence only, as in scan.
+    #[arg(long)]
+    no_semantic: bool,
     /// Switch methods of the aligner off, to measure what each buys
     /// (evaluation only).
     #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
@@ -273,6 +278,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.coherence = !args.without.contains(&Method::Coherence);
     opts.isolated = !args.without.contains(&Method::Isolated);
+    opts.meaning = !args.no_semantic;
     opts.normalize.script = !args.no_script;
     opts.normalize.variants = !args.no_script;
     opts.normalize.numbers = !args.no_numbers;

@@ -142,9 +142,17 @@ fn json_output_follows_schema_v1() {
             assert!(!links.is_empty(), "a parallel passage without links: {p}");
         }
         for l in links {
-            assert_eq!(keys(l), set(&["a", "b", "score"]), "{l}");
+            let k = keys(l);
+            assert!(
+                k.is_superset(&set(&["a", "b", "score"])) && k.is_subset(&set(&["a", "b", "score", "meaning"])),
+                "{l}"
+            );
             let score = l["score"].as_f64().expect("link score");
             assert!((0.0..=1.0).contains(&score), "link score {score}");
+            if let Some(meaning) = l.get("meaning") {
+                let meaning = meaning.as_f64().expect("meaning is a number");
+                assert!((0.0..=1.0).contains(&meaning), "link meaning {meaning}");
+            }
             let ls = [span(&l["a"]), span(&l["b"])];
             for side in 0..2 {
                 let ((s, e), (ps_s, ps_e)) = (ls[side], ps[side]);

@@ -213,3 +213,73 @@ fn zh_bible_verses_align_and_no_stock_phrase_links_out_of_place() {
     let loose = Aligner::new(Options { coherence: false, ..Options::default() }).align_texts(&a, &b);
     assert!(out.pairs[0].passages.len() < loose.len(), "the stock-phrase passages are dropped");
 }
+
+/// Chinese Mark 5–8 (CUV) against the whole of English Mark (KJV), read
+/// from the shared corpus folder: two languages, next to no shared
+/// characters, aligned by meaning (the sentence encoder) and length.
+#[test]
+fn chinese_mark_aligns_with_english_mark_by_meaning() {
+    let shared = format!("{}/../../../shared/corpus", env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("{shared}/{name}"))
+            .unwrap_or_else(|e| panic!("{shared}/{name}: {e} (the shared corpus folder belongs beside the repository)"))
+    };
+    let (a, b) = (read("zh-en-bible/mark5-8_cuv.txt"), read("en-bible/mark_kjv.txt"));
+    let passages = Aligner::new(Options::default()).align_texts(&a, &b);
+    assert!(
+        passages.iter().flat_map(|p| &p.links).all(|l| l.meaning.is_some()),
+        "links across languages carry meaning"
+    );
+    let ids = ["mark5-8_cuv", "mark_kjv"];
+    let out = output(&ids, &[a.clone(), b.clone()], vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
+    let gold: Gold = serde_json::from_str(&read("zh-en-bible/gold.json")).unwrap();
+    let report = parallels::eval::evaluate_units(&gold, &out).unwrap();
+    eprintln!("{}", report.table());
+    assert!(report.units.f1() >= 0.90, "unit F1 {:.4}", report.units.f1());
+    // Nothing is linked into the chapters of English Mark that the
+    // Chinese text does not contain.
+    assert!(report.coverage.precision() >= 0.99, "coverage P {:.4}", report.coverage.precision());
+    // Lexical evidence alone finds nothing across the two languages.
+    let lexical = Aligner::new(Options { meaning: false, ..Options::default() }).align_texts(&a, &b);
+    let linked: usize = lexical.iter().map(|p| p.links.len()).sum();
+    assert!(linked < 5, "{linked} links without meaning");
+}
+
+const PLOT_A: &str = "\
+魏斯明德坐落在布伦纳河注入波罗的海的河口。\
+城中约有两万三千名居民，其中三分之一是商人。\
+城墙修建于一五六〇年代，共有七座棱堡和三道城门。\
+其中最坚固的是东面的琥珀门。\
+舰长下令立即起航。\
+瑞典舰队在六月封锁了河口，切断了海上的补给。\
+城里的粮价一个月之内涨了三倍。\
+市议会决定把教堂的银器熔掉铸成钱币。";
+
+const PLOT_B: &str = "\
+布伦纳河在魏斯明德注入波罗的海的河口。\
+城里约有两万三千居民，三分之一是商人。\
+城墙建于一五六〇年代，有七座棱堡、三道城门。\
+最坚固的是东边的琥珀门。\
+港口上空阴云密布。\
+指挥官要求船队马上出海。\
+六月，瑞典舰队封锁河口，切断海上补给。\
+一个月内，城中粮价涨了三倍。\
+市议会决定熔掉教堂的银器来铸钱。";
+
+/// Between two anchors, A has one sentence and B two: an addition of the
+/// same length (`港口上空阴云密布。`) and a longer, reworded counterpart that
+/// shares no character with it. Length alone prefers the addition; meaning
+/// does not.
+#[test]
+fn meaning_picks_the_reworded_counterpart_between_anchors() {
+    let passages = Aligner::new(Options::default()).align_texts(PLOT_A, PLOT_B);
+    let link = |passages: &[parallels::align::Passage]| {
+        let start = chars(&PLOT_A[..PLOT_A.find("舰长").unwrap()]);
+        passages.iter().flat_map(|p| &p.links).find(|l| l.a[0] <= start && start < l.a[1]).cloned()
+    };
+    let l = link(&passages).expect("舰长下令立即起航。 linked");
+    assert_eq!(slice(PLOT_B, l.b), "指挥官要求船队马上出海。");
+    assert!(l.meaning.is_some_and(|m| m > 0.3), "{:?}", l.meaning);
+    let lexical = Aligner::new(Options { meaning: false, ..Options::default() }).align_texts(PLOT_A, PLOT_B);
+    assert_ne!(link(&lexical).map(|l| slice(PLOT_B, l.b)).as_deref(), Some("指挥官要求船队马上出海。"));
+}

@@ -47,6 +47,7 @@
 //! pair's background.
 
 use super::features::Vectors;
+use super::meaning::Meaning;
 use super::parallel::{Chain, Dots, SentLink};
 
 /// Score of a perfect length fit (δ = 0) with no lexical evidence.
@@ -113,6 +114,8 @@ struct Context<'a> {
     /// Log prior odds that a two-sided slot holds counterparts, against a
     /// typical pair ([`slot_prior`]).
     prior: f32,
+    /// The texts are in two languages (chains of meaning anchors).
+    across: bool,
 }
 
 impl Context<'_> {
@@ -125,21 +128,44 @@ impl Context<'_> {
         self.model.delta(Self::len(&self.a.len, a0, a1), Self::len(&self.b.len, b0, b1))
     }
 
-    fn z(&self, sim: f32) -> f32 {
-        ((sim - self.mean) / self.sd.max(1e-6)).clamp(-1.0, 4.0)
+    /// The evidence of a group's similarities as one z-score: the larger
+    /// of the lexical and the meaning-based one (OR, not an average: each
+    /// is strong where the other is blind).
+    fn z(&self, ev: &Evidence, sim: f32, meaning: Option<f32>) -> f32 {
+        let lexical = (sim - self.mean) / self.sd.max(1e-6);
+        let z = match (meaning, ev.meaning.as_deref()) {
+            (Some(cos), Some(m)) => lexical.max(m.z(cos)),
+            _ => lexical,
+        };
+        z.clamp(-1.0, 4.0)
     }
 
     /// Score of linking `A[a0..a1]` with `B[b0..b1]`, without shape cost,
-    /// and the group's cosine.
-    fn fit(&self, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32) -> (f32, f32) {
-        let sim = dots.group_cos(a0, a1, b0, b1);
+    /// and the group's lexical and meaning-based cosines.
+    fn fit(&self, ev: &mut Evidence, a0: u32, a1: u32, b0: u32, b1: u32) -> (f32, f32, Option<f32>) {
+        let (sim, meaning) = ev.group_cos(a0, a1, b0, b1);
         let d = self.delta(a0, a1, b0, b1);
-        (LEN_FIT - d * d / 2.0 + LEX * self.z(sim), sim)
+        (LEN_FIT - d * d / 2.0 + LEX * self.z(ev, sim, meaning), sim, meaning)
     }
 
     fn has_heading(&self, a0: u32, a1: u32, b0: u32, b1: u32) -> bool {
         self.a.heading[a0 as usize..a1 as usize].contains(&true)
             || self.b.heading[b0 as usize..b1 as usize].contains(&true)
+    }
+}
+
+/// What completion measures similarity with: the lexical dot products,
+/// and sentence vectors when meaning is on.
+pub(super) struct Evidence<'e, 'd, 't> {
+    pub(super) dots: &'e mut Dots<'d>,
+    pub(super) meaning: Option<&'e mut Meaning<'t>>,
+}
+
+impl Evidence<'_, '_, '_> {
+    /// The lexical and (when on) meaning-based cosine of a group.
+    fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> (f32, Option<f32>) {
+        let sim = self.dots.group_cos(a0, a1, b0, b1);
+        (sim, self.meaning.as_deref_mut().map(|m| m.group_cos(a0, a1, b0, b1)))
     }
 }
 
@@ -153,25 +179,29 @@ const GAP_SHAPES: [(u32, u32, f32); 6] = [
     (3, 1, SHAPE_COST[1]),
 ];
 
+/// Most sentences (both sides) of a slot linked whole, one against many.
+const WHOLE_SLOT: usize = 9;
+
 /// The best links inside the slot `A[a0..a1]` × `B[b0..b1]` (both non-empty).
-fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32) -> Vec<SentLink> {
+fn fill_slot(ctx: &Context, ev: &mut Evidence, a0: u32, a1: u32, b0: u32, b1: u32) -> Vec<SentLink> {
     let (n, m) = ((a1 - a0) as usize, (b1 - b0) as usize);
     let freedom = FREEDOM * (n + m - 2) as f32;
     // best[x][y]: best total over A[a0..a0+x] × B[b0..b0+y]; how[x][y] the
-    // last step: a group (dx, dy, sim) or a skip (dx + dy = 1, sim < 0).
+    // last step: a group (dx, dy, sim, meaning) or a skip (dx + dy = 1,
+    // sim < 0).
     let mut best = vec![vec![0f32; m + 1]; n + 1];
-    let mut how = vec![vec![(0u32, 0u32, -1f32); m + 1]; n + 1];
+    let mut how = vec![vec![(0u32, 0u32, -1f32, None); m + 1]; n + 1];
     for x in 0..=n {
         for y in 0..=m {
             if x == 0 && y == 0 {
                 continue;
             }
-            let (mut b, mut h) = (f32::NEG_INFINITY, (0, 0, -1.0));
+            let (mut b, mut h) = (f32::NEG_INFINITY, (0, 0, -1.0, None));
             if x > 0 && best[x - 1][y] > b {
-                (b, h) = (best[x - 1][y], (1, 0, -1.0));
+                (b, h) = (best[x - 1][y], (1, 0, -1.0, None));
             }
             if y > 0 && best[x][y - 1] > b {
-                (b, h) = (best[x][y - 1], (0, 1, -1.0));
+                (b, h) = (best[x][y - 1], (0, 1, -1.0, None));
             }
             for &(dx, dy, cost) in &GAP_SHAPES {
                 let (dx, dy) = (dx as usize, dy as usize);
@@ -183,10 +213,22 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
                 if ctx.has_heading(ga0, ga1, gb0, gb1) {
                     continue;
                 }
-                let (fit, sim) = ctx.fit(dots, ga0, ga1, gb0, gb1);
+                let (fit, sim, meaning) = ctx.fit(ev, ga0, ga1, gb0, gb1);
                 let s = fit + ctx.prior - cost - freedom;
                 if s > 0.0 && best[x - dx][y - dy] + s > b {
-                    (b, h) = (best[x - dx][y - dy] + s, (dx as u32, dy as u32, sim));
+                    (b, h) = (best[x - dx][y - dy] + s, (dx as u32, dy as u32, sim, meaning));
+                }
+            }
+            // One sentence against a whole slot of several: one version
+            // wrote as one sentence (joined by semicolons, commas) what
+            // the other wrote as many.
+            if (x, y) == (n, m) && n.min(m) == 1 && n + m > 4 && n + m <= WHOLE_SLOT && !ctx.has_heading(a0, a1, b0, b1)
+            {
+                let (fit, sim, meaning) = ctx.fit(ev, a0, a1, b0, b1);
+                let cost = SHAPE_COST[1] + SHAPE_COST[0] * (n + m - 4) as f32;
+                let s = fit + ctx.prior - cost - freedom;
+                if s > 0.0 && s > b {
+                    (b, h) = (s, (n as u32, m as u32, sim, meaning));
                 }
             }
             best[x][y] = b;
@@ -196,7 +238,7 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
     let mut out = Vec::new();
     let (mut x, mut y) = (n, m);
     while x > 0 || y > 0 {
-        let (dx, dy, sim) = how[x][y];
+        let (dx, dy, sim, meaning) = how[x][y];
         if sim >= 0.0 {
             out.push(SentLink {
                 a0: a0 + x as u32 - dx,
@@ -204,6 +246,7 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
                 b0: b0 + y as u32 - dy,
                 b1: b0 + y as u32,
                 sim,
+                meaning,
                 filled: true,
             });
         }
@@ -211,6 +254,84 @@ fn fill_slot(ctx: &Context, dots: &mut Dots, a0: u32, a1: u32, b0: u32, b1: u32)
         y -= dy as usize;
     }
     out.reverse();
+    out
+}
+
+/// Least z-score (meaning against the pair's background) of a local
+/// anchor inside a slot.
+const LOCAL_Z: f32 = 2.0;
+/// Most length deviation |δ| of a local anchor.
+const LOCAL_DELTA: f32 = 2.0;
+
+/// Fill a slot, first anchoring it by meaning when meaning is on.
+///
+/// Sentence pairs of the slot that are each other's best match in meaning
+/// (among the slot's sentences only: a few candidates, placed by the
+/// anchors around them), clear [`LOCAL_Z`] and fit in length become links
+/// first, the largest set of them in order on both sides; the smaller
+/// slots between them are then filled by [`fill_slot`]. In a wide slot
+/// (two versions that reword a whole stretch, or two languages) length
+/// alone cannot place sentences, meaning can.
+fn fill_slot_anchored(ctx: &Context, ev: &mut Evidence, a0: u32, a1: u32, b0: u32, b1: u32) -> Vec<SentLink> {
+    let Some(meaning) = ev.meaning.as_deref_mut() else {
+        return fill_slot(ctx, ev, a0, a1, b0, b1);
+    };
+    let (n, m) = ((a1 - a0) as usize, (b1 - b0) as usize);
+    let mut cos = vec![0f32; n * m];
+    for x in 0..n {
+        for y in 0..m {
+            let (i, j) = (a0 + x as u32, b0 + y as u32);
+            cos[x * m + y] = if ctx.a.heading[i as usize] == ctx.b.heading[j as usize] {
+                meaning.group_cos(i, i + 1, j, j + 1)
+            } else {
+                f32::NEG_INFINITY
+            };
+        }
+    }
+    let best_in = |it: &mut dyn Iterator<Item = (usize, f32)>| it.max_by(|p, q| p.1.total_cmp(&q.1)).map(|p| p.0);
+    let mut found: Vec<(u32, u32, f32)> = Vec::new();
+    for x in 0..n {
+        let Some(y) = best_in(&mut (0..m).map(|y| (y, cos[x * m + y]))) else { continue };
+        let c = cos[x * m + y];
+        let (i, j) = (a0 + x as u32, b0 + y as u32);
+        if best_in(&mut (0..n).map(|x| (x, cos[x * m + y]))) == Some(x)
+            && meaning.z(c) >= LOCAL_Z
+            && ctx.delta(i, i + 1, j, j + 1).abs() <= LOCAL_DELTA
+        {
+            found.push((i, j, c));
+        }
+    }
+    // The heaviest subset in order on both sides (few: quadratic is fine).
+    let mut h: Vec<f32> = found.iter().map(|f| meaning.z(f.2)).collect();
+    let mut back = vec![usize::MAX; found.len()];
+    for k in 0..found.len() {
+        for p in 0..k {
+            let w = meaning.z(found[k].2);
+            if found[p].0 < found[k].0 && found[p].1 < found[k].1 && h[p] + w > h[k] {
+                (h[k], back[k]) = (h[p] + w, p);
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut k = (0..found.len()).max_by(|&x, &y| h[x].total_cmp(&h[y])).unwrap_or(usize::MAX);
+    while k != usize::MAX {
+        path.push(found[k]);
+        k = back[k];
+    }
+    path.reverse();
+    let mut out = Vec::new();
+    let (mut pa, mut pb) = (a0, b0);
+    for (i, j, c) in path {
+        if i > pa && j > pb {
+            out.extend(fill_slot(ctx, ev, pa, i, pb, j));
+        }
+        let sim = ev.dots.group_cos(i, i + 1, j, j + 1);
+        out.push(SentLink { a0: i, a1: i + 1, b0: j, b1: j + 1, sim, meaning: Some(c), filled: true });
+        (pa, pb) = (i + 1, j + 1);
+    }
+    if a1 > pa && b1 > pb {
+        out.extend(fill_slot(ctx, ev, pa, a1, pb, b1));
+    }
     out
 }
 
@@ -229,22 +350,33 @@ fn shape_cost(x: u32, y: u32) -> f32 {
 /// side (their own cosine as a z-score: the link's may be saturated), less
 /// the cost of the bigger group. `None` when the result would not fit well
 /// (|δ| > 1.5), hold a heading or more than four sentences a side.
-fn grow(ctx: &Context, dots: &mut Dots, l: SentLink, a: (u32, u32), b: (u32, u32)) -> Option<(f32, SentLink)> {
+fn grow(ctx: &Context, ev: &mut Evidence, l: SentLink, a: (u32, u32), b: (u32, u32)) -> Option<(f32, SentLink)> {
     let (a0, a1, b0, b1) = (l.a0.min(a.0), l.a1.max(a.1), l.b0.min(b.0), l.b1.max(b.1));
     if a1 - a0 > 4 || b1 - b0 > 4 || ctx.has_heading(a0, a1, b0, b1) {
         return None;
     }
     let (old, new) = (ctx.delta(l.a0, l.a1, l.b0, l.b1), ctx.delta(a0, a1, b0, b1));
     // The added sentences against the other side of the link.
-    let added = if a.1 > a.0 && (a.0 < l.a0 || a.1 > l.a1) {
-        dots.group_cos(a.0, a.1, l.b0, l.b1)
-    } else {
-        dots.group_cos(l.a0, l.a1, b.0, b.1)
+    // Meaning judges an orphan only between two languages: in one, the
+    // sentence an abridgement dropped is as close in meaning to its
+    // neighbour's counterpart as a split half (same scene, same topic),
+    // while a split half still shares words with it.
+    let group_cos = |ev: &mut Evidence, a0, a1, b0, b1| {
+        if ctx.across {
+            ev.group_cos(a0, a1, b0, b1)
+        } else {
+            (ev.dots.group_cos(a0, a1, b0, b1), None)
+        }
     };
-    let gain = (old * old - new * new) / 2.0 + LEX * ctx.z(added)
+    let (added, added_meaning) = if a.1 > a.0 && (a.0 < l.a0 || a.1 > l.a1) {
+        group_cos(ev, a.0, a.1, l.b0, l.b1)
+    } else {
+        group_cos(ev, l.a0, l.a1, b.0, b.1)
+    };
+    let gain = (old * old - new * new) / 2.0 + LEX * ctx.z(ev, added, added_meaning)
         - (shape_cost(a1 - a0, b1 - b0) - shape_cost(l.a1 - l.a0, l.b1 - l.b0));
-    let sim = dots.group_cos(a0, a1, b0, b1);
-    (new.abs() <= 1.5).then_some((gain, SentLink { a0, a1, b0, b1, sim, filled: l.filled }))
+    let (sim, meaning) = group_cos(ev, a0, a1, b0, b1);
+    (new.abs() <= 1.5).then_some((gain, SentLink { a0, a1, b0, b1, sim, meaning, filled: l.filled }))
 }
 
 fn mark(used: &mut [bool], s0: u32, s1: u32) {
@@ -265,7 +397,7 @@ fn all_free(used: &[bool], s0: u32, s1: u32) -> bool {
 /// total gain above zero is taken.
 fn absorb(
     ctx: &Context,
-    dots: &mut Dots,
+    ev: &mut Evidence,
     links: &mut [SentLink],
     k: usize,
     side_a: bool,
@@ -279,14 +411,14 @@ fn absorb(
     {
         return;
     }
-    let grown = |dots: &mut Dots, l: SentLink, s0: u32, s1: u32| -> Option<(f32, SentLink)> {
+    let grown = |ev: &mut Evidence, l: SentLink, s0: u32, s1: u32| -> Option<(f32, SentLink)> {
         if s0 == s1 {
             return Some((0.0, l));
         }
         if side_a {
-            grow(ctx, dots, l, (s0, s1), (l.b0, l.b1))
+            grow(ctx, ev, l, (s0, s1), (l.b0, l.b1))
         } else {
-            grow(ctx, dots, l, (l.a0, l.a1), (s0, s1))
+            grow(ctx, ev, l, (l.a0, l.a1), (s0, s1))
         }
     };
     let r = end - start;
@@ -296,8 +428,7 @@ fn absorb(
             if t + u == 0 {
                 continue;
             }
-            let (Some((g1, x)), Some((g2, y))) = (grown(dots, l, start, start + t), grown(dots, n, end - u, end))
-            else {
+            let (Some((g1, x)), Some((g2, y))) = (grown(ev, l, start, start + t), grown(ev, n, end - u, end)) else {
                 continue;
             };
             if g1 + g2 > 0.0 && best.is_none_or(|b| g1 + g2 > b.0) {
@@ -345,11 +476,44 @@ fn slot_prior(chains: &[Chain]) -> f32 {
     odds(q) - odds(ORPHAN_RATE)
 }
 
+/// The sentences completion may look at in each text: those in the slots
+/// between the links of each chain, and (`across`) the links next to a
+/// one-sided slot (a sentence there may join them). Encoding them in one batch is
+/// what keeps meaning cheap.
+fn slots(chains: &[Chain], across: bool) -> (Vec<u32>, Vec<u32>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for c in chains {
+        for w in c.links.windows(2) {
+            let (l, n) = (w[0], w[1]);
+            let (ga, gb) = (n.a0.saturating_sub(l.a1), n.b0.saturating_sub(l.b1));
+            if ga > 0 && gb > 0 {
+                a.extend(l.a1..n.a0);
+                b.extend(l.b1..n.b0);
+            } else if across && (ga > 0) != (gb > 0) && ga + gb <= 3 {
+                a.extend(l.a0..n.a1);
+                b.extend(l.b0..n.b1);
+            }
+        }
+    }
+    (a, b)
+}
+
 /// Complete the chains of two texts: fill the slots between the links of
 /// each chain, then let the sentences left alone in a one-sided slot join
 /// a neighbouring link. The length model is fitted on the chains' links
 /// (headings left out); `mean` and `sd` are the pair's background.
-pub(super) fn complete(chains: &mut [Chain], a: &Vectors, b: &Vectors, mean: f32, sd: f32, dots: &mut Dots) {
+///
+/// `anchored`: the chains are 1-1 anchors by meaning (two languages), whose
+/// one-sided slots are mostly sentences one version split, not sentences
+/// without counterpart: the slot prior is left neutral.
+pub(super) fn complete(
+    chains: &mut [Chain],
+    a: &Vectors,
+    b: &Vectors,
+    (mean, sd): (f32, f32),
+    ev: &mut Evidence,
+    anchored: bool,
+) {
     let (mut used_a, mut used_b) = (vec![false; a.len()], vec![false; b.len()]);
     let mut groups = Vec::new();
     for l in chains.iter().flat_map(|c| &c.links) {
@@ -359,7 +523,19 @@ pub(super) fn complete(chains: &mut [Chain], a: &Vectors, b: &Vectors, mean: f32
             groups.push((Context::len(&a.len, l.a0, l.a1), Context::len(&b.len, l.b0, l.b1)));
         }
     }
-    let ctx = &Context { a, b, mean, sd, model: LengthModel::fit(&groups), prior: slot_prior(chains) };
+    let ctx = &Context {
+        a,
+        b,
+        mean,
+        sd,
+        model: LengthModel::fit(&groups),
+        prior: if anchored { 0.0 } else { slot_prior(chains) },
+        across: anchored,
+    };
+    if let Some(meaning) = ev.meaning.as_deref_mut() {
+        let (slot_a, slot_b) = slots(chains, anchored);
+        meaning.ensure(&slot_a, &slot_b);
+    }
     for c in chains.iter_mut() {
         let mut links: Vec<SentLink> = Vec::with_capacity(c.links.len());
         for &l in &c.links {
@@ -370,7 +546,7 @@ pub(super) fn complete(chains: &mut [Chain], a: &Vectors, b: &Vectors, mean: f32
                     && all_free(&used_a, prev.a1, l.a0)
                     && all_free(&used_b, prev.b1, l.b0)
                 {
-                    for g in fill_slot(ctx, dots, prev.a1, l.a0, prev.b1, l.b0) {
+                    for g in fill_slot_anchored(ctx, ev, prev.a1, l.a0, prev.b1, l.b0) {
                         mark(&mut used_a, g.a0, g.a1);
                         mark(&mut used_b, g.b0, g.b1);
                         links.push(g);
@@ -380,8 +556,8 @@ pub(super) fn complete(chains: &mut [Chain], a: &Vectors, b: &Vectors, mean: f32
             links.push(l);
         }
         for k in 0..links.len().saturating_sub(1) {
-            absorb(ctx, dots, &mut links, k, true, (&mut used_a, &mut used_b));
-            absorb(ctx, dots, &mut links, k, false, (&mut used_a, &mut used_b));
+            absorb(ctx, ev, &mut links, k, true, (&mut used_a, &mut used_b));
+            absorb(ctx, ev, &mut links, k, false, (&mut used_a, &mut used_b));
         }
         c.links = links;
     }
@@ -410,7 +586,7 @@ mod tests {
     }
 
     fn link(a0: u32, a1: u32, b0: u32, b1: u32) -> SentLink {
-        SentLink { a0, a1, b0, b1, sim: 0.5, filled: false }
+        SentLink { a0, a1, b0, b1, sim: 0.5, meaning: None, filled: false }
     }
 
     #[test]

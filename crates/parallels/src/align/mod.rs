@@ -12,6 +12,7 @@
 
 pub mod complete;
 pub mod features;
+pub mod meaning;
 pub mod parallel;
 pub mod verbatim;
 
@@ -41,8 +42,17 @@ pub enum PassageKind {
 pub struct Link {
     pub a: Span,
     pub b: Span,
-    /// Similarity in [0, 1].
+    /// The similarity the link stands on, in [0, 1]: between texts of one
+    /// language the cosine of the sentences' n-gram vectors (lexical);
+    /// between two languages the cosine of their sentence vectors
+    /// (meaning, as in `meaning`).
     pub score: f64,
+    /// The cosine of the two sides' sentence vectors ([`meaning`]), where
+    /// the aligner measured it: links found between anchors, and every
+    /// link between two languages (there with each text's vectors centred
+    /// on their mean, which removes what they say about the language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<f64>,
 }
 
 /// A stretch of A and a stretch of B that share material.
@@ -84,6 +94,10 @@ pub struct Options {
     /// sentence link must be a near copy ([`NEAR_COPY`]), a copy must have
     /// [`verbatim::VerbatimParams::isolated_tokens`] copied tokens.
     pub isolated: bool,
+    /// Use meaning ([`meaning`], the [`crate::encoder`]): in completion
+    /// between anchors, and to align texts in two different scripts
+    /// (a translation against its original). Off, `align` is lexical only.
+    pub meaning: bool,
 }
 
 impl Default for Options {
@@ -94,6 +108,7 @@ impl Default for Options {
             verbatim: verbatim::VerbatimParams::default(),
             coherence: true,
             isolated: true,
+            meaning: true,
         }
     }
 }
@@ -104,6 +119,9 @@ pub struct Prepared {
     pub seg: Segmented,
     /// Length of the original text in code points.
     pub chars: u32,
+    /// The original text, kept when [`Options::meaning`] is on (the
+    /// encoder reads sentences as written).
+    pub text: Option<std::sync::Arc<str>>,
 }
 
 /// Aligns texts with one set of options.
@@ -131,7 +149,8 @@ impl Aligner {
     /// Normalize and segment one text.
     pub fn prepare(&self, text: &str) -> Prepared {
         let norm = self.normalizer.normalize(text);
-        Prepared { chars: norm.original_len, seg: segment(&norm) }
+        let text = self.opts.meaning.then(|| std::sync::Arc::from(text));
+        Prepared { chars: norm.original_len, seg: segment(&norm), text }
     }
 
     /// Prepare several texts, in parallel.
@@ -181,8 +200,21 @@ impl Aligner {
         vb: &features::Vectors,
         df: &features::Df,
     ) -> Vec<Passage> {
-        let found = parallel::align_sentences(va, vb, &self.opts.parallel);
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
+        let mut across = false;
+        let mut meaning = match (&a.text, &b.text) {
+            (Some(ta), Some(tb)) if self.opts.meaning => {
+                let (sx, sy) = (meaning::script(ta), meaning::script(tb));
+                across = sx != sy && ![sx, sy].contains(&meaning::Script::None);
+                let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
+                Some(meaning::Meaning::new(
+                    meaning::sentence_texts(ta, spans(sa).into_iter()),
+                    meaning::sentence_texts(tb, spans(sb).into_iter()),
+                ))
+            }
+            _ => None,
+        };
+        let found = parallel::align_sentences_with(va, vb, &self.opts.parallel, meaning.as_mut(), across);
         let heading = |l: &parallel::SentLink| {
             (l.a1 - l.a0 == 1 && sa[l.a0 as usize].heading) || (l.b1 - l.b0 == 1 && sb[l.b0 as usize].heading)
         };
@@ -212,10 +244,14 @@ impl Aligner {
                 let links = c
                     .links
                     .iter()
-                    .map(|l| Link {
-                        a: [sa[l.a0 as usize].start, sa[l.a1 as usize - 1].end],
-                        b: [sb[l.b0 as usize].start, sb[l.b1 as usize - 1].end],
-                        score: round4(l.sim as f64),
+                    .map(|l| {
+                        let meaning = l.meaning.map(|m| round4(m.clamp(0.0, 1.0) as f64));
+                        Link {
+                            a: [sa[l.a0 as usize].start, sa[l.a1 as usize - 1].end],
+                            b: [sb[l.b0 as usize].start, sb[l.b1 as usize - 1].end],
+                            score: if across { meaning.unwrap_or(0.0) } else { round4(l.sim as f64) },
+                            meaning,
+                        }
                     })
                     .collect();
                 passage(PassageKind::Parallel, links, None)
@@ -479,6 +515,7 @@ fn merge_copies(
                         a: if clip_a { clip(l.a, ca) } else { l.a },
                         b: if clip_b { clip(l.b, cb) } else { l.b },
                         score: l.score,
+                        meaning: l.meaning,
                     });
                     if !run.is_empty() {
                         rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
@@ -529,6 +566,7 @@ fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> 
             a: [ta[t0 as usize].start, ta[t1 as usize - 1].end],
             b: clip([tb[j0 as usize].start, tb[j1 as usize].end], cb),
             score: round4(c.identity.min(1.0)),
+            meaning: None,
         });
     }
     links
@@ -542,7 +580,7 @@ mod tests {
     /// Sentences 0 and 10 are headings on both sides; a link holds alone
     /// when its similarity is at least 0.5 (as a near copy would).
     fn link(a: u32, b: u32, sim: f32) -> SentLink {
-        SentLink { a0: a, a1: a + 1, b0: b, b1: b + 1, sim, filled: false }
+        SentLink { a0: a, a1: a + 1, b0: b, b1: b + 1, sim, meaning: None, filled: false }
     }
 
     fn keep(chains: &[Chain]) -> Vec<bool> {
@@ -595,12 +633,13 @@ mod tests {
     /// A passage of one link `a` ↔ `b` (spans of 10 characters at those
     /// starts) or of `n` such links on the diagonal.
     fn short(kind: PassageKind, a: u32, b: u32) -> Passage {
-        passage(kind, vec![Link { a: [a, a + 10], b: [b, b + 10], score: 1.0 }], None)
+        passage(kind, vec![Link { a: [a, a + 10], b: [b, b + 10], score: 1.0, meaning: None }], None)
     }
 
     fn diagonal(from: u32, n: u32) -> Passage {
         let links = (0..n)
             .map(|k| Link {
+                meaning: None,
                 a: [from + 20 * k, from + 20 * k + 20],
                 b: [from + 20 * k, from + 20 * k + 20],
                 score: 0.5,
@@ -624,13 +663,19 @@ mod tests {
         let after = short(PassageKind::Verbatim, 400, 300);
         assert_eq!(coherent(vec![main.clone(), after]).len(), 2);
         // A long copy out of place is reuse all the same.
-        let long = passage(PassageKind::Verbatim, vec![Link { a: [20, 80], b: [150, 210], score: 1.0 }], None);
+        let long =
+            passage(PassageKind::Verbatim, vec![Link { a: [20, 80], b: [150, 210], score: 1.0, meaning: None }], None);
         assert_eq!(coherent(vec![main.clone(), long]).len(), 2);
         // So is a moved paragraph of several links.
         let moved = passage(
             PassageKind::Parallel,
             (0..3)
-                .map(|k| Link { a: [20 + 10 * k, 30 + 10 * k], b: [150 + 10 * k, 160 + 10 * k], score: 0.5 })
+                .map(|k| Link {
+                    a: [20 + 10 * k, 30 + 10 * k],
+                    b: [150 + 10 * k, 160 + 10 * k],
+                    score: 0.5,
+                    meaning: None,
+                })
                 .collect(),
             None,
         );

@@ -60,6 +60,7 @@
 
 use super::complete;
 use super::features::{dot, Feature, Vectors};
+use super::meaning::Meaning;
 use rustc_hash::FxHashMap;
 
 /// Link shapes tried: (sentences of A, sentences of B).
@@ -136,6 +137,9 @@ pub struct SentLink {
     pub b1: u32,
     /// Cosine similarity of the two groups.
     pub sim: f32,
+    /// Cosine of the groups' sentence vectors, where meaning was measured
+    /// ([`super::meaning`]).
+    pub meaning: Option<f32>,
     /// Found by position and length between two other links
     /// ([`super::complete`]): no evidence that the texts are related.
     pub filled: bool,
@@ -230,7 +234,13 @@ impl<'a> Dots<'a> {
         for i in s0..s1 {
             n2 += v.norm2[i as usize];
             for k in (i + 1)..s1 {
-                n2 += 2.0 * selfd[i as usize][(k - i - 1) as usize];
+                // Neighbours up to three apart are cached; wider groups
+                // (a whole slot, see `complete`) are rare.
+                let d = match selfd[i as usize].get((k - i - 1) as usize) {
+                    Some(&d) => d,
+                    None => dot(&v.vecs[i as usize], &v.vecs[k as usize]),
+                };
+                n2 += 2.0 * d;
             }
         }
         n2
@@ -490,12 +500,34 @@ pub struct SentenceAlignment {
 
 /// Align two texts' sentence vectors.
 pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> SentenceAlignment {
+    align_sentences_with(a, b, p, None, false)
+}
+
+/// As [`align_sentences`], with sentence vectors for completion when
+/// `meaning` is given; `across` (two languages) takes the chains' anchors
+/// from the sentence vectors instead of shared features
+/// ([`super::meaning::anchor_chains`]).
+pub(super) fn align_sentences_with(
+    a: &Vectors,
+    b: &Vectors,
+    p: &ParallelParams,
+    meaning: Option<&mut Meaning>,
+    across: bool,
+) -> SentenceAlignment {
     if a.is_empty() || b.is_empty() {
         return SentenceAlignment { chains: Vec::new(), tau: p.min_threshold };
     }
     let mut dots = Dots::new(a, b);
     let background = background(&dots);
     let tau = (background.mean + p.sigmas * background.sd).max(p.min_threshold);
+    if across {
+        if let Some(meaning) = meaning {
+            let mut chains = super::meaning::anchor_chains(meaning, &a.heading, &b.heading);
+            let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(meaning) };
+            complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, true);
+            return SentenceAlignment { chains, tau };
+        }
+    }
     let tau_bridge = (background.mean + p.bridge_sigmas * background.sd).max(p.min_threshold / 2.0);
     let cands = candidates(a, b, p);
     // Cells: ends of groups near a candidate.
@@ -591,7 +623,8 @@ pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Sentence
         fill_gaps(c, &mut dots, fill);
     }
     if p.complete {
-        complete::complete(&mut chains, a, b, background.mean, background.sd, &mut dots);
+        let mut ev = complete::Evidence { dots: &mut dots, meaning };
+        complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, false);
     }
     SentenceAlignment { chains, tau }
 }
@@ -612,7 +645,15 @@ fn fill_gaps(c: &mut Chain, dots: &mut Dots, fill: f32) {
             if (1..=2).contains(&ga) && (1..=2).contains(&gb) {
                 let sim = dots.group_cos(prev.a1, l.a0, prev.b1, l.b0);
                 if sim >= fill {
-                    out.push(SentLink { a0: prev.a1, a1: l.a0, b0: prev.b1, b1: l.b0, sim, filled: false });
+                    out.push(SentLink {
+                        a0: prev.a1,
+                        a1: l.a0,
+                        b0: prev.b1,
+                        b1: l.b0,
+                        sim,
+                        meaning: None,
+                        filled: false,
+                    });
                 }
             }
         }
@@ -662,7 +703,15 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
             .iter()
             .map(|&k| {
                 let c = &cells[k as usize];
-                SentLink { a0: c.i + 1 - c.da, a1: c.i + 1, b0: c.j + 1 - c.db, b1: c.j + 1, sim: c.sim, filled: false }
+                SentLink {
+                    a0: c.i + 1 - c.da,
+                    a1: c.i + 1,
+                    b0: c.j + 1 - c.db,
+                    b1: c.j + 1,
+                    sim: c.sim,
+                    meaning: None,
+                    filled: false,
+                }
             })
             .collect();
         for l in &links {

@@ -98,6 +98,8 @@ impl Default for ScanOptions {
         // passages need only what `align` asks.
         align.parallel.min_chain_related = Options::default().parallel.min_chain;
         align.verbatim.min_tokens = MIN_VERBATIM_TOKENS;
+        // Meaning is for a few pairs aligned closely, not for a corpus.
+        align.meaning = false;
         ScanOptions { align, seeds: SeedParams::default(), memory: 512 << 20, batch: 512, chunk: 4096, df_bits: 24 }
     }
 }

@@ -148,7 +148,7 @@ mod tests {
             a: [0, 5],
             b: [2, 7],
             score: 1.0,
-            links: vec![Link { a: [0, 5], b: [2, 7], score: 1.0 }],
+            links: vec![Link { a: [0, 5], b: [2, 7], score: 1.0, meaning: None }],
         };
         let r = ScanResult {
             documents: vec![doc("a", Some("p1")), doc("b", None)],

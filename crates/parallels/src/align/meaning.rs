@@ -1,0 +1,338 @@
+//! Meaning as evidence: sentence vectors from the [`crate::encoder`] where
+//! lexical evidence runs out.
+//!
+//! Two uses, both local:
+//!
+//! * **Completion** ([`super::complete`]): between two anchors of a chain,
+//!   a reworded sentence (`水手们！` / `伙计们！`) shares nothing lexical with
+//!   its counterpart, but its meaning does. The similarity of the sentence
+//!   vectors, as a z-score against the pair's background, is OR-ed with the
+//!   lexical one (the larger of the two counts), never averaged with it:
+//!   each is strong where the other is weak. Only the sentences in slots
+//!   are encoded, so a pair of long versions pays for a few hundred
+//!   sentences, not for all of them.
+//! * **Across languages** ([`anchor_chains`]): a translation and its
+//!   original share almost no characters. Every sentence of both texts is
+//!   encoded; each side's vectors are centred on their own mean (which
+//!   removes most of what the vectors say about the language rather than
+//!   the content) and renormalized; sentence pairs that are each other's
+//!   best match and stand out from the background become anchors; runs of
+//!   anchors in order on both sides become chains, which completion then
+//!   fills as it does for lexical chains, with length and meaning.
+//!
+//! Meaning is never searched globally in a pair of one language: against
+//! the sentences of a different book on the same events, a good share of
+//! sentence pairs look alike in meaning. Inside a slot between two anchors
+//! there are only a few candidates, and position has already spoken.
+
+use std::ops::Range;
+
+use crate::encoder::{self, Encoder, DIM};
+
+use super::parallel::{Chain, SentLink};
+
+/// Sentences sampled per side for the background of a pair.
+const BACKGROUND_SENTENCES: usize = 64;
+
+/// Sentence vectors of two texts, encoded when first needed.
+pub struct Meaning<'t> {
+    texts: [Vec<&'t str>; 2],
+    vectors: [Vec<f32>; 2],
+    have: [Vec<bool>; 2],
+    /// Mean and deviation of the cosine of random sentence pairs.
+    pub(super) mean: f32,
+    pub(super) sd: f32,
+}
+
+/// The text of each sentence: `spans` are code-point ranges, in order.
+pub(super) fn sentence_texts(text: &str, spans: impl Iterator<Item = (u32, u32)>) -> Vec<&str> {
+    let mut bytes = text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len()));
+    let (mut at, mut byte) = (0u32, bytes.next().unwrap_or(0));
+    let mut to = |cp: u32| {
+        while at < cp {
+            byte = bytes.next().unwrap_or(text.len());
+            at += 1;
+        }
+        byte
+    };
+    let mut out = Vec::new();
+    for (start, end) in spans {
+        let s = to(start);
+        let e = to(end.max(start));
+        out.push(&text[s..e]);
+    }
+    out
+}
+
+impl<'t> Meaning<'t> {
+    /// Vectors for the sentences `a` and `b` of two texts; the background
+    /// is measured on a sample of each.
+    pub fn new(a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
+        let (n, m) = (a.len(), b.len());
+        let mut meaning = Meaning {
+            texts: [a, b],
+            vectors: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
+            have: [vec![false; n], vec![false; m]],
+            mean: 0.0,
+            sd: 1.0,
+        };
+        let sample = |len: usize| -> Vec<u32> {
+            let k = len.min(BACKGROUND_SENTENCES);
+            (0..k).map(|i| (i * len / k) as u32).collect()
+        };
+        let (sa, sb) = (sample(n), sample(m));
+        meaning.ensure(&sa, &sb);
+        meaning.background(&sa, &sb);
+        meaning
+    }
+
+    fn row(&self, side: usize, i: u32) -> &[f32] {
+        &self.vectors[side][i as usize * DIM..][..DIM]
+    }
+
+    /// Mean and deviation of the cosines of the sampled sentences.
+    fn background(&mut self, sa: &[u32], sb: &[u32]) {
+        let (mut s1, mut s2, mut k) = (0f64, 0f64, 0f64);
+        for &i in sa {
+            for &j in sb {
+                let c = encoder::dot(self.row(0, i), self.row(1, j)) as f64;
+                s1 += c;
+                s2 += c * c;
+                k += 1.0;
+            }
+        }
+        if k >= 2.0 {
+            let mean = s1 / k;
+            self.mean = mean as f32;
+            self.sd = ((s2 / k - mean * mean).max(0.0).sqrt() as f32).max(0.02);
+        }
+    }
+
+    /// Encode the sentences `a` of A and `b` of B that are not yet, in one
+    /// batch.
+    pub(super) fn ensure(&mut self, a: &[u32], b: &[u32]) {
+        let mut missing: Vec<(usize, u32)> = Vec::new();
+        for (side, list) in [(0, a), (1, b)] {
+            for &i in list {
+                if !self.have[side][i as usize] {
+                    self.have[side][i as usize] = true;
+                    missing.push((side, i));
+                }
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        let texts: Vec<&str> = missing.iter().map(|&(side, i)| self.texts[side][i as usize]).collect();
+        let vectors = Encoder::shared().encode(&texts);
+        for (&(side, i), v) in missing.iter().zip(vectors.rows()) {
+            self.vectors[side][i as usize * DIM..][..DIM].copy_from_slice(v);
+        }
+    }
+
+    /// The cosine of the summed vectors of `A[a0..a1]` and `B[b0..b1]`,
+    /// encoding what is missing.
+    pub(super) fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
+        let (ra, rb): (Vec<u32>, Vec<u32>) = ((a0..a1).collect(), (b0..b1).collect());
+        self.ensure(&ra, &rb);
+        let sum = |side: usize, range: Range<u32>| {
+            let mut v = [0f32; DIM];
+            for i in range {
+                v.iter_mut().zip(self.row(side, i)).for_each(|(x, y)| *x += y);
+            }
+            v
+        };
+        let (va, vb) = (sum(0, a0..a1), sum(1, b0..b1));
+        let (na, nb) = (encoder::dot(&va, &va), encoder::dot(&vb, &vb));
+        if na <= 0.0 || nb <= 0.0 {
+            return 0.0;
+        }
+        encoder::dot(&va, &vb) / (na * nb).sqrt()
+    }
+
+    /// The z-score of a cosine against the pair's background.
+    pub(super) fn z(&self, cos: f32) -> f32 {
+        (cos - self.mean) / self.sd
+    }
+
+    /// Encode every sentence, centre each side on its mean and renormalize,
+    /// and measure the background again on the centred vectors.
+    fn centre_all(&mut self) {
+        let (n, m) = (self.have[0].len() as u32, self.have[1].len() as u32);
+        self.ensure(&(0..n).collect::<Vec<_>>(), &(0..m).collect::<Vec<_>>());
+        for side in 0..2 {
+            let rows = self.have[side].len();
+            if rows == 0 {
+                continue;
+            }
+            let mut mean = [0f32; DIM];
+            for row in self.vectors[side].chunks_exact(DIM) {
+                mean.iter_mut().zip(row).for_each(|(x, y)| *x += y / rows as f32);
+            }
+            for row in self.vectors[side].chunks_exact_mut(DIM) {
+                row.iter_mut().zip(&mean).for_each(|(x, y)| *x -= y);
+                let norm = encoder::dot(row, row).sqrt();
+                if norm > 0.0 {
+                    row.iter_mut().for_each(|x| *x /= norm);
+                }
+            }
+        }
+        let sample = |len: u32| -> Vec<u32> {
+            let k = len.min(4 * BACKGROUND_SENTENCES as u32);
+            (0..k).map(|i| (i as u64 * len as u64 / k as u64) as u32).collect()
+        };
+        self.background(&sample(n), &sample(m));
+    }
+}
+
+/// What a script-sensitive look at a text says its writing system is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Script {
+    Han,
+    Japanese,
+    Hangul,
+    Latin,
+    Cyrillic,
+    Other,
+    None,
+}
+
+/// The writing system most of a text's letters belong to (Japanese when
+/// kana are at least a tenth of them, as kanji are Han).
+pub(super) fn script(text: &str) -> Script {
+    let mut counts = [0usize; 6];
+    for c in text.chars().take(200_000) {
+        let k = match c as u32 {
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9D => 1,
+            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF => 0,
+            0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => 2,
+            0x0400..=0x052F => 4,
+            _ if c.is_alphabetic() && (c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) => 3,
+            _ if c.is_alphabetic() => 5,
+            _ => continue,
+        };
+        counts[k] += 1;
+    }
+    let total: usize = counts.iter().sum();
+    if total == 0 {
+        return Script::None;
+    }
+    if counts[1] * 10 >= total {
+        return Script::Japanese;
+    }
+    let best = (0..6).max_by_key(|&k| (counts[k], std::cmp::Reverse(k))).unwrap_or(5);
+    [Script::Han, Script::Japanese, Script::Hangul, Script::Latin, Script::Cyrillic, Script::Other][best]
+}
+
+/// Anchors may lie this many sentences apart on a side and stay in one
+/// chain.
+const ANCHOR_GAP: u32 = 8;
+/// Cost of each sentence skipped between two anchors of a chain.
+const ANCHOR_SKIP: f32 = 0.05;
+/// Least z-score of an anchor against the (centred) background.
+const ANCHOR_Z: f32 = 2.5;
+/// Fewest anchors of a chain across languages.
+const MIN_ANCHORS: usize = 3;
+
+/// Chains of anchors between two texts in different languages: mutual
+/// best matches of centred sentence vectors, in order on both sides.
+/// Headings (`heading_a`, `heading_b`) anchor only with headings.
+pub(super) fn anchor_chains(meaning: &mut Meaning, heading_a: &[bool], heading_b: &[bool]) -> Vec<Chain> {
+    meaning.centre_all();
+    let (n, m) = (heading_a.len(), heading_b.len());
+    if n == 0 || m == 0 {
+        return Vec::new();
+    }
+    // Best partner of each row and of each column, block by block of rows.
+    let mut bt = vec![0f32; DIM * m];
+    for j in 0..m {
+        for (d, x) in meaning.row(1, j as u32).iter().enumerate() {
+            bt[d * m + j] = *x;
+        }
+    }
+    const BLOCK: usize = 256;
+    let mut row_best = vec![(f32::NEG_INFINITY, u32::MAX); n];
+    let mut col_best = vec![(f32::NEG_INFINITY, u32::MAX); m];
+    let mut sims = vec![0f32; BLOCK * m];
+    for start in (0..n).step_by(BLOCK) {
+        let rows = BLOCK.min(n - start);
+        let a = &meaning.vectors[0][start * DIM..(start + rows) * DIM];
+        encoder::net::gemm(rows, DIM, m, a, DIM, &bt, m, &mut sims[..rows * m], m, 0.0);
+        for r in 0..rows {
+            let i = start + r;
+            for (j, &s) in sims[r * m..(r + 1) * m].iter().enumerate() {
+                if heading_a[i] != heading_b[j] {
+                    continue;
+                }
+                if s > row_best[i].0 {
+                    row_best[i] = (s, j as u32);
+                }
+                if s > col_best[j].0 {
+                    col_best[j] = (s, i as u32);
+                }
+            }
+        }
+    }
+    let anchors: Vec<(u32, u32, f32)> = (0..n)
+        .filter_map(|i| {
+            let (s, j) = row_best[i];
+            (j != u32::MAX && col_best[j as usize].1 == i as u32 && meaning.z(s) >= ANCHOR_Z)
+                .then_some((i as u32, j, s))
+        })
+        .collect();
+
+    // Longest runs of anchors in order, as local alignments: each anchor
+    // is worth one, each skipped sentence between two costs ANCHOR_SKIP.
+    let mut h = vec![0f32; anchors.len()];
+    let mut back = vec![usize::MAX; anchors.len()];
+    for k in 0..anchors.len() {
+        let (i, j, _) = anchors[k];
+        h[k] = 1.0;
+        for p in (0..k).rev() {
+            let (pi, pj, _) = anchors[p];
+            if i - pi - 1 > ANCHOR_GAP {
+                break;
+            }
+            if pj >= j || j - pj - 1 > ANCHOR_GAP {
+                continue;
+            }
+            let v = h[p] + 1.0 - ANCHOR_SKIP * ((i - pi - 1) + (j - pj - 1)) as f32;
+            if v > h[k] {
+                (h[k], back[k]) = (v, p);
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..anchors.len()).collect();
+    order.sort_by(|&x, &y| h[y].total_cmp(&h[x]).then(x.cmp(&y)));
+    let mut taken = vec![false; anchors.len()];
+    let mut chains = Vec::new();
+    for end in order {
+        let mut path = Vec::new();
+        let mut k = end;
+        let mut floor = 0.0;
+        while k != usize::MAX {
+            if taken[k] {
+                floor = h[k];
+                break;
+            }
+            path.push(k);
+            k = back[k];
+        }
+        path.iter().for_each(|&k| taken[k] = true);
+        if path.len() < MIN_ANCHORS {
+            continue;
+        }
+        path.reverse();
+        let links = path
+            .iter()
+            .map(|&k| {
+                let (i, j, s) = anchors[k];
+                SentLink { a0: i, a1: i + 1, b0: j, b1: j + 1, sim: 0.0, meaning: Some(s), filled: false }
+            })
+            .collect();
+        chains.push(Chain { links, score: h[end] - floor });
+    }
+    chains
+}
