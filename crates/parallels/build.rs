@@ -45,7 +45,10 @@ fn repack(raw: &[u8]) -> Result<Vec<u8>, String> {
     for _ in 0..u32::from_le_bytes(count.try_into().unwrap()) {
         let name_len = take(1)?[0] as usize;
         let name = take(name_len)?.to_vec();
-        let (dtype, rank) = { let h = take(2)?; (h[0], h[1]) };
+        let (dtype, rank) = {
+            let h = take(2)?;
+            (h[0], h[1])
+        };
         let dims = take(4 * rank as usize)?.to_vec();
         let len = u64::from_le_bytes(take(8)?.try_into().unwrap()) as usize;
         let bytes = take(len)?;

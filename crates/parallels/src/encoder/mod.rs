@@ -166,7 +166,7 @@ impl Encoder {
         outs.into_par_iter().for_each(|(batch, out)| {
             let lengths: Vec<usize> = tokens[batch.clone()].iter().map(Vec::len).collect();
             let flat: Vec<u32> = tokens[batch].concat();
-            self.network.forward(&self.model.data, &flat, &lengths, out);
+            self.network.forward(self.model.data, &flat, &lengths, out);
         });
         Embeddings { data }
     }
