@@ -42,6 +42,13 @@
 //! | JSON Lines record | the id field: a string as is, a number as written (`7`, `1.5`) | `path:line` (1-based) | the group field as a string (numbers and booleans as written) |
 //! | Parquet row | the id column: a string, or an integer written in decimal | `path#row` (0-based, as in Arrow and pandas) | the group column as a string |
 //!
+//! Every document carries its [`Origin`]: the index of its input, its
+//! [`Source`] (the file and a [`Position`] in it: whole, line or row, the
+//! typed value behind the "source" column above) and, for a JSON Lines
+//! record, its byte range in the file. Later stages use these fields, never
+//! the written form: `dedup` copies kept records by their byte ranges, and
+//! `report` finds the file to read again in [`Source::file`].
+//!
 //! A JSON Lines record keeps its other fields in [`CorpusDoc::meta`]. A
 //! Parquet row keeps its other columns of simple scalar types (strings,
 //! integers, floats, booleans, also dictionary-encoded; nulls as JSON
@@ -83,7 +90,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, ErrorKind, Read};
+use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -117,9 +126,9 @@ const LISTED_COLUMNS: usize = 30;
 pub struct CorpusDoc {
     /// Unique within the corpus (see the module docs for how it is made).
     pub id: String,
-    /// Where it came from: the path of a text file, `path:line` for JSON
-    /// Lines (1-based), `path#row` for Parquet (0-based).
-    pub source: String,
+    /// Where it came from: the input, the file and the place in it
+    /// (written `path`, `path:line` or `path#row`), and the record's bytes.
+    pub origin: Origin,
     /// The decoded text; never empty nor only whitespace.
     pub text: String,
     /// `utf-8`, or for text files the encoding [`read::decode`] detected.
@@ -132,6 +141,100 @@ pub struct CorpusDoc {
     /// The other fields of a JSON Lines record, or the other scalar columns
     /// of a Parquet row; empty for text files.
     pub meta: Map<String, Value>,
+}
+
+/// Where in its file a document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// The whole file: a text file.
+    Whole,
+    /// A line of a JSON Lines file, 1-based.
+    Line(u64),
+    /// A row of a Parquet file, 0-based (as in Arrow and pandas).
+    Row(u64),
+}
+
+/// The file a document came from and its place in it: what the outputs
+/// write as a document's `source`.
+///
+/// Displayed (and serialized, as a string) as `path` for a text file,
+/// `path:line` for a JSON Lines record and `path#row` for a Parquet row,
+/// the path as it was given or found by walking a folder.
+/// [`Source::parse`] reads that form back.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Source {
+    /// The file's path, displayed (lossily, if it is not UTF-8). Shared by
+    /// every record of one file.
+    pub file: Arc<str>,
+    /// The place in the file.
+    pub position: Position,
+}
+
+impl Source {
+    /// A whole text file.
+    pub fn whole(file: impl Into<Arc<str>>) -> Source {
+        Source { file: file.into(), position: Position::Whole }
+    }
+
+    /// A source as [`Display`](fmt::Display) writes it, read back: `path:N`
+    /// is line `N` of a JSON Lines file and `path#N` row `N` of a Parquet
+    /// file when `path` has the extension that makes [`resolve`] read it as
+    /// one; anything else is a whole text file. A text file whose own name
+    /// ends in `.jsonl:7` or `.parquet#7` reads back as a record: the
+    /// written form cannot tell them apart.
+    pub fn parse(written: &str) -> Source {
+        let number =
+            |n: &str| (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok()).flatten();
+        if let Some((file, row)) = written.rsplit_once('#') {
+            if let (Some(row), FileKind::Parquet) = (number(row), FileKind::of(Path::new(file))) {
+                return Source { file: file.into(), position: Position::Row(row) };
+            }
+        }
+        if let Some((file, line)) = written.rsplit_once(':') {
+            if let (Some(line), FileKind::Jsonl) = (number(line), FileKind::of(Path::new(file))) {
+                return Source { file: file.into(), position: Position::Line(line) };
+            }
+        }
+        Source::whole(written)
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Position::Whole => f.write_str(&self.file),
+            Position::Line(line) => write!(f, "{}:{line}", self.file),
+            Position::Row(row) => write!(f, "{}#{row}", self.file),
+        }
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let written = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Ok(Source::parse(&written))
+    }
+}
+
+/// Where a document is in the inputs a [`CorpusReader`] was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The index of its input in the list the reader was made with.
+    pub input: usize,
+    /// Its file and its place in it.
+    pub source: Source,
+    /// Its bytes in the file, when it has bytes of its own: for a JSON
+    /// Lines record, from the first byte of its line (after a byte-order
+    /// mark) to just after its line ending (the end of the file, for a last
+    /// line without one). `None` for a text file (read and decoded whole)
+    /// and a Parquet row (its columns are compressed apart).
+    pub bytes: Option<Range<u64>>,
 }
 
 /// How to read a corpus.
@@ -482,15 +585,36 @@ fn glob_root(pattern: &str) -> PathBuf {
     root
 }
 
+/// What a file given as input is read as, by its extension (compared
+/// without case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileKind {
+    Jsonl,
+    Parquet,
+    Compressed,
+    Text,
+}
+
+impl FileKind {
+    fn of(path: &Path) -> FileKind {
+        let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("jsonl" | "ndjson" | "json") => FileKind::Jsonl,
+            Some("parquet") => FileKind::Parquet,
+            Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar") => FileKind::Compressed,
+            _ => FileKind::Text,
+        }
+    }
+}
+
 fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusError> {
     if is_dir {
         return Ok(Input::Dir { root: path.clone(), path });
     }
-    let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-    Ok(match extension.as_deref() {
-        Some("jsonl" | "ndjson" | "json") => Input::Jsonl(path),
-        Some("parquet") => Input::Parquet(path),
-        Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar") => {
+    Ok(match FileKind::of(&path) {
+        FileKind::Jsonl => Input::Jsonl(path),
+        FileKind::Parquet => Input::Parquet(path),
+        FileKind::Compressed => {
             return Err(CorpusError::Unsupported {
                 path,
                 reason: "compressed and archive files are not read; decompress or unpack it first \
@@ -498,35 +622,19 @@ fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusE
                     .to_owned(),
             })
         }
-        _ => Input::Text { path, root },
+        FileKind::Text => Input::Text { path, root },
     })
-}
-
-/// Where a document came from, compactly, for the duplicate-id message.
-#[derive(Clone, Copy, Debug)]
-struct At {
-    /// Index into [`CorpusReader::files`].
-    file: usize,
-    pos: Pos,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Pos {
-    Whole,
-    Line(u64),
-    Row(u64),
 }
 
 /// A document before the empty and duplicate checks.
 struct RawDoc {
     id: String,
-    source: String,
     text: String,
     encoding: String,
     replaced: usize,
     group: Option<String>,
     meta: Map<String, Value>,
-    at: At,
+    origin: Origin,
 }
 
 /// Reads documents from inputs, in order; see the module docs.
@@ -534,19 +642,17 @@ pub struct CorpusReader {
     options: CorpusOptions,
     /// [`CorpusOptions::extensions`] in lower case, without dots.
     extensions: Vec<String>,
-    inputs: std::vec::IntoIter<Input>,
-    current: Option<Source>,
+    inputs: std::iter::Enumerate<std::vec::IntoIter<Input>>,
+    /// The input being read and its index.
+    current: Option<(Reading, usize)>,
     /// Problems found while listing a folder, handed on before going on.
     pending: VecDeque<Problem>,
     /// Every id handed on, with where it came from.
-    seen: FxHashMap<Box<str>, At>,
+    seen: FxHashMap<Box<str>, Source>,
     /// The JSON lines not yet parsed (of one item, or of a batch of
     /// [`CorpusReader::next_batch`]), kept between calls so that it does not
     /// grow again each time.
     batch_bytes: Vec<u8>,
-    /// The path of every JSON Lines and Parquet file opened and every
-    /// text file read, for the sources in duplicate-id messages.
-    files: Vec<Box<str>>,
     summary: Summary,
     finished: bool,
 }
@@ -577,12 +683,11 @@ impl CorpusReader {
         Ok(CorpusReader {
             options,
             extensions,
-            inputs: inputs.into_iter(),
+            inputs: inputs.into_iter().enumerate(),
             current: None,
             pending: VecDeque::new(),
             seen: FxHashMap::default(),
             batch_bytes: Vec::new(),
-            files: Vec::new(),
             summary: Summary::default(),
             finished: false,
         })
@@ -607,56 +712,38 @@ impl CorpusReader {
         problem
     }
 
-    fn open(&mut self, input: Input) -> Result<Source, Problem> {
+    fn open(&mut self, input: Input) -> Result<Reading, Problem> {
         match input {
-            Input::Dir { path, root } => Ok(Source::Walk(Walk::dir(path, root))),
-            Input::Text { path, root } => Ok(Source::Walk(Walk::file(path, root))),
+            Input::Dir { path, root } => Ok(Reading::Walk(Walk::dir(path, root))),
+            Input::Text { path, root } => Ok(Reading::Walk(Walk::file(path, root))),
             Input::Jsonl(path) => self.open_jsonl(path),
             Input::Parquet(path) => self.open_parquet(path),
         }
     }
 
-    fn add_file(&mut self, path: &str) -> usize {
-        self.files.push(path.into());
-        self.files.len() - 1
-    }
-
-    fn render(&self, at: At) -> String {
-        let file = self.files.get(at.file).map(|f| &**f).unwrap_or("?");
-        match at.pos {
-            Pos::Whole => file.to_owned(),
-            Pos::Line(line) => format!("{file}:{line}"),
-            Pos::Row(row) => format!("{file}#{row}"),
-        }
-    }
-
-    /// The next item of `source` (a JSON line's bytes appended to `bytes`,
-    /// to be parsed later), or `None` when it is exhausted.
-    fn step(&mut self, source: &mut Source, bytes: &mut Vec<u8>) -> Option<Unparsed> {
-        match source {
-            Source::Walk(walk) => {
+    /// The next item of `reading`, input `input` (a JSON line's bytes
+    /// appended to `bytes`, to be parsed later), or `None` when it is
+    /// exhausted.
+    fn step(&mut self, reading: &mut Reading, input: usize, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+        match reading {
+            Reading::Walk(walk) => {
                 let path = match walk.next(&self.extensions, &mut self.summary, &mut self.pending)? {
                     Ok(path) => path,
                     Err(problem) => return Some(Unparsed::Done(Err(problem))),
                 };
-                Some(Unparsed::Done(self.read_text(&path, &walk.root)))
+                Some(Unparsed::Done(self.read_text(&path, &walk.root, input)))
             }
-            Source::Jsonl(jsonl) => Some(match jsonl.next_line(&self.options, &mut self.summary)? {
-                Ok((source, line)) => {
+            Reading::Jsonl(jsonl) => Some(match jsonl.next_line(&self.options, &mut self.summary)? {
+                Ok((line, range)) => {
                     let start = bytes.len();
                     bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
-                    let at = At { file: jsonl.file, pos: Pos::Line(line) };
-                    Unparsed::Line { bytes: start..bytes.len(), source, at }
+                    let source = Source { file: jsonl.display.clone(), position: Position::Line(line) };
+                    let origin = Origin { input, source, bytes: Some(range) };
+                    Unparsed::Line { bytes: start..bytes.len(), origin }
                 }
                 Err(problem) => Unparsed::Done(Err(problem)),
             }),
-            Source::Parquet(parquet) => {
-                let row = parquet.next(&self.options)?;
-                Some(Unparsed::Done(row.map(|(mut raw, row)| {
-                    raw.at = At { file: parquet.file, pos: Pos::Row(row) };
-                    raw
-                })))
-            }
+            Reading::Parquet(parquet) => Some(Unparsed::Done(parquet.next(input, &self.options)?)),
         }
     }
 
@@ -670,21 +757,21 @@ impl CorpusReader {
             if let Some(problem) = self.pending.pop_front() {
                 return Some(Unparsed::Done(Err(problem)));
             }
-            let Some(mut source) = self.current.take() else {
-                let Some(input) = self.inputs.next() else {
+            let Some((mut reading, input)) = self.current.take() else {
+                let Some((index, input)) = self.inputs.next() else {
                     self.finished = true;
                     return None;
                 };
                 match self.open(input) {
-                    Ok(source) => self.current = Some(source),
+                    Ok(reading) => self.current = Some((reading, index)),
                     Err(problem) => return Some(Unparsed::Done(Err(problem))),
                 }
                 continue;
             };
-            let Some(item) = self.step(&mut source, bytes) else {
-                continue; // this source is exhausted
+            let Some(item) = self.step(&mut reading, input, bytes) else {
+                continue; // this input is exhausted
             };
-            self.current = Some(source);
+            self.current = Some((reading, input));
             return Some(item);
         }
     }
@@ -697,18 +784,17 @@ impl CorpusReader {
             } else {
                 format!("document \"{}\" has only whitespace ({} characters)", raw.id, raw.text.chars().count())
             };
-            return Err(Problem::new(raw.source, ProblemKind::Empty, message));
+            return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::Empty, message));
         }
-        if let Some(&first) = self.seen.get(raw.id.as_str()) {
-            let message =
-                format!("duplicate id \"{}\": first used by {}; this one is skipped", raw.id, self.render(first));
-            return Err(Problem::new(raw.source, ProblemKind::DuplicateId, message));
+        if let Some(first) = self.seen.get(raw.id.as_str()) {
+            let message = format!("duplicate id \"{}\": first used by {first}; this one is skipped", raw.id);
+            return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::DuplicateId, message));
         }
-        self.seen.insert(raw.id.as_str().into(), raw.at);
+        self.seen.insert(raw.id.as_str().into(), raw.origin.source.clone());
         self.summary.documents += 1;
         Ok(CorpusDoc {
             id: raw.id,
-            source: raw.source,
+            origin: raw.origin,
             text: raw.text,
             encoding: raw.encoding,
             replaced: raw.replaced,
@@ -717,7 +803,7 @@ impl CorpusReader {
         })
     }
 
-    fn read_text(&mut self, path: &Path, root: &Path) -> Result<RawDoc, Problem> {
+    fn read_text(&mut self, path: &Path, root: &Path, input: usize) -> Result<RawDoc, Problem> {
         let source = path.display().to_string();
         let len = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
         let max = self.options.max_document_bytes;
@@ -732,30 +818,27 @@ impl CorpusReader {
         self.summary.bytes += len.unwrap_or(0);
         let relative = relative_to(path, root);
         let group = self.options.group_by_dir.then(|| folder_group(&relative));
-        let file = self.add_file(&source);
         Ok(RawDoc {
             id: id_from_relative(&relative),
-            source,
             text: doc.text,
             encoding: doc.encoding,
             replaced: doc.replaced,
             group,
             meta: Map::new(),
-            at: At { file, pos: Pos::Whole },
+            origin: Origin { input, source: Source::whole(source), bytes: None },
         })
     }
 
-    fn open_jsonl(&mut self, path: PathBuf) -> Result<Source, Problem> {
+    fn open_jsonl(&mut self, path: PathBuf) -> Result<Reading, Problem> {
         let display = path.display().to_string();
         let file = File::open(&path)
             .map_err(|e| Problem::new(display.as_str(), ProblemKind::Unreadable, format!("cannot open it: {e}")))?;
         self.summary.files += 1;
-        let index = self.add_file(&display);
-        Ok(Source::Jsonl(JsonlSource {
-            display,
-            file: index,
+        Ok(Reading::Jsonl(JsonlSource {
+            display: display.into(),
             reader: BufReader::with_capacity(JSONL_BUFFER_BYTES, file),
             line: 0,
+            offset: 0,
             any_record: false,
             buf: Vec::new(),
             record: 0..0,
@@ -763,7 +846,7 @@ impl CorpusReader {
         }))
     }
 
-    fn open_parquet(&mut self, path: PathBuf) -> Result<Source, Problem> {
+    fn open_parquet(&mut self, path: PathBuf) -> Result<Reading, Problem> {
         let display = path.display().to_string();
         let unreadable = |message: String| Problem::new(display.as_str(), ProblemKind::Unreadable, message);
         let file = File::open(&path).map_err(|e| unreadable(format!("cannot open it: {e}")))?;
@@ -793,10 +876,8 @@ impl CorpusReader {
         }
         self.summary.files += 1;
         self.summary.bytes += len;
-        let file = self.add_file(&display);
-        Ok(Source::Parquet(ParquetSource {
-            display,
-            file,
+        Ok(Reading::Parquet(ParquetSource {
+            display: display.into(),
             reader,
             columns,
             batch: None,
@@ -811,16 +892,14 @@ impl CorpusReader {
 /// parse (a range of a buffer).
 enum Unparsed {
     Done(Result<RawDoc, Problem>),
-    Line { bytes: std::ops::Range<usize>, source: String, at: At },
+    Line { bytes: Range<usize>, origin: Origin },
 }
 
 impl Unparsed {
     fn parse(self, bytes: &[u8], options: &CorpusOptions) -> Result<RawDoc, Problem> {
         match self {
             Unparsed::Done(result) => result,
-            Unparsed::Line { bytes: range, source, at } => {
-                parse_record(&bytes[range], source, options).map(|raw| RawDoc { at, ..raw })
-            }
+            Unparsed::Line { bytes: range, origin } => parse_record(&bytes[range], origin, options),
         }
     }
 }
@@ -950,8 +1029,8 @@ fn join_components(path: &Path) -> String {
     out
 }
 
-/// Where documents come from.
-enum Source {
+/// An input being read.
+enum Reading {
     Walk(Walk),
     Jsonl(JsonlSource),
     Parquet(ParquetSource),
@@ -1078,11 +1157,12 @@ fn wanted_extension(path: &Path, extensions: &[String]) -> bool {
 
 /// A JSON Lines file being read line by line.
 struct JsonlSource {
-    display: String,
-    file: usize,
+    display: Arc<str>,
     reader: BufReader<File>,
     /// Lines read so far (the number of the current line).
     line: u64,
+    /// Bytes of the file read so far (the end of the current line).
+    offset: u64,
     /// Whether a non-blank line has been seen.
     any_record: bool,
     buf: Vec<u8>,
@@ -1092,10 +1172,14 @@ struct JsonlSource {
 }
 
 impl JsonlSource {
-    /// The next line that holds a record: its source and line number, with
-    /// its bytes (without line ending and BOM) in `self.buf[self.record]`;
-    /// a problem; or `None` at the end.
-    fn next_line(&mut self, options: &CorpusOptions, summary: &mut Summary) -> Option<Result<(String, u64), Problem>> {
+    /// The next line that holds a record: its number and its bytes in the
+    /// file (see [`Origin::bytes`]), with those bytes (without line ending
+    /// and BOM) in `self.buf[self.record]`; a problem; or `None` at the end.
+    fn next_line(
+        &mut self,
+        options: &CorpusOptions,
+        summary: &mut Summary,
+    ) -> Option<Result<(u64, Range<u64>), Problem>> {
         loop {
             if self.done {
                 return None;
@@ -1120,7 +1204,9 @@ impl JsonlSource {
             };
             self.line += 1;
             summary.bytes += n as u64;
-            let source = format!("{}:{}", self.display, self.line);
+            let line_start = self.offset;
+            self.offset += n as u64;
+            let source = || format!("{}:{}", self.display, self.line);
             let cut = n as u64 == limit && self.buf.last() != Some(&b'\n');
             let mut line = self.buf.as_slice();
             line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -1135,6 +1221,7 @@ impl JsonlSource {
                     match skip_line(&mut self.reader, self.buf.last().copied()) {
                         Ok((rest, ending)) => {
                             summary.bytes += rest;
+                            self.offset += rest;
                             size = (n as u64 - bom + rest).saturating_sub(ending);
                         }
                         Err(_) => self.done = true,
@@ -1142,7 +1229,7 @@ impl JsonlSource {
                 }
                 let message =
                     format!("a line of {size} bytes, more than the limit of {max} bytes per document; it is skipped");
-                return Some(Err(Problem::new(source, ProblemKind::TooLarge, message)));
+                return Some(Err(Problem::new(source(), ProblemKind::TooLarge, message)));
             }
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
@@ -1153,11 +1240,12 @@ impl JsonlSource {
                 self.done = true;
                 let message = "the file starts with '[': it looks like one JSON array, not JSON Lines (one object \
                                per line); convert it, e.g. with `jq -c '.[]'`; the file is skipped";
-                return Some(Err(Problem::new(source, ProblemKind::Malformed, message)));
+                return Some(Err(Problem::new(source(), ProblemKind::Malformed, message)));
             }
             let start = line.as_ptr() as usize - self.buf.as_ptr() as usize;
             self.record = start..start + line.len();
-            return Some(Ok((source, self.line)));
+            // After a byte-order mark, to the end of the line ending.
+            return Some(Ok((self.line, line_start + start as u64..self.offset)));
         }
     }
 }
@@ -1185,7 +1273,9 @@ fn skip_line(reader: &mut impl BufRead, mut before: Option<u8>) -> std::io::Resu
 }
 
 /// One JSON line (without its line ending) into a document.
-fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<RawDoc, Problem> {
+fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions) -> Result<RawDoc, Problem> {
+    // Rendered only for a problem.
+    let source = || origin.source.to_string();
     let malformed = |source: String, message: String| Err(Problem::new(source, ProblemKind::Malformed, message));
     // The SIMD check first (most lines are valid); std's for the position of
     // the first invalid byte.
@@ -1197,27 +1287,27 @@ fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<
                 "not valid UTF-8 (first invalid byte at byte {} of the line); JSON Lines must be UTF-8",
                 e.valid_up_to()
             );
-            return malformed(source, message);
+            return malformed(source(), message);
         }
     };
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(e) => return malformed(source, json_error_message(&e)),
+        Err(e) => return malformed(source(), json_error_message(&e)),
     };
     let Value::Object(mut map) = value else {
-        return malformed(source, format!("{}, not an object; each line must be one JSON object", json_kind(&value)));
+        return malformed(source(), format!("{}, not an object; each line must be one JSON object", json_kind(&value)));
     };
     let id = match map.remove(&options.id_field) {
         Some(Value::String(id)) if id.is_empty() => {
-            return Err(wrong_type(source, &options.id_field, "an empty string", ""))
+            return Err(wrong_type(source(), &options.id_field, "an empty string", ""))
         }
         Some(Value::String(id)) => id,
         Some(Value::Number(n)) => n.to_string(),
-        None => return Err(missing(source, &options.id_field, "id")),
-        Some(Value::Null) => return Err(null(source, &options.id_field)),
+        None => return Err(missing(source(), &options.id_field, "id")),
+        Some(Value::Null) => return Err(null(source(), &options.id_field)),
         Some(other) => {
             return Err(wrong_type(
-                source,
+                source(),
                 &options.id_field,
                 json_kind(&other),
                 "; an id must be a string or a number",
@@ -1226,10 +1316,10 @@ fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<
     };
     let text = match map.remove(&options.text_field) {
         Some(Value::String(text)) => text,
-        None => return Err(missing(source, &options.text_field, "text")),
-        Some(Value::Null) => return Err(null(source, &options.text_field)),
+        None => return Err(missing(source(), &options.text_field, "text")),
+        Some(Value::Null) => return Err(null(source(), &options.text_field)),
         Some(other) => {
-            return Err(wrong_type(source, &options.text_field, json_kind(&other), "; the text must be a string"))
+            return Err(wrong_type(source(), &options.text_field, json_kind(&other), "; the text must be a string"))
         }
     };
     let group = match &options.group_field {
@@ -1238,11 +1328,11 @@ fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<
             Some(Value::String(group)) => group,
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::Bool(b)) => b.to_string(),
-            None => return Err(missing(source, field, "group")),
-            Some(Value::Null) => return Err(null(source, field)),
+            None => return Err(missing(source(), field, "group")),
+            Some(Value::Null) => return Err(null(source(), field)),
             Some(other) => {
                 return Err(wrong_type(
-                    source,
+                    source(),
                     field,
                     json_kind(&other),
                     "; a group must be a string, number or boolean",
@@ -1250,16 +1340,7 @@ fn parse_record(line: &[u8], source: String, options: &CorpusOptions) -> Result<
             }
         }),
     };
-    Ok(RawDoc {
-        id,
-        source,
-        text,
-        encoding: "utf-8".to_owned(),
-        replaced: 0,
-        group,
-        meta: map,
-        at: At { file: 0, pos: Pos::Whole }, // set by the caller
-    })
+    Ok(RawDoc { id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta: map, origin })
 }
 
 fn missing(source: String, field: &str, role: &str) -> Problem {
@@ -1473,8 +1554,7 @@ struct ParquetColumns {
 
 /// A Parquet file being read batch by batch.
 struct ParquetSource {
-    display: String,
-    file: usize,
+    display: Arc<str>,
     reader: ParquetRecordBatchReader,
     columns: ParquetColumns,
     batch: Option<RecordBatch>,
@@ -1485,16 +1565,17 @@ struct ParquetSource {
 }
 
 impl ParquetSource {
-    /// The next row and its number, a problem, or `None` at the end.
-    fn next(&mut self, options: &CorpusOptions) -> Option<Result<(RawDoc, u64), Problem>> {
+    /// The next row of input `input`, a problem, or `None` at the end.
+    fn next(&mut self, input: usize, options: &CorpusOptions) -> Option<Result<RawDoc, Problem>> {
         loop {
             if let Some(batch) = &self.batch {
                 if self.row_in_batch < batch.num_rows() {
                     let row = self.row_in_batch;
                     self.row_in_batch += 1;
                     let number = self.batch_start + row as u64;
-                    let source = format!("{}#{number}", self.display);
-                    return Some(parquet_row(batch, row, &self.columns, source, options).map(|raw| (raw, number)));
+                    let source = Source { file: self.display.clone(), position: Position::Row(number) };
+                    let origin = Origin { input, source, bytes: None };
+                    return Some(parquet_row(batch, row, &self.columns, origin, options));
                 }
                 self.batch_start += batch.num_rows() as u64;
                 self.batch = None;
@@ -1526,22 +1607,24 @@ fn parquet_row(
     batch: &RecordBatch,
     row: usize,
     columns: &ParquetColumns,
-    source: String,
+    origin: Origin,
     options: &CorpusOptions,
 ) -> Result<RawDoc, Problem> {
+    // Rendered only for a problem.
+    let source = || origin.source.to_string();
     let id = match cell(batch.column(columns.id).as_ref(), row) {
-        Cell::Str("") => return Err(wrong_type(source, &options.id_field, "an empty string", "")),
-        Cell::Null => return Err(null(source, &options.id_field)),
+        Cell::Str("") => return Err(wrong_type(source(), &options.id_field, "an empty string", "")),
+        Cell::Null => return Err(null(source(), &options.id_field)),
         other => other.to_label().unwrap_or_default(),
     };
     let text = match cell(batch.column(columns.text).as_ref(), row) {
         Cell::Str(text) => text.to_owned(),
-        _ => return Err(null(source, &options.text_field)),
+        _ => return Err(null(source(), &options.text_field)),
     };
     let group = match (columns.group, &options.group_field) {
         (Some(index), Some(field)) => match cell(batch.column(index).as_ref(), row).to_label() {
             Some(group) => Some(group),
-            None => return Err(null(source, field)),
+            None => return Err(null(source(), field)),
         },
         _ => None,
     };
@@ -1550,16 +1633,7 @@ fn parquet_row(
         .iter()
         .map(|(name, index)| (name.clone(), cell(batch.column(*index).as_ref(), row).to_json()))
         .collect();
-    Ok(RawDoc {
-        id,
-        source,
-        text,
-        encoding: "utf-8".to_owned(),
-        replaced: 0,
-        group,
-        meta,
-        at: At { file: 0, pos: Pos::Whole }, // set by the caller
-    })
+    Ok(RawDoc { id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta, origin })
 }
 
 #[cfg(test)]

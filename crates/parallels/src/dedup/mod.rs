@@ -77,7 +77,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Summary};
+use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
 use crate::plumbing::Progress;
 
 pub use lsh::Bands;
@@ -216,8 +216,9 @@ pub enum Fate {
 #[derive(Clone, Debug)]
 pub struct DocEntry {
     pub id: String,
-    /// `path:line`, `path#row` or the path of a text file.
-    pub source: String,
+    /// Where it is in the inputs (written as its `source`: `path:line`,
+    /// `path#row` or the path of a text file).
+    pub origin: Origin,
     /// Length of the text in characters.
     pub chars: u64,
     pub fate: Fate,
@@ -560,7 +561,7 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
             // The normalizer's length, unless the text was too long for it.
             chars: if len < u32::MAX { len as u64 } else { doc.text.chars().count() as u64 },
             id: doc.id,
-            source: doc.source,
+            origin: doc.origin,
             fate: Fate::Kept,
         },
         tokens,
@@ -578,7 +579,7 @@ fn copy_sketch(doc: CorpusDoc, first: u32, table: &Table, docs: &[DocEntry], opt
     let f = first as usize;
     Sketched {
         keep_value: keep_value(&doc, opts),
-        entry: DocEntry { chars: docs[f].chars, id: doc.id, source: doc.source, fate: Fate::Kept },
+        entry: DocEntry { chars: docs[f].chars, id: doc.id, origin: doc.origin, fate: Fate::Kept },
         tokens: Vec::new(),
         exact: table.exact[f],
         lines: table.lines[f].clone(),

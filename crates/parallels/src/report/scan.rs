@@ -59,7 +59,7 @@ pub fn top_pairs(passages: &[ScanPassage], n: usize) -> Vec<(String, String, u64
 #[derive(Serialize)]
 struct DocRow<'a> {
     id: &'a str,
-    source: &'a str,
+    source: String,
     chars: u64,
     passages: u64,
     shared: String,
@@ -171,7 +171,7 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
         .iter()
         .map(|d| DocRow {
             id: &d.id,
-            source: &d.source,
+            source: d.source.to_string(),
             chars: d.chars,
             passages: d.passages,
             shared: format!("{:.1}", d.shared * 100.0),

@@ -48,7 +48,7 @@ pub mod seeds;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
-use crate::corpus::{CorpusDoc, CorpusReader, Problem, Summary};
+use crate::corpus::{CorpusDoc, CorpusReader, Problem, Source, Summary};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -106,7 +106,8 @@ impl Default for ScanOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanDocument {
     pub id: String,
-    pub source: String,
+    /// Written `path`, `path:line` or `path#row` (see [`Source`]).
+    pub source: Source,
     pub chars: u64,
     pub encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,7 +298,7 @@ pub enum ScanError {
 #[derive(Serialize, Deserialize)]
 struct DocRecord {
     id: String,
-    source: String,
+    source: Source,
     encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     group: Option<String>,
@@ -625,7 +626,7 @@ fn read_stage(
             stats.chars += chars;
             docs.push(DocRecord {
                 id: d.id,
-                source: d.source,
+                source: d.origin.source,
                 encoding: d.encoding,
                 group: d.group,
                 meta: d.meta,
