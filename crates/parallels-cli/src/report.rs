@@ -4,7 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
-use parallels::report::scan::{scan_site, top_pairs, SiteInput, MAX_CLUSTERS, MAX_MEMBERS};
+use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
 use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,7 +23,7 @@ pub struct ReportArgs {
     output: PathBuf,
     /// Write side-by-side pages for this many pairs, those sharing the most
     /// text.
-    #[arg(long, default_value_t = 50, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS, value_name = "N")]
     max_pairs: usize,
 }
 

@@ -1,5 +1,6 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
+use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -12,20 +13,12 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct ScanArgs {
-    /// Inputs: folders of text files (read recursively), JSON Lines files,
-    /// Parquet files, or quoted glob patterns such as 'part-*.parquet'.
-    #[arg(required = true, value_name = "INPUT")]
-    inputs: Vec<String>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
     /// Folder for documents.jsonl, passages.jsonl, clusters.jsonl and
     /// summary.json (created if missing).
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
-    /// JSON Lines / Parquet field holding the document id.
-    #[arg(long, default_value = "id", value_name = "FIELD")]
-    id: String,
-    /// JSON Lines / Parquet field holding the text.
-    #[arg(long, default_value = "text", value_name = "FIELD")]
-    text: String,
     /// Never compare documents with the same value of this field (same book,
     /// same newspaper series).
     #[arg(long, value_name = "FIELD")]
@@ -33,16 +26,17 @@ pub struct ScanArgs {
     /// Never compare text files that sit in the same folder.
     #[arg(long)]
     group_by_dir: bool,
-    /// Stop at the first malformed record instead of skipping and counting.
-    #[arg(long)]
-    strict: bool,
+    #[command(flatten)]
+    normalize: NormalizeArgs,
     /// Token n-grams in more documents than this are boilerplate, not
     /// evidence (at least 2).
-    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(2..))]
     max_df: u32,
     /// Shared n-gram seeds a pair of documents needs before it is aligned
     /// (at least 1).
-    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
     min_seeds: u32,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see the README for the columns).
@@ -50,7 +44,8 @@ pub struct ScanArgs {
     format: TableFormat,
     /// Memory for sorting, in MiB (at least 16); beyond it, sorting spills
     /// to disk.
-    #[arg(long, default_value_t = 512, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
+    #[arg(long, default_value_t = ScanOptions::default().memory >> 20, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(16..))]
     memory: u64,
     /// Go on with a run that was interrupted (killed, out of disk, power
     /// cut): what it finished, kept in DIR/.work, is taken over, and the
@@ -60,7 +55,7 @@ pub struct ScanArgs {
     #[arg(long)]
     resume: bool,
     /// Candidate pairs aligned between two checkpoints.
-    #[arg(long, default_value_t = 4096, value_name = "N", hide = true,
+    #[arg(long, default_value_t = ScanOptions::default().chunk, value_name = "N", hide = true,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pairs_per_checkpoint: usize,
 }
@@ -73,16 +68,11 @@ pub enum TableFormat {
 
 pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let start = Instant::now();
-    let inputs = resolve(&args.inputs)?;
-    let corpus = CorpusOptions {
-        id_field: args.id.clone(),
-        text_field: args.text.clone(),
-        group_field: args.group.clone(),
-        group_by_dir: args.group_by_dir,
-        strict: args.strict,
-        ..CorpusOptions::default()
-    };
+    let inputs = resolve(&args.corpus.inputs)?;
+    let corpus =
+        CorpusOptions { group_field: args.group.clone(), group_by_dir: args.group_by_dir, ..args.corpus.options() };
     let mut opts = ScanOptions::default();
+    opts.align.normalize = args.normalize.options();
     opts.seeds.max_df = args.max_df;
     opts.seeds.min_seeds = args.min_seeds;
     opts.memory = args.memory << 20;
@@ -91,8 +81,8 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
     let key = serde_json::json!({
         "inputs": fingerprint(&inputs),
-        "id": args.id, "text": args.text, "group": args.group,
-        "group_by_dir": args.group_by_dir, "strict": args.strict,
+        "id": args.corpus.id, "text": args.corpus.text, "group": args.group,
+        "group_by_dir": args.group_by_dir, "strict": args.corpus.strict,
     });
     let work = Work { dir: args.output.join(".work"), key, resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;

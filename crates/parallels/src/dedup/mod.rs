@@ -78,6 +78,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
+use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::plumbing::Progress;
 
 pub use lsh::Bands;
@@ -118,6 +119,9 @@ pub enum Keep {
 /// Options of a deduplication run.
 #[derive(Clone, Debug)]
 pub struct DedupOptions {
+    /// Normalization before tokens are taken (traditional/simplified
+    /// script, numerals, …); all rules on by default.
+    pub normalize: NormalizeOptions,
     /// Tokens per shingle.
     pub ngram: usize,
     /// MinHash permutations.
@@ -149,6 +153,7 @@ pub struct DedupOptions {
 impl Default for DedupOptions {
     fn default() -> Self {
         DedupOptions {
+            normalize: NormalizeOptions::default(),
             ngram: 5,
             perms: 128,
             threshold: 0.8,
@@ -166,6 +171,12 @@ impl Default for DedupOptions {
 }
 
 impl DedupOptions {
+    /// The MinHasher of these options: shingles of [`DedupOptions::ngram`]
+    /// tokens of text normalized by [`DedupOptions::normalize`].
+    pub fn hasher(&self) -> MinHasher {
+        MinHasher::with_normalizer(self.ngram, self.perms, Normalizer::new(self.normalize.clone()))
+    }
+
     /// The bands and rows in use: explicit, or optimal for the threshold.
     pub fn bands(&self) -> Bands {
         self.bands.unwrap_or_else(|| lsh::optimal_params(self.threshold, self.perms, self.weights.0, self.weights.1))
@@ -470,7 +481,7 @@ pub fn dedup(
         });
         // Deriving the script table (a few milliseconds, once per process)
         // overlaps the reading of the first batch.
-        let hasher = MinHasher::new(opts.ngram, opts.perms);
+        let hasher = opts.hasher();
         for batch in rx {
             flush(&hasher, batch, &mut docs, &mut table, &mut firsts, &mut raw_firsts);
         }

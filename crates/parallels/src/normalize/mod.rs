@@ -106,7 +106,7 @@ impl Triggers {
 }
 
 /// Which rules run. All are on by default.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NormalizeOptions {
     pub width: bool,
     pub case_fold: bool,

@@ -25,6 +25,10 @@ pub struct SiteInput<'a> {
     pub max_pairs: usize,
 }
 
+/// Pairs given a side-by-side page unless the caller says otherwise
+/// (`parallels report --max-pairs`): those sharing the most text.
+pub const DEFAULT_MAX_PAIRS: usize = 50;
+
 /// Limits of the index page.
 pub const MAX_DOCUMENT_ROWS: usize = 2000;
 pub const MAX_CLUSTERS: usize = 200;
