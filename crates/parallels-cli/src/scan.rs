@@ -4,9 +4,9 @@ use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
-use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::Progress;
-use parallels::scan::{scan, write_jsonl, write_parquet, ScanError, ScanOptions, Work};
+use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanError, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -79,12 +79,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     opts.chunk = args.pairs_per_checkpoint;
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
-    let key = serde_json::json!({
-        "inputs": fingerprint(&inputs),
-        "id": args.corpus.id, "text": args.corpus.text, "group": args.group,
-        "group_by_dir": args.group_by_dir, "strict": args.corpus.strict,
-    });
-    let work = Work { dir: args.output.join(".work"), key, resume: args.resume };
+    let work = Work { dir: args.output.join(".work"), key: InputKey::new(&inputs, &corpus), resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let bars = Bars::new();
     let result = scan(&mut reader, &opts, &work, &bars);

@@ -238,7 +238,7 @@ pub struct Origin {
 }
 
 /// How to read a corpus.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorpusOptions {
     /// JSON field or Parquet column holding the id (`--id`).
     pub id_field: String,
@@ -297,24 +297,36 @@ impl Input {
     }
 }
 
+/// One file under the inputs, as [`fingerprint`] sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    /// The path, displayed.
+    pub path: String,
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, in nanoseconds since the Unix epoch.
+    pub modified: u64,
+}
+
 /// What identifies the inputs' contents, cheaply: every file under them
 /// (folders walked in name order, hidden entries skipped, links to folders
-/// not followed) with its size in bytes and modification time in
-/// nanoseconds. A scan resumes only while this stays the same. A file that
-/// cannot be looked at has size and time 0.
-pub fn fingerprint(inputs: &[Input]) -> Vec<(String, u64, u64)> {
-    fn stat(path: &Path) -> (u64, u64) {
-        match fs::metadata(path) {
+/// not followed) with its size and modification time. A scan resumes only
+/// while this stays the same. A file that cannot be looked at has size and
+/// time 0.
+pub fn fingerprint(inputs: &[Input]) -> Vec<FileStamp> {
+    fn stamp(path: &Path) -> FileStamp {
+        let (len, modified) = match fs::metadata(path) {
             Ok(m) => {
                 let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
                 (m.len(), t.map_or(0, |t| t.as_nanos() as u64))
             }
             Err(_) => (0, 0),
-        }
+        };
+        FileStamp { path: path.display().to_string(), len, modified }
     }
-    fn walk(dir: &Path, out: &mut Vec<(String, u64, u64)>) {
+    fn walk(dir: &Path, out: &mut Vec<FileStamp>) {
         let Ok(listing) = fs::read_dir(dir) else {
-            out.push((dir.display().to_string(), 0, 0));
+            out.push(FileStamp { path: dir.display().to_string(), len: 0, modified: 0 });
             return;
         };
         let mut entries: Vec<fs::DirEntry> = listing.filter_map(Result::ok).collect();
@@ -326,10 +338,7 @@ pub fn fingerprint(inputs: &[Input]) -> Vec<(String, u64, u64)> {
             let path = e.path();
             match e.file_type() {
                 Ok(t) if t.is_dir() => walk(&path, out),
-                _ => {
-                    let (len, time) = stat(&path);
-                    out.push((path.display().to_string(), len, time));
-                }
+                _ => out.push(stamp(&path)),
             }
         }
     }
@@ -337,10 +346,7 @@ pub fn fingerprint(inputs: &[Input]) -> Vec<(String, u64, u64)> {
     for input in inputs {
         match input {
             Input::Dir { path, .. } => walk(path, &mut out),
-            other => {
-                let (len, time) = stat(other.path());
-                out.push((other.path().display().to_string(), len, time));
-            }
+            other => out.push(stamp(other.path())),
         }
     }
     out

@@ -355,6 +355,37 @@ pub fn dedup(
     opts: &DedupOptions,
     progress: &dyn Progress,
 ) -> Result<DedupResult, DedupError> {
+    check_options(opts)?;
+    let mut stats = DedupStats::default();
+
+    // 1. Read and sketch.
+    let started = Instant::now();
+    let Sketches { mut docs, table, bands, text_bytes } = sketch_stage(reader, opts, progress)?;
+    (stats.bands, stats.rows) = (bands.bands, bands.rows);
+    stats.text_bytes = text_bytes;
+    stats.documents = docs.len() as u64;
+    stats.sketch_time = started.elapsed();
+
+    // 2–3. Exact duplicates, candidates, clusters.
+    let started = Instant::now();
+    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
+    stats.candidates_time = started.elapsed();
+
+    // 4. Keep one per cluster; 5. paragraphs.
+    let started = Instant::now();
+    progress.stage("keeping", None);
+    stats.clusters = clusters.len() as u64;
+    keep_stage(&clusters, &mut docs, &table, opts);
+    if opts.paragraphs {
+        paragraphs::drop_repeated(&table, &mut docs);
+    }
+    count_fates(&docs, &mut stats);
+    stats.keep_time = started.elapsed();
+    Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
+}
+
+/// Options that cannot work together.
+fn check_options(opts: &DedupOptions) -> Result<(), DedupError> {
     // As MinHasher::new counts them.
     let perms = opts.perms.max(1);
     if let Some(bands) = opts.bands {
@@ -369,82 +400,43 @@ pub fn dedup(
     if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
         return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
     }
-    let mut stats = DedupStats::default();
-    let started = Instant::now();
+    Ok(())
+}
 
-    // 1. Read and sketch.
+/// What the sketch stage hands on.
+struct Sketches {
+    /// Every document read, in input order, all [`Fate::Kept`].
+    docs: Vec<DocEntry>,
+    table: Table,
+    /// The bands and rows in use ([`DedupOptions::bands`]).
+    bands: Bands,
+    /// Bytes of text sketched.
+    text_bytes: u64,
+}
+
+/// Stage 1: read the corpus and sketch every document. The reader runs on
+/// its own thread, a few batches ahead of the sketching; both hand their
+/// work (JSON parsing, sketching) to the rayon pool.
+fn sketch_stage(
+    reader: &mut CorpusReader,
+    opts: &DedupOptions,
+    progress: &dyn Progress,
+) -> Result<Sketches, DedupError> {
     progress.stage("sketching", None);
-    let mut docs: Vec<DocEntry> = Vec::new();
-    let mut table = Table {
-        signatures: Vec::new(),
-        perms,
-        exact: Vec::new(),
-        copy_of: Vec::new(),
-        lines: Vec::new(),
-        shingles: Vec::new(),
-        keep_values: Vec::new(),
+    let mut sketcher = Sketcher {
+        docs: Vec::new(),
+        table: Table {
+            signatures: Vec::new(),
+            perms: opts.perms.max(1), // as MinHasher::new counts them
+            exact: Vec::new(),
+            copy_of: Vec::new(),
+            lines: Vec::new(),
+            shingles: Vec::new(),
+            keep_values: Vec::new(),
+        },
+        firsts: FxHashMap::default(),
+        raw_firsts: FxHashMap::default(),
     };
-    // The first document (in input order) with each exact-duplicate hash:
-    // only it needs a signature of its own; its copies share it.
-    let mut firsts: FxHashMap<u128, u32> = FxHashMap::default();
-    // The first document with each text, byte for byte (by a 128-bit hash
-    // of its bytes): a later copy takes everything the text gives (tokens'
-    // hash, lines, length) from it, without normalizing.
-    let mut raw_firsts: FxHashMap<u128, u32> = FxHashMap::default();
-    let flush = |hasher: &MinHasher,
-                 batch: Vec<CorpusDoc>,
-                 docs: &mut Vec<DocEntry>,
-                 table: &mut Table,
-                 firsts: &mut FxHashMap<u128, u32>,
-                 raw_firsts: &mut FxHashMap<u128, u32>| {
-        // One parallel pass: tokens, then the signature while they are
-        // still in cache, unless an earlier batch had the same tokens (or
-        // the same text).
-        let (known, known_raw, earlier, done): (&FxHashMap<u128, u32>, &FxHashMap<u128, u32>, &Table, &[DocEntry]) =
-            (firsts, raw_firsts, table, docs);
-        let sketched: Vec<(Sketched, u128, Vec<u32>)> = batch
-            .into_par_iter()
-            .map(|d| {
-                let raw = twox_hash::XxHash3_128::oneshot(d.text.as_bytes());
-                if let Some(&first) = known_raw.get(&raw) {
-                    return (copy_sketch(d, first, earlier, done, opts), raw, Vec::new());
-                }
-                let mut s = sketch(hasher, d, opts);
-                let copy = s.exact.is_some_and(|h| known.contains_key(&h));
-                let signature = if copy { Vec::new() } else { hasher.signature(&s.tokens) };
-                s.tokens = Vec::new();
-                (s, raw, signature)
-            })
-            .collect();
-        progress.advance(sketched.len() as u64);
-        for (s, raw, signature) in sketched {
-            let doc = docs.len() as u32;
-            raw_firsts.entry(raw).or_insert(doc);
-            let copy = s.exact.and_then(|hash| {
-                let first = *firsts.entry(hash).or_insert(doc);
-                (first != doc).then_some(first)
-            });
-            match copy {
-                None => table.push_signature(&signature),
-                // The same tokens, so the same signature: the first one's,
-                // already in the table (a copy within its batch made its own,
-                // which is equal).
-                Some(first) => {
-                    let signature = table.signature(first).to_vec();
-                    table.push_signature(&signature);
-                }
-            }
-            table.exact.push(s.exact);
-            table.copy_of.push(copy);
-            table.lines.push(s.lines);
-            table.shingles.push(s.shingles);
-            table.keep_values.push(s.keep_value);
-            docs.push(s.entry);
-        }
-    };
-    // The reader runs on its own thread, a few batches ahead of the
-    // sketching; both hand their work (JSON parsing, sketching) to the rayon
-    // pool.
     let strict = reader.options().strict;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
     let source = &mut *reader;
@@ -483,31 +475,84 @@ pub fn dedup(
         // overlaps the reading of the first batch.
         let hasher = opts.hasher();
         for batch in rx {
-            flush(&hasher, batch, &mut docs, &mut table, &mut firsts, &mut raw_firsts);
+            sketcher.add_batch(&hasher, batch, opts, progress);
         }
         let read: Result<u64, crate::corpus::Problem> =
             reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
-    (stats.bands, stats.rows) = (bands.bands, bands.rows);
-    drop((firsts, raw_firsts));
     let text_bytes = read.map_err(CorpusError::Strict)?;
-    stats.text_bytes = text_bytes;
-    stats.documents = docs.len() as u64;
-    stats.sketch_time = started.elapsed();
+    Ok(Sketches { docs: sketcher.docs, table: sketcher.table, bands, text_bytes })
+}
 
-    // 2–3. Exact duplicates, candidates, clusters.
-    let started = Instant::now();
-    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
-    stats.candidates_time = started.elapsed();
+/// The sketch stage's state between batches.
+struct Sketcher {
+    docs: Vec<DocEntry>,
+    table: Table,
+    /// The first document (in input order) with each exact-duplicate hash:
+    /// only it needs a signature of its own; its copies share it.
+    firsts: FxHashMap<u128, u32>,
+    /// The first document with each text, byte for byte (by a 128-bit hash
+    /// of its bytes): a later copy takes everything the text gives (tokens'
+    /// hash, lines, length) from it, without normalizing.
+    raw_firsts: FxHashMap<u128, u32>,
+}
 
-    // 4. Keep one per cluster.
-    let started = Instant::now();
-    progress.stage("keeping", None);
-    let mut removed = vec![false; docs.len()];
-    for members in &clusters {
-        let keeper = choose(members, &docs, &table, &opts.keep);
-        stats.clusters += 1;
+impl Sketcher {
+    /// Sketch a batch in parallel and record it in input order.
+    fn add_batch(&mut self, hasher: &MinHasher, batch: Vec<CorpusDoc>, opts: &DedupOptions, progress: &dyn Progress) {
+        // One parallel pass: tokens, then the signature while they are
+        // still in cache, unless an earlier batch had the same tokens (or
+        // the same text).
+        let (known, known_raw, earlier, done) = (&self.firsts, &self.raw_firsts, &self.table, &self.docs);
+        let sketched: Vec<(Sketched, u128, Vec<u32>)> = batch
+            .into_par_iter()
+            .map(|d| {
+                let raw = twox_hash::XxHash3_128::oneshot(d.text.as_bytes());
+                if let Some(&first) = known_raw.get(&raw) {
+                    return (copy_sketch(d, first, earlier, done, opts), raw, Vec::new());
+                }
+                let mut s = sketch(hasher, d, opts);
+                let copy = s.exact.is_some_and(|h| known.contains_key(&h));
+                let signature = if copy { Vec::new() } else { hasher.signature(&s.tokens) };
+                s.tokens = Vec::new();
+                (s, raw, signature)
+            })
+            .collect();
+        progress.advance(sketched.len() as u64);
+        let table = &mut self.table;
+        for (s, raw, signature) in sketched {
+            let doc = self.docs.len() as u32;
+            self.raw_firsts.entry(raw).or_insert(doc);
+            let copy = s.exact.and_then(|hash| {
+                let first = *self.firsts.entry(hash).or_insert(doc);
+                (first != doc).then_some(first)
+            });
+            match copy {
+                None => table.push_signature(&signature),
+                // The same tokens, so the same signature: the first one's,
+                // already in the table (a copy within its batch made its own,
+                // which is equal).
+                Some(first) => {
+                    let signature = table.signature(first).to_vec();
+                    table.push_signature(&signature);
+                }
+            }
+            table.exact.push(s.exact);
+            table.copy_of.push(copy);
+            table.lines.push(s.lines);
+            table.shingles.push(s.shingles);
+            table.keep_values.push(s.keep_value);
+            self.docs.push(s.entry);
+        }
+    }
+}
+
+/// Stage 4: in each cluster, keep one document by [`DedupOptions::keep`]
+/// and mark the others removed, with the kept one and their similarity.
+fn keep_stage(clusters: &[Vec<u32>], docs: &mut [DocEntry], table: &Table, opts: &DedupOptions) {
+    for members in clusters {
+        let keeper = choose(members, docs, table, &opts.keep);
         for &m in members {
             if m == keeper {
                 continue;
@@ -516,15 +561,13 @@ pub fn dedup(
             let (reason, similarity) =
                 if exact { (Reason::Exact, 1.0) } else { (Reason::Near, table.similarity(m, keeper, opts.verify)) };
             docs[m as usize].fate = Fate::Removed { reason, of: keeper, similarity };
-            removed[m as usize] = true;
         }
     }
+}
 
-    // 5. Paragraphs.
-    if opts.paragraphs {
-        paragraphs::drop_repeated(&table, &mut docs);
-    }
-    for d in &docs {
+/// Count the documents kept, trimmed and removed (by reason).
+fn count_fates(docs: &[DocEntry], stats: &mut DedupStats) {
+    for d in docs {
         match &d.fate {
             Fate::Kept => stats.kept += 1,
             Fate::Trimmed(lines) => {
@@ -537,8 +580,6 @@ pub fn dedup(
             Fate::Removed { reason: Reason::EmptyAfterParagraphs, .. } => stats.removed_empty_after_paragraphs += 1,
         }
     }
-    stats.keep_time = started.elapsed();
-    Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
 }
 
 /// Sketch one document.
