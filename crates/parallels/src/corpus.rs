@@ -278,10 +278,20 @@ pub enum Input {
     /// A folder of text files, walked recursively; ids are paths relative
     /// to `root` (the folder itself, or its parent when several folders are
     /// given).
-    Dir { path: PathBuf, root: PathBuf },
+    Dir {
+        /// The folder.
+        path: PathBuf,
+        /// What ids are relative to.
+        root: PathBuf,
+    },
     /// One text file; its id is its path relative to `root`, without
     /// extension.
-    Text { path: PathBuf, root: PathBuf },
+    Text {
+        /// The file.
+        path: PathBuf,
+        /// What its id is relative to.
+        root: PathBuf,
+    },
     /// A JSON Lines file.
     Jsonl(PathBuf),
     /// A Parquet file.
@@ -413,6 +423,7 @@ pub struct Problem {
     /// A path, `path:line` (JSON Lines, 1-based) or `path#row` (Parquet,
     /// 0-based).
     pub source: String,
+    /// What kind of problem, for the counts.
     pub kind: ProblemKind,
     /// What is wrong, without the source.
     pub message: String,
@@ -472,27 +483,77 @@ impl Summary {
 /// Why a corpus cannot be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
+    /// No argument at all.
     #[error("no input given; give a folder of text files, a .jsonl or .parquet file, or a glob pattern")]
     NoInput,
+    /// An argument that is neither a path nor a pattern.
     #[error("{path}: no such file or folder; check the path")]
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The argument.
+        path: PathBuf,
+    },
+    /// A glob pattern without matches.
     #[error("{pattern}: the pattern matches no file; check it, and quote it so that the shell leaves it alone")]
-    NoMatch { pattern: String },
+    NoMatch {
+        /// The pattern.
+        pattern: String,
+    },
+    /// A glob pattern that does not parse.
     #[error("{pattern}: not a valid glob pattern: {message}")]
-    Pattern { pattern: String, message: String },
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A file of a kind that is not read (compressed, an archive).
     #[error("{path}: {reason}")]
-    Unsupported { path: PathBuf, reason: String },
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A Parquet file without the id, text or group column.
     #[error(
         "{path}: no column \"{column}\" (the {role} column, chosen with --{role}); its columns are: {}",
         list_columns(columns)
     )]
-    MissingColumn { path: PathBuf, column: String, role: &'static str, columns: Vec<String> },
+    MissingColumn {
+        /// The file.
+        path: PathBuf,
+        /// The column asked for.
+        column: String,
+        /// `id`, `text` or `group`.
+        role: &'static str,
+        /// The columns the file has.
+        columns: Vec<String>,
+    },
+    /// A Parquet id, text or group column of a type that cannot be read.
     #[error("{path}: column \"{column}\" is of type {found}; the {role} column must be {expected}")]
-    ColumnType { path: PathBuf, column: String, role: &'static str, found: String, expected: &'static str },
+    ColumnType {
+        /// The file.
+        path: PathBuf,
+        /// The column.
+        column: String,
+        /// `id`, `text` or `group`.
+        role: &'static str,
+        /// Its type.
+        found: String,
+        /// The types it may have.
+        expected: &'static str,
+    },
+    /// Options that contradict each other or the inputs.
     #[error("{0}")]
     Options(String),
+    /// An input that cannot be looked at.
     #[error("{path}: cannot read it: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
     /// The first [`Problem`] met with [`CorpusOptions::strict`], for a
     /// caller that turns it into a fatal error.
     #[error("{0} (stopped by --strict; without it, such records are skipped and counted)")]

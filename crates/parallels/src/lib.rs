@@ -59,12 +59,17 @@
 //! assert_eq!(passages[0].links.len(), 2);
 //! ```
 
+#![warn(missing_docs)]
+
+// Being reworked on another branch; documented there.
+#[allow(missing_docs)]
 pub mod align;
 pub mod chars;
 pub mod collate;
 pub mod corpus;
 pub mod dedup;
 pub mod diff;
+#[allow(missing_docs)]
 pub mod eval;
 pub mod normalize;
 pub mod output;

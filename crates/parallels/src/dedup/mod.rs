@@ -23,7 +23,7 @@
 //!    bytes) without being normalized.
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
-//! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
+//! 3. **Candidates** ([`lsh`], `cluster`): the signature is cut into bands
 //!    (chosen from the threshold, see [`lsh::optimal_params`]); one record
 //!    `(band key, document)` per band goes through the external sorter of
 //!    [`crate::plumbing::sort`], which spills beyond [`DedupOptions::memory`].
@@ -34,7 +34,7 @@
 //! 4. **Keep**: in each cluster one document is kept by [`Keep`]; the
 //!    others are removed, each reported with the kept one and their
 //!    similarity.
-//! 5. **Paragraphs** ([`paragraphs`], optional): in the kept documents, in
+//! 5. **Paragraphs** (`paragraphs`, optional): in the kept documents, in
 //!    input order, a line whose normalized tokens equal those of a line of
 //!    an earlier kept document is dropped; a document left without tokens
 //!    is removed.
@@ -63,11 +63,11 @@
 //! verified in the sorted order of band records, one at a time. The result
 //! is the same for any number of threads.
 
-pub mod cluster;
+mod cluster;
 pub mod lsh;
 pub mod minhash;
 pub mod output;
-pub mod paragraphs;
+mod paragraphs;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -133,7 +133,9 @@ pub struct DedupOptions {
     /// Weights of the false-positive and false-negative areas when choosing
     /// bands and rows.
     pub weights: (f64, f64),
+    /// How candidate pairs are confirmed.
     pub verify: Verify,
+    /// Which document of a cluster is kept.
     pub keep: Keep,
     /// Also drop paragraphs (lines) repeated across kept documents.
     pub paragraphs: bool,
@@ -196,6 +198,7 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason as written in the removed list: `exact`, `near`, …
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Exact => "exact",
@@ -208,6 +211,7 @@ impl Reason {
 /// What happens to one document.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fate {
+    /// Kept as it is.
     Kept,
     /// Kept, without these lines (0-based line numbers of its text, in
     /// order), which repeat paragraphs of earlier kept documents.
@@ -217,8 +221,12 @@ pub enum Fate {
     /// with [`Verify::Exact`]); for [`Reason::EmptyAfterParagraphs`], `of`
     /// is the document that first had its last paragraph.
     Removed {
+        /// Why.
         reason: Reason,
+        /// The kept document it duplicates (an index into
+        /// [`DedupResult::docs`]).
         of: u32,
+        /// Their similarity, 1 for an exact duplicate.
         similarity: f64,
     },
 }
@@ -226,29 +234,39 @@ pub enum Fate {
 /// One document read.
 #[derive(Clone, Debug)]
 pub struct DocEntry {
+    /// Its id.
     pub id: String,
     /// Where it is in the inputs (written as its `source`: `path:line`,
     /// `path#row` or the path of a text file).
     pub origin: Origin,
     /// Length of the text in characters.
     pub chars: u64,
+    /// Kept, trimmed or removed.
     pub fate: Fate,
 }
 
 /// Counts and times of a run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct DedupStats {
+    /// Documents read.
     pub documents: u64,
+    /// Documents kept (trimmed ones included).
     pub kept: u64,
+    /// Documents removed as exact duplicates.
     pub removed_exact: u64,
+    /// Documents removed as near duplicates.
     pub removed_near: u64,
+    /// Documents removed because no paragraph was left.
     pub removed_empty_after_paragraphs: u64,
     /// Documents kept without some lines.
     pub trimmed: u64,
+    /// Lines dropped as repeated paragraphs.
     pub paragraphs_removed: u64,
     /// Bytes of text (UTF-8) sketched.
     pub text_bytes: u64,
+    /// LSH bands in use.
     pub bands: usize,
+    /// Rows per band in use.
     pub rows: usize,
     /// Pairs that shared a band and were compared.
     pub candidate_pairs: u64,
@@ -261,8 +279,10 @@ pub struct DedupStats {
     #[serde(serialize_with = "secs")]
     pub sketch_time: Duration,
     #[serde(serialize_with = "secs")]
+    /// Finding and verifying candidates.
     pub candidates_time: Duration,
     #[serde(serialize_with = "secs")]
+    /// The keep rule and paragraphs.
     pub keep_time: Duration,
 }
 
@@ -275,6 +295,7 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 pub struct DedupResult {
     /// Every document read, in input order.
     pub docs: Vec<DocEntry>,
+    /// Counts and times.
     pub stats: DedupStats,
     /// What the reader read and skipped.
     pub corpus: Summary,
@@ -283,10 +304,19 @@ pub struct DedupResult {
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DedupError {
+    /// The corpus cannot be read (or `--strict` stopped at a problem).
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    /// Spilling band records failed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// Options that cannot work (bands that do not fit, a threshold out of
+    /// range).
     #[error("{0}")]
     Options(String),
 }

@@ -439,12 +439,20 @@ fn objects(
 /// Why Parquet output cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ParquetOutError {
+    /// An input that is not Parquet.
     #[error("{0}: --format parquet copies Parquet inputs row for row; this input is not Parquet (use --format jsonl)")]
     NotParquet(PathBuf),
+    /// Two inputs whose outputs would have the same name.
     #[error("{0} and {1}: two inputs of the same file name would write one output file; give them apart")]
     SameName(PathBuf, PathBuf),
+    /// Reading an input or writing its output failed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
 }
 
 /// Write, for every Parquet input, a Parquet file of the same name in the

@@ -9,12 +9,12 @@
 //!
 //! 1. **Read and prepare.** Documents stream from a [`CorpusReader`] in
 //!    batches; each batch is normalized, segmented and fingerprinted in
-//!    parallel ([`seeds::seeds`]). Texts go to a store file in the work
+//!    parallel (`seeds::seeds`). Texts go to a store file in the work
 //!    folder; only a small record per document stays in memory.
 //! 2. **Candidates.** Seeds are sorted by hash through the external sorter
 //!    ([`crate::plumbing::sort`]) that spills beyond the memory budget; pairs of documents
 //!    that share at least `min_seeds` seeds, none of them in more than
-//!    `max_df` documents, are candidates ([`seeds::pairs`]).
+//!    `max_df` documents, are candidates (`seeds::pairs`).
 //!    While reading, every sentence's features are counted into a
 //!    fixed-size table ([`CorpusDf`]), so that alignment weighs features by
 //!    how rare they are in the whole corpus, not just in the two documents.
@@ -25,7 +25,7 @@
 //!    about 14 bytes on disk, its character 3): a deliberate exception to
 //!    "no stage redoes another's work", not yet measured against the
 //!    alternative. Normalizing runs at 40–70 MB/s per core.
-//! 4. **Cluster** passages by overlapping spans ([`cluster`]).
+//! 4. **Cluster** passages by overlapping spans (`cluster`).
 //!
 //! Output order is fixed by document order and pair order, never by thread
 //! timing: the same input gives the same output whatever the thread count.
@@ -52,9 +52,9 @@
 //! positioned reads (`pread` on Unix, `seek_read` on Windows, a locked
 //! seek elsewhere), so that aligning threads share one file handle.
 
-pub mod cluster;
+mod cluster;
 mod parquet_out;
-pub mod seeds;
+mod seeds;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
@@ -85,7 +85,9 @@ pub const MIN_VERBATIM_TOKENS: u32 = 20;
 /// Everything that decides a scan.
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
+    /// How each candidate pair is aligned (stricter than `align`'s defaults: [`MIN_CHAIN`], [`MIN_VERBATIM_TOKENS`]).
     pub align: Options,
+    /// How seeds are taken and which pairs they make candidates.
     pub seeds: SeedParams,
     /// Memory for sorting, in bytes (spilled to disk beyond it).
     pub memory: u64,
@@ -114,44 +116,58 @@ impl Default for ScanOptions {
 /// One document as `documents.jsonl` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanDocument {
+    /// Its id in the corpus.
     pub id: String,
     /// Written `path`, `path:line` or `path#row` (see [`Source`]).
     pub source: Source,
+    /// Length of its text in code points.
     pub chars: u64,
+    /// The encoding its text was decoded from.
     pub encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its group, if the corpus has groups.
     pub group: Option<String>,
     /// Passages this document takes part in.
     pub passages: u64,
     /// Share of its characters inside some passage, in [0, 1].
     pub shared: f64,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    /// The other fields of its record.
     pub meta: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One line of `passages.jsonl`: an aligned passage between two documents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanPassage {
+    /// The id of the first document (the earlier one read).
     pub a_doc: String,
+    /// The id of the other document.
     pub b_doc: String,
+    /// The cluster it belongs to (an id of `clusters.jsonl`).
     pub cluster: u32,
     #[serde(flatten)]
+    /// The passage, as `align` gives it (flattened into the row).
     pub passage: Passage,
 }
 
 /// One place of a cluster.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterMember {
+    /// The document id.
     pub doc: String,
+    /// The span in its text.
     pub span: Span,
 }
 
 /// One line of `clusters.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanCluster {
+    /// Its id: clusters are numbered from 0 in order of their first member
+    /// (by document, then position).
     pub id: u32,
     /// Number of places (members).
     pub size: u32,
+    /// The places, sorted by document and span.
     pub members: Vec<ClusterMember>,
     /// The start of the longest member's text.
     pub excerpt: String,
@@ -168,6 +184,7 @@ pub struct ScanSummary {
     /// [`SCAN_SCHEMA`].
     pub schema: String,
     #[serde(default)]
+    /// Counts of the scan.
     pub stats: ScanStats,
     /// Where the texts are: `parallels report` reads them back from the
     /// documents' sources with these fields.
@@ -191,7 +208,9 @@ impl ScanSummary {
 /// The id and text fields of JSON Lines and Parquet input.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanFields {
+    /// The id field (`--id`).
     pub id: String,
+    /// The text field (`--text`).
     pub text: String,
 }
 
@@ -206,13 +225,21 @@ impl Default for ScanFields {
 /// Counts for the summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScanStats {
+    /// Documents read.
     pub documents: u64,
+    /// Records, files and folders skipped (problems).
     pub skipped: u64,
+    /// Characters read, in code points.
     pub chars: u64,
+    /// Seeds taken (winnowed n-grams).
     pub seeds: u64,
+    /// Pairs sharing enough seeds to be aligned.
     pub candidate_pairs: u64,
+    /// Candidate pairs with at least one passage.
     pub aligned_pairs: u64,
+    /// Passages found.
     pub passages: u64,
+    /// Clusters of passages.
     pub clusters: u64,
     /// Most frequent boilerplate n-grams (over `max_df` documents): document
     /// frequency and the text of one occurrence.
@@ -228,7 +255,14 @@ pub enum Passages {
     Memory(Vec<ScanPassage>),
     /// The chunk files in order, the document ids, and each passage's
     /// cluster.
-    Chunks { files: Vec<PathBuf>, ids: Vec<String>, cluster_of: Vec<u32> },
+    Chunks {
+        /// The chunk files (`aligned.NNNNNN.jsonl`), in order.
+        files: Vec<PathBuf>,
+        /// Document ids by index.
+        ids: Vec<String>,
+        /// The cluster of each passage, in order.
+        cluster_of: Vec<u32>,
+    },
 }
 
 impl Passages {
@@ -278,9 +312,13 @@ impl Passages {
 /// The whole result of a scan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScanResult {
+    /// Every document read, in input order.
     pub documents: Vec<ScanDocument>,
+    /// Every passage, in output order.
     pub passages: Passages,
+    /// Every cluster, by id.
     pub clusters: Vec<ScanCluster>,
+    /// Counts.
     pub stats: ScanStats,
     /// What the corpus reader read and skipped.
     pub corpus: Summary,
@@ -293,14 +331,27 @@ pub struct ScanResult {
 /// What scanning failed on.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
+    /// The corpus cannot be read.
     #[error("{0}")]
     Corpus(#[from] crate::corpus::CorpusError),
+    /// Reading or writing the work folder failed; what it holds can be
+    /// taken over with [`Work::resume`] once the cause is fixed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
     #[error("{0}; stopped at the first problem (--strict), nothing was written")]
     Strict(Problem),
+    /// More documents than the 32-bit document numbers can count.
     #[error("more than {max} documents; split the corpus")]
-    TooManyDocuments { max: u64 },
+    TooManyDocuments {
+        /// The most documents a scan takes.
+        max: u64,
+    },
 }
 
 /// Per document, kept in memory during a scan.
