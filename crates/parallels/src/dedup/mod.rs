@@ -53,8 +53,9 @@
 //! while documents are sketched; each exact copy keeps the index of its
 //! first (8 bytes).
 //! The reader runs on its own thread, at most three batches (of
-//! 512 documents or 8 MB of JSON Lines) ahead of the sketching; it parses
-//! JSON lines on the rayon pool ([`CorpusReader::next_batch`]).
+//! 512 documents or 8 MB of JSON Lines) ahead of the sketching, and parses
+//! JSON lines on the rayon pool ([`CorpusReader::read_batches`], which
+//! `scan` reads through too).
 //!
 //! # Determinism
 //!
@@ -77,7 +78,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
 use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::plumbing::Progress;
 
@@ -445,8 +446,9 @@ struct Sketches {
 }
 
 /// Stage 1: read the corpus and sketch every document. The reader runs on
-/// its own thread, a few batches ahead of the sketching; both hand their
-/// work (JSON parsing, sketching) to the rayon pool.
+/// its own thread, a few batches ahead of the sketching
+/// ([`CorpusReader::read_batches`]); both hand their work (JSON parsing,
+/// sketching) to the rayon pool.
 fn sketch_stage(
     reader: &mut CorpusReader,
     opts: &DedupOptions,
@@ -467,51 +469,34 @@ fn sketch_stage(
         firsts: FxHashMap::default(),
         raw_firsts: FxHashMap::default(),
     };
-    let strict = reader.options().strict;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
-    let source = &mut *reader;
+    let mut text_bytes = 0u64;
     let (read, bands) = std::thread::scope(|scope| {
         // The optimal bands (a few milliseconds of integrals) are found while
         // the documents are sketched.
         let bands = scope.spawn(|| opts.bands());
-        let reading = scope.spawn(move || {
-            let mut text_bytes = 0u64;
-            loop {
-                let items = source.next_batch(BATCH_DOCS, BATCH_BYTES);
-                if items.is_empty() {
-                    return Ok(text_bytes);
-                }
-                let mut batch: Vec<CorpusDoc> = Vec::with_capacity(items.len());
-                for item in items {
-                    match item {
-                        Ok(doc) => {
-                            text_bytes += doc.text.len() as u64;
-                            batch.push(doc);
-                        }
-                        Err(problem) => {
-                            progress.problem(&problem);
-                            if strict {
-                                return Err(problem);
-                            }
-                        }
-                    }
-                }
-                if !batch.is_empty() && tx.send(batch).is_err() {
-                    return Ok(text_bytes);
-                }
-            }
-        });
         // Deriving the script table (a few milliseconds, once per process)
         // overlaps the reading of the first batch.
-        let hasher = opts.hasher();
-        for batch in rx {
-            sketcher.add_batch(&hasher, batch, opts, progress);
-        }
-        let read: Result<u64, crate::corpus::Problem> =
-            reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let mut making = Some(scope.spawn(|| opts.hasher()));
+        let mut hasher: Option<MinHasher> = None;
+        let read = reader.read_batches(BATCH_DOCS, BATCH_BYTES, progress, |batch| {
+            let hasher = hasher.get_or_insert_with(|| {
+                let made = making.take().expect("made once").join();
+                made.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            text_bytes += batch.iter().map(|d| d.text.len() as u64).sum::<u64>();
+            sketcher.add_batch(hasher, batch, opts, progress);
+            Ok::<(), std::convert::Infallible>(())
+        });
         (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     });
-    let text_bytes = read.map_err(CorpusError::Strict)?;
+    match read {
+        Ok(()) => {}
+        Err(BatchStop::Strict(problem)) => {
+            progress.problem(&problem);
+            return Err(CorpusError::Strict(problem).into());
+        }
+        Err(BatchStop::Consumer(never)) => match never {},
+    }
     Ok(Sketches { docs: sketcher.docs, table: sketcher.table, bands, text_bytes })
 }
 

@@ -8,7 +8,8 @@
 //! ```
 //!
 //! 1. **Read and prepare.** Documents stream from a [`CorpusReader`] in
-//!    batches; each batch is normalized, segmented and fingerprinted in
+//!    batches read ahead on a thread of their own
+//!    ([`CorpusReader::read_batches`], as `dedup` reads); each batch is normalized, segmented and fingerprinted in
 //!    parallel (`seeds::seeds`). Texts go to a store file in the work
 //!    folder; only a small record per document stays in memory.
 //! 2. **Candidates.** Seeds are sorted by hash through the external sorter
@@ -58,7 +59,9 @@ mod seeds;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
-use crate::corpus::{fingerprint, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary};
+use crate::corpus::{
+    fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
+};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -73,6 +76,10 @@ pub use seeds::SeedParams;
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
 pub const SCAN_SCHEMA: &str = "parallels.scan/1";
+
+/// A batch of documents read holds at most [`ScanOptions::batch`]
+/// documents, and fewer once it holds this many bytes of JSON Lines.
+const BATCH_BYTES: usize = 8 << 20;
 
 /// Lowest chain score of a parallel passage in a scan (`align` keeps
 /// 0.08): about two good links, or one near copy. Measured on the
@@ -466,7 +473,7 @@ pub struct InputKey {
 impl InputKey {
     /// The key of `inputs` read with `corpus`.
     pub fn new(inputs: &[Input], corpus: &CorpusOptions) -> InputKey {
-        InputKey { files: fingerprint(inputs), corpus: corpus.clone() }
+        InputKey { files: fingerprint(inputs, corpus), corpus: corpus.clone() }
     }
 }
 
@@ -699,24 +706,7 @@ fn read_stage(
     let mut stats = ScanStats::default();
     let corpus_df = CorpusDf::new(opts.df_bits);
     progress.stage("documents", None);
-    let mut batch: Vec<CorpusDoc> = Vec::with_capacity(opts.batch);
-    let mut done = false;
-    while !done {
-        batch.clear();
-        while batch.len() < opts.batch {
-            match reader.next() {
-                None => {
-                    done = true;
-                    break;
-                }
-                Some(Ok(d)) => batch.push(d),
-                Some(Err(p)) if reader.options().strict => return Err(ScanError::Strict(p)),
-                Some(Err(p)) => {
-                    stats.skipped += 1;
-                    progress.problem(&p);
-                }
-            }
-        }
+    let read = reader.read_batches(opts.batch, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
         let fingerprints: Vec<(u64, Vec<(u64, u32)>)> = batch
             .par_iter()
             .map(|d| {
@@ -725,7 +715,7 @@ fn read_stage(
                 (p.chars as u64, seeds::seeds(&p.seg, &opts.seeds))
             })
             .collect();
-        for (d, (chars, fp)) in batch.drain(..).zip(fingerprints) {
+        for (d, (chars, fp)) in batch.into_iter().zip(fingerprints) {
             let doc = docs.len() as u32;
             if docs.len() as u64 >= u32::MAX as u64 - 1 {
                 return Err(ScanError::TooManyDocuments { max: u32::MAX as u64 - 1 });
@@ -748,7 +738,14 @@ fn read_stage(
         }
         progress.advance(docs.len() as u64 - stats.documents);
         stats.documents = docs.len() as u64;
+        Ok(())
+    });
+    match read {
+        Ok(()) => {}
+        Err(BatchStop::Strict(problem)) => return Err(ScanError::Strict(problem)),
+        Err(BatchStop::Consumer(e)) => return Err(e),
     }
+    stats.skipped = reader.summary().skipped_total();
     stats.seeds = sorter.count;
     let runs = sorter.into_runs().map_err(io_err)?;
     store.finish().map_err(io_err)?;
