@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::Progress;
-use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanError, ScanOptions, Work};
+use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -84,27 +84,19 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let bars = Bars::new();
     let result = scan(&mut reader, &opts, &work, &bars);
     bars.stage("", None);
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => {
-            // What an I/O failure leaves can be taken over with --resume
-            // once the cause is fixed; anything else is of no use.
-            if !matches!(e, ScanError::Io { .. }) {
-                let _ = std::fs::remove_dir_all(&work.dir);
-            }
-            return Err(e.into());
-        }
-    };
+    // After an I/O failure, the work folder stays for --resume.
+    let result = result?;
     match args.format {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),
     }
     .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
-    std::fs::remove_dir_all(&work.dir).with_context(|| format!("{}: cannot remove", work.dir.display()))?;
-    let summary = &result.corpus;
+    // What the summary below needs; the rest goes with the work folder.
+    let (corpus, stats, resumed) = (result.corpus.clone(), result.stats.clone(), result.resumed.clone());
+    result.remove_work().with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+    let summary = &corpus;
 
-    let s = &result.stats;
-    let r = &result.resumed;
+    let (s, r) = (&stats, &resumed);
     if args.resume {
         if r.read {
             let mut taken = vec!["reading"];

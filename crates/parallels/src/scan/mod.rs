@@ -317,7 +317,13 @@ impl Passages {
 }
 
 /// The whole result of a scan.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It owns the scan's work folder, where its passages stay until they are
+/// written: [`ScanResult::remove_work`] removes the folder and consumes the
+/// result, so nothing can read the passages after. A result dropped without
+/// it leaves the folder for a resumed run (a failed write, say). Not
+/// `Clone`, for the same reason.
+#[derive(Debug, PartialEq)]
 pub struct ScanResult {
     /// Every document read, in input order.
     pub documents: Vec<ScanDocument>,
@@ -333,6 +339,19 @@ pub struct ScanResult {
     pub resumed: Resumed,
     /// The id and text fields of JSON Lines and Parquet input.
     pub fields: ScanFields,
+    /// The work folder the passages are read from, if any.
+    work: Option<PathBuf>,
+}
+
+impl ScanResult {
+    /// Remove the work folder, once the tables are written; the passages,
+    /// kept there, go with it.
+    pub fn remove_work(self) -> io::Result<()> {
+        match &self.work {
+            Some(dir) => std::fs::remove_dir_all(dir),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What scanning failed on.
@@ -588,8 +607,28 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
 /// the text store, and a checkpoint after each stage and each aligned
 /// chunk). A run that is killed can be run again with `work.resume`: it
 /// takes over what the earlier run finished and ends with the same result.
-/// The caller removes the folder when done.
+///
+/// The result owns the folder ([`ScanResult::remove_work`]). After an I/O
+/// error ([`ScanError::Io`]: a full disk, say) the folder stays, for a run
+/// with [`Work::resume`] once the cause is fixed; after any other error
+/// it is removed, as nothing in it can be of use.
 pub fn scan(
+    reader: &mut CorpusReader,
+    opts: &ScanOptions,
+    work: &Work,
+    progress: &dyn Progress,
+) -> Result<ScanResult, ScanError> {
+    let result = run_stages(reader, opts, work, progress);
+    if let Err(e) = &result {
+        if !matches!(e, ScanError::Io { .. }) {
+            let _ = std::fs::remove_dir_all(&work.dir);
+        }
+    }
+    result
+}
+
+/// [`scan`]'s stages, one after the other.
+fn run_stages(
     reader: &mut CorpusReader,
     opts: &ScanOptions,
     work: &Work,
@@ -635,6 +674,7 @@ pub fn scan(
     result.corpus = corpus;
     result.resumed = resumed;
     result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
+    result.work = Some(work.dir.clone());
     Ok(result)
 }
 
@@ -995,6 +1035,7 @@ fn assemble(
         corpus: Summary::default(),
         resumed: Resumed::default(),
         fields: Default::default(),
+        work: None,
     })
 }
 
@@ -1075,8 +1116,13 @@ mod tests {
         );
         // Other options: nothing is taken over.
         let other = ScanOptions { seeds: SeedParams { min_seeds: 5, ..SeedParams::default() }, ..opts };
-        let fresh = run(&args, &other, &work, true).resumed;
-        assert!(!fresh.matched && !fresh.read && !fresh.candidates && fresh.chunks.0 == 0, "{fresh:?}");
+        let fresh = run(&args, &other, &work, true);
+        let taken = &fresh.resumed;
+        assert!(!taken.matched && !taken.read && !taken.candidates && taken.chunks.0 == 0, "{taken:?}");
+        // The result owns the work folder.
+        assert!(work.join("manifest.json").exists());
+        fresh.remove_work().unwrap();
+        assert!(!work.exists());
     }
 
     #[test]

@@ -166,6 +166,7 @@ mod tests {
             corpus: Default::default(),
             resumed: Default::default(),
             fields: Default::default(),
+            work: None,
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();
