@@ -25,7 +25,10 @@
 //! * [`eval`] scores alignments against gold links.
 //!
 //! Two commands run over whole corpora, reading documents through
-//! [`corpus`] (folders of text files, JSON Lines, Parquet):
+//! [`corpus`] (folders of text files, JSON Lines, Parquet; each document
+//! with its typed [`Origin`](corpus::Origin), batches read ahead on a
+//! thread of their own by
+//! [`CorpusReader::read_batches`](corpus::CorpusReader::read_batches)):
 //!
 //! * [`scan`] finds every shared passage without comparing all pairs
 //!   (rare shared n-grams pick the pairs worth aligning), clusters them and
