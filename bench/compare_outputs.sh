@@ -4,6 +4,10 @@
 #
 #   bash bench/compare_outputs.sh BEFORE_BIN AFTER_BIN
 #
+# Build each binary with the crash hook of the resume case compiled in:
+# `cargo build --release -p parallels-cli --features test-hooks` (a build
+# of a commit before the feature existed has it always).
+#
 # Both binaries run the same commands, each in a folder of its own
 # ($WORK/before, $WORK/after) that holds the inputs under the same relative
 # names (`repo` and `data` are symbolic links), so paths that outputs record

@@ -1,12 +1,13 @@
 //! `parallels dedup`: flags, progress bars and the closing summary.
 
+use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::Bars;
 use crate::scan::TableFormat;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
-use parallels::dedup::{dedup, Bands, DedupOptions, Keep, MinHasher, Verify};
+use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
 use parallels::plumbing::Progress;
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,10 +16,8 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct DedupArgs {
-    /// Inputs: JSON Lines files, Parquet files, folders of text files, or
-    /// quoted glob patterns such as 'data/*.parquet'.
-    #[arg(required = true, value_name = "INPUT")]
-    inputs: Vec<String>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
     /// Where the kept records go: one JSON Lines file (--format jsonl), or a
     /// folder that gets one Parquet file per input (--format parquet).
     #[arg(short, long, value_name = "PATH")]
@@ -30,30 +29,34 @@ pub struct DedupArgs {
     removed: Option<PathBuf>,
     /// Jaccard similarity (of n-gram shingle sets) at and above which two
     /// documents are near-duplicates.
-    #[arg(long, default_value_t = 0.8, value_name = "J", value_parser = parse_unit)]
+    #[arg(long, default_value_t = DedupOptions::default().threshold, value_name = "J", value_parser = parse_unit)]
     threshold: f64,
     /// Tokens per shingle: Han characters in Chinese, words elsewhere.
-    #[arg(long, default_value_t = 5, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
-    ngram: u32,
+    #[arg(long, default_value_t = DedupOptions::default().ngram, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    ngram: usize,
     /// MinHash permutations (4 bytes of memory each per document).
-    #[arg(long, default_value_t = 128, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    perms: u32,
+    #[arg(long, default_value_t = DedupOptions::default().perms, value_name = "K",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+    perms: usize,
     /// LSH bands (with --rows; bands × rows ≤ perms). Default: the pair that
     /// minimizes the false-positive plus false-negative areas at the
     /// threshold (as datasketch chooses).
-    #[arg(long, value_name = "B", requires = "rows", value_parser = clap::value_parser!(u32).range(1..))]
-    bands: Option<u32>,
+    #[arg(long, value_name = "B", requires = "rows",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    bands: Option<usize>,
     /// LSH rows per band (with --bands).
-    #[arg(long, value_name = "R", requires = "bands", value_parser = clap::value_parser!(u32).range(1..))]
-    rows: Option<u32>,
+    #[arg(long, value_name = "R", requires = "bands",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    rows: Option<usize>,
     /// How candidate pairs are confirmed: by the signatures' estimate of
     /// Jaccard similarity, or exactly from the shingle sets (holds every
     /// shingle set in memory; for evaluation and small corpora).
-    #[arg(long, value_enum, default_value_t = VerifyArg::Signature)]
+    #[arg(long, value_enum, default_value_t = Verify::default().into())]
     verify: VerifyArg,
     /// Which document of a group of duplicates is kept: the first one read,
     /// or the longest (the first one among equals).
-    #[arg(long, value_enum, default_value_t = KeepArg::First)]
+    #[arg(long, value_enum, default_value_t = KeepArg::library_default())]
     keep: KeepArg,
     /// Keep the document with the largest value of this numeric field (a
     /// quality score, a timestamp); documents without it come last. Overrides
@@ -68,25 +71,19 @@ pub struct DedupArgs {
     paragraphs: bool,
     /// With --paragraphs: shorter lines (in tokens) are always kept (at
     /// least 1).
-    #[arg(long, default_value_t = 1, value_name = "N",
+    #[arg(long, default_value_t = DedupOptions::default().min_paragraph_tokens, value_name = "N",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     min_paragraph_tokens: usize,
+    #[command(flatten)]
+    normalize: NormalizeArgs,
     /// Write the kept records as JSON Lines (one file) or as Parquet (a
     /// folder with one file per Parquet input, same columns).
     #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
     format: TableFormat,
-    /// JSON Lines / Parquet field holding the document id.
-    #[arg(long, default_value = "id", value_name = "FIELD")]
-    id: String,
-    /// JSON Lines / Parquet field holding the text.
-    #[arg(long, default_value = "text", value_name = "FIELD")]
-    text: String,
-    /// Stop at the first malformed record instead of skipping and counting.
-    #[arg(long)]
-    strict: bool,
     /// Memory for sorting band records, in MiB (at least 16); beyond it,
     /// sorting spills to disk next to the output.
-    #[arg(long, default_value_t = 512, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
+    #[arg(long, default_value_t = DedupOptions::default().memory >> 20, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(16..))]
     memory: u64,
     /// For evaluation: read pairs of ids (two per line, tab-separated) from
     /// FILE and print each with the exact Jaccard similarity of their
@@ -101,10 +98,38 @@ enum VerifyArg {
     Exact,
 }
 
+impl From<Verify> for VerifyArg {
+    fn from(verify: Verify) -> Self {
+        match verify {
+            Verify::Signature => VerifyArg::Signature,
+            Verify::Exact => VerifyArg::Exact,
+        }
+    }
+}
+
+impl From<VerifyArg> for Verify {
+    fn from(verify: VerifyArg) -> Self {
+        match verify {
+            VerifyArg::Signature => Verify::Signature,
+            VerifyArg::Exact => Verify::Exact,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum KeepArg {
     First,
     Longest,
+}
+
+impl KeepArg {
+    /// The library's default rule (a field is never the default).
+    fn library_default() -> KeepArg {
+        match Keep::default() {
+            Keep::Longest => KeepArg::Longest,
+            Keep::First | Keep::Field(_) => KeepArg::First,
+        }
+    }
 }
 
 fn parse_unit(s: &str) -> Result<f64, String> {
@@ -116,21 +141,16 @@ fn parse_unit(s: &str) -> Result<f64, String> {
 
 pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let start = Instant::now();
-    let inputs = resolve(&args.inputs)?;
-    let corpus = CorpusOptions {
-        id_field: args.id.clone(),
-        text_field: args.text.clone(),
-        strict: args.strict,
-        ..CorpusOptions::default()
-    };
+    let inputs = resolve(&args.corpus.inputs)?;
+    let corpus = args.corpus.options();
     if let Some(pairs) = &args.jaccard_pairs {
         return jaccard_pairs(inputs, corpus, pairs, &args);
     }
     if let (Some(b), Some(r)) = (args.bands, args.rows) {
-        if u64::from(b) * u64::from(r) > u64::from(args.perms) {
+        if b.saturating_mul(r) > args.perms {
             bail!(
                 "--bands {b} × --rows {r} = {} is more than --perms {}; lower them or raise --perms",
-                b * r,
+                b.saturating_mul(r),
                 args.perms
             );
         }
@@ -148,14 +168,12 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
     std::fs::create_dir_all(&work_dir).with_context(|| format!("{}: cannot create the folder", work_dir.display()))?;
     let opts = DedupOptions {
-        ngram: args.ngram as usize,
-        perms: args.perms as usize,
+        normalize: args.normalize.options(),
+        ngram: args.ngram,
+        perms: args.perms,
         threshold: args.threshold,
-        bands: args.bands.zip(args.rows).map(|(b, r)| Bands { bands: b as usize, rows: r as usize }),
-        verify: match args.verify {
-            VerifyArg::Signature => Verify::Signature,
-            VerifyArg::Exact => Verify::Exact,
-        },
+        bands: args.bands.zip(args.rows).map(|(bands, rows)| Bands { bands, rows }),
+        verify: args.verify.into(),
         keep: match (&args.keep_field, args.keep) {
             (Some(f), _) => Keep::Field(f.clone()),
             (None, KeepArg::First) => Keep::First,
@@ -243,7 +261,13 @@ fn jaccard_pairs(
         })
         .collect::<Result<_>>()?;
     let wanted: std::collections::HashSet<&str> = pairs.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
-    let hasher = MinHasher::new(args.ngram as usize, args.perms as usize);
+    let hasher = DedupOptions {
+        normalize: args.normalize.options(),
+        ngram: args.ngram,
+        perms: args.perms,
+        ..DedupOptions::default()
+    }
+    .hasher();
     let docs: Vec<(String, String)> = CorpusReader::new(inputs, corpus)?
         .flatten()
         .filter(|d| wanted.contains(d.id.as_str()))

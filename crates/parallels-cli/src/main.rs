@@ -1,6 +1,7 @@
 //! The `parallels` command: flag definitions, glue, messages and exit codes.
 //! All the work happens in the `parallels` library.
 
+mod args;
 mod dedup;
 mod progress;
 mod report;

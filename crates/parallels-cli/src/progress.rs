@@ -37,10 +37,12 @@ impl Bars {
     }
 }
 
-/// For the resume tests: `PARALLELS_TEST_CRASH=STAGE:N` aborts the process
-/// (no cleanup, as a kill would) when stage STAGE has reported progress N
-/// times (N = 0: when it starts). Stages: documents, candidates, aligning
-/// (one report per checkpointed chunk).
+/// For the resume tests, with the `test-hooks` feature only:
+/// `PARALLELS_TEST_CRASH=STAGE:N` aborts the process (no cleanup, as a kill
+/// would) when stage STAGE has reported progress N times (N = 0: when it
+/// starts). Stages: documents, candidates, aligning (one report per
+/// checkpointed chunk).
+#[cfg(feature = "test-hooks")]
 #[derive(Default)]
 struct Crash {
     at: Option<(String, u64)>,
@@ -48,6 +50,7 @@ struct Crash {
     reports: AtomicU64,
 }
 
+#[cfg(feature = "test-hooks")]
 impl Crash {
     fn from_env() -> Crash {
         let at = std::env::var("PARALLELS_TEST_CRASH").ok().and_then(|v| {
@@ -75,6 +78,21 @@ impl Crash {
         self.reports.fetch_add(1, Ordering::SeqCst);
         self.check();
     }
+}
+
+/// Without the `test-hooks` feature, `PARALLELS_TEST_CRASH` does nothing.
+#[cfg(not(feature = "test-hooks"))]
+struct Crash;
+
+#[cfg(not(feature = "test-hooks"))]
+impl Crash {
+    fn from_env() -> Crash {
+        Crash
+    }
+
+    fn stage(&self, _name: &str) {}
+
+    fn advance(&self) {}
 }
 
 const SHOWN_PROBLEMS: u64 = 20;

@@ -3,8 +3,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
-use parallels::report::scan::{scan_site, top_pairs, SiteInput, MAX_CLUSTERS, MAX_MEMBERS};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
+use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
 use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,7 +23,7 @@ pub struct ReportArgs {
     output: PathBuf,
     /// Write side-by-side pages for this many pairs, those sharing the most
     /// text.
-    #[arg(long, default_value_t = 50, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_MAX_PAIRS, value_name = "N")]
     max_pairs: usize,
 }
 
@@ -38,24 +38,6 @@ fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
                 .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", path.display(), k + 1))
         })
         .collect()
-}
-
-/// The file a document's `source` names: `path:line` and `path#row` point
-/// into JSON Lines and Parquet files, anything else is a text file.
-fn source_file(source: &str) -> String {
-    if let Some((path, row)) = source.rsplit_once('#') {
-        if row.bytes().all(|b| b.is_ascii_digit()) && path.to_ascii_lowercase().ends_with(".parquet") {
-            return path.to_string();
-        }
-    }
-    if let Some((path, line)) = source.rsplit_once(':') {
-        let lower = path.to_ascii_lowercase();
-        if line.bytes().all(|b| b.is_ascii_digit()) && [".jsonl", ".ndjson", ".json"].iter().any(|e| lower.ends_with(e))
-        {
-            return path.to_string();
-        }
-    }
-    source.to_string()
 }
 
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
@@ -80,11 +62,11 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 
     // The texts the pages show: the top pairs and the members of the
     // clusters listed.
-    let mut needed: FxHashSet<&str> = FxHashSet::default();
+    let mut needed: FxHashSet<&Source> = FxHashSet::default();
     for (a, b, _, _) in top_pairs(&passages, args.max_pairs) {
         for id in [a, b] {
             if let Some(d) = documents.iter().find(|d| d.id == id) {
-                needed.insert(d.source.as_str());
+                needed.insert(&d.source);
             }
         }
     }
@@ -96,9 +78,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         .flat_map(|c| c.members.iter().take(MAX_MEMBERS).map(|m| m.doc.as_str()))
         .collect();
     for d in documents.iter().filter(|d| ids.contains(d.id.as_str())) {
-        needed.insert(d.source.as_str());
+        needed.insert(&d.source);
     }
-    let mut files: Vec<String> = needed.iter().map(|s| source_file(s)).collect();
+    let mut files: Vec<String> = needed.iter().map(|s| s.file.to_string()).collect();
     files.sort();
     files.dedup();
     let options = CorpusOptions {
@@ -106,7 +88,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         text_field: summary.fields.text.clone(),
         ..Default::default()
     };
-    let mut texts: Vec<(String, String)> = Vec::new();
+    let mut texts: Vec<(Source, String)> = Vec::new();
     let mut missing = Vec::new();
     for file in &files {
         let Ok(inputs) = resolve(std::slice::from_ref(file)) else {
@@ -118,8 +100,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             continue;
         };
         for d in reader.flatten() {
-            if needed.contains(d.source.as_str()) {
-                texts.push((d.source, d.text));
+            if needed.contains(&d.origin.source) {
+                texts.push((d.origin.source, d.text));
             }
         }
     }
@@ -132,19 +114,14 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     }
     let aligner = Aligner::new(Options::default());
     let prepared: Vec<Prepared> = texts.iter().map(|(_, t)| aligner.prepare(t)).collect();
-    let by_source: FxHashMap<&str, usize> = texts.iter().enumerate().map(|(k, (s, _))| (s.as_str(), k)).collect();
+    let by_source: FxHashMap<&Source, usize> = texts.iter().enumerate().map(|(k, (s, _))| (s, k)).collect();
+    let paths: Vec<String> = documents.iter().map(|d| d.source.to_string()).collect();
     let mut report_docs: FxHashMap<String, ReportDoc> = FxHashMap::default();
-    for d in &documents {
-        if let Some(&k) = by_source.get(d.source.as_str()) {
+    for (d, path) in documents.iter().zip(&paths) {
+        if let Some(&k) = by_source.get(&d.source) {
             report_docs.insert(
                 d.id.clone(),
-                ReportDoc {
-                    id: &d.id,
-                    path: &d.source,
-                    encoding: &d.encoding,
-                    text: &texts[k].1,
-                    prepared: &prepared[k],
-                },
+                ReportDoc { id: &d.id, path, encoding: &d.encoding, text: &texts[k].1, prepared: &prepared[k] },
             );
         }
     }

@@ -1,31 +1,24 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
+use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{Context, Result};
 use clap::Args;
-use parallels::corpus::{fingerprint, resolve, CorpusOptions, CorpusReader};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::Progress;
-use parallels::scan::{scan, write_jsonl, write_parquet, ScanError, ScanOptions, Work};
+use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct ScanArgs {
-    /// Inputs: folders of text files (read recursively), JSON Lines files,
-    /// Parquet files, or quoted glob patterns such as 'part-*.parquet'.
-    #[arg(required = true, value_name = "INPUT")]
-    inputs: Vec<String>,
+    #[command(flatten)]
+    corpus: CorpusArgs,
     /// Folder for documents.jsonl, passages.jsonl, clusters.jsonl and
     /// summary.json (created if missing).
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
-    /// JSON Lines / Parquet field holding the document id.
-    #[arg(long, default_value = "id", value_name = "FIELD")]
-    id: String,
-    /// JSON Lines / Parquet field holding the text.
-    #[arg(long, default_value = "text", value_name = "FIELD")]
-    text: String,
     /// Never compare documents with the same value of this field (same book,
     /// same newspaper series).
     #[arg(long, value_name = "FIELD")]
@@ -33,16 +26,17 @@ pub struct ScanArgs {
     /// Never compare text files that sit in the same folder.
     #[arg(long)]
     group_by_dir: bool,
-    /// Stop at the first malformed record instead of skipping and counting.
-    #[arg(long)]
-    strict: bool,
+    #[command(flatten)]
+    normalize: NormalizeArgs,
     /// Token n-grams in more documents than this are boilerplate, not
     /// evidence (at least 2).
-    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(2..))]
     max_df: u32,
     /// Shared n-gram seeds a pair of documents needs before it is aligned
     /// (at least 1).
-    #[arg(long, default_value_t = 4, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
     min_seeds: u32,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see the README for the columns).
@@ -50,7 +44,8 @@ pub struct ScanArgs {
     format: TableFormat,
     /// Memory for sorting, in MiB (at least 16); beyond it, sorting spills
     /// to disk.
-    #[arg(long, default_value_t = 512, value_name = "MIB", value_parser = clap::value_parser!(u64).range(16..))]
+    #[arg(long, default_value_t = ScanOptions::default().memory >> 20, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(16..))]
     memory: u64,
     /// Go on with a run that was interrupted (killed, out of disk, power
     /// cut): what it finished, kept in DIR/.work, is taken over, and the
@@ -60,7 +55,7 @@ pub struct ScanArgs {
     #[arg(long)]
     resume: bool,
     /// Candidate pairs aligned between two checkpoints.
-    #[arg(long, default_value_t = 4096, value_name = "N", hide = true,
+    #[arg(long, default_value_t = ScanOptions::default().chunk, value_name = "N", hide = true,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pairs_per_checkpoint: usize,
 }
@@ -73,53 +68,35 @@ pub enum TableFormat {
 
 pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let start = Instant::now();
-    let inputs = resolve(&args.inputs)?;
-    let corpus = CorpusOptions {
-        id_field: args.id.clone(),
-        text_field: args.text.clone(),
-        group_field: args.group.clone(),
-        group_by_dir: args.group_by_dir,
-        strict: args.strict,
-        ..CorpusOptions::default()
-    };
+    let inputs = resolve(&args.corpus.inputs)?;
+    let corpus =
+        CorpusOptions { group_field: args.group.clone(), group_by_dir: args.group_by_dir, ..args.corpus.options() };
     let mut opts = ScanOptions::default();
+    opts.align.normalize = args.normalize.options();
     opts.seeds.max_df = args.max_df;
     opts.seeds.min_seeds = args.min_seeds;
     opts.memory = args.memory << 20;
     opts.chunk = args.pairs_per_checkpoint;
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
-    let key = serde_json::json!({
-        "inputs": fingerprint(&inputs),
-        "id": args.id, "text": args.text, "group": args.group,
-        "group_by_dir": args.group_by_dir, "strict": args.strict,
-    });
-    let work = Work { dir: args.output.join(".work"), key, resume: args.resume };
+    let work = Work { dir: args.output.join(".work"), key: InputKey::new(&inputs, &corpus), resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let bars = Bars::new();
     let result = scan(&mut reader, &opts, &work, &bars);
     bars.stage("", None);
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => {
-            // What an I/O failure leaves can be taken over with --resume
-            // once the cause is fixed; anything else is of no use.
-            if !matches!(e, ScanError::Io { .. }) {
-                let _ = std::fs::remove_dir_all(&work.dir);
-            }
-            return Err(e.into());
-        }
-    };
+    // After an I/O failure, the work folder stays for --resume.
+    let result = result?;
     match args.format {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),
     }
     .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
-    std::fs::remove_dir_all(&work.dir).with_context(|| format!("{}: cannot remove", work.dir.display()))?;
-    let summary = &result.corpus;
+    // What the summary below needs; the rest goes with the work folder.
+    let (corpus, stats, resumed) = (result.corpus.clone(), result.stats.clone(), result.resumed.clone());
+    result.remove_work().with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+    let summary = &corpus;
 
-    let s = &result.stats;
-    let r = &result.resumed;
+    let (s, r) = (&stats, &resumed);
     if args.resume {
         if r.read {
             let mut taken = vec!["reading"];

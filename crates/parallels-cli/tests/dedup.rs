@@ -326,3 +326,14 @@ fn the_input_itself_can_be_the_output() {
         assert_eq!(String::from_utf8(sb.read("other.jsonl")).unwrap(), input);
     }
 }
+
+#[test]
+fn no_script_keeps_a_traditional_copy_apart() {
+    let sb = Sandbox::new();
+    let input = [line("b", &head("v2.txt", 1500)), line("b-trad", &head("v2_trad.txt", 1500))].concat();
+    sb.write("crawl.jsonl", &input);
+    sb.run(&["dedup", "crawl.jsonl", "-o", "default.jsonl"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("default.jsonl"))), ["b"]);
+    sb.run(&["dedup", "crawl.jsonl", "-o", "no-script.jsonl", "--no-script"]).success();
+    assert_eq!(ids(&jsonl(&sb.read("no-script.jsonl"))), ["b", "b-trad"]);
+}

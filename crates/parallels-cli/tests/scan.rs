@@ -177,6 +177,7 @@ fn same_tables(sb: &Sandbox, x: &str, y: &str) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_CRASH)")]
 fn a_crashed_scan_resumes_to_the_same_result() {
     let sb = Sandbox::new();
     corpus(&sb);
@@ -202,6 +203,7 @@ fn a_crashed_scan_resumes_to_the_same_result() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_CRASH)")]
 fn resume_starts_over_when_inputs_or_options_changed() {
     let sb = Sandbox::new();
     corpus(&sb);

@@ -16,7 +16,11 @@
 //! * [`segment`] cuts the normalized text into sentences and tokens whose
 //!   spans point into the original text.
 //! * [`align`] finds shared passages between two segmented texts: sentence
-//!   chains for parallel versions, token runs for verbatim reuse.
+//!   chains for parallel versions, token runs for verbatim reuse; where
+//!   lexical evidence runs out (a reworded sentence between two anchors, a
+//!   translation against its original in another language) it asks the
+//!   [`encoder`], a multilingual sentence encoder compiled into the
+//!   library, what the sentences mean.
 //! * [`output`] holds the versioned JSON schema (`parallels.align/1`).
 //! * [`collate`] aligns every pair of a few documents (`parallels align`);
 //!   [`report`] shows an alignment as text ([`report::text`]) or as a
@@ -25,7 +29,10 @@
 //! * [`eval`] scores alignments against gold links.
 //!
 //! Two commands run over whole corpora, reading documents through
-//! [`corpus`] (folders of text files, JSON Lines, Parquet):
+//! [`corpus`] (folders of text files, JSON Lines, Parquet; each document
+//! with its typed [`Origin`](corpus::Origin), batches read ahead on a
+//! thread of their own by
+//! [`CorpusReader::read_batches`](corpus::CorpusReader::read_batches)):
 //!
 //! * [`scan`] finds every shared passage without comparing all pairs
 //!   (rare shared n-grams pick the pairs worth aligning), clusters them and
@@ -59,6 +66,10 @@
 //! assert_eq!(passages[0].links.len(), 2);
 //! ```
 
+#![warn(missing_docs)]
+
+// Being reworked on another branch; documented there.
+#[allow(missing_docs)]
 pub mod align;
 pub mod chars;
 pub mod collate;
@@ -66,6 +77,7 @@ pub mod corpus;
 pub mod dedup;
 pub mod diff;
 pub mod encoder;
+#[allow(missing_docs)]
 pub mod eval;
 pub mod normalize;
 pub mod output;

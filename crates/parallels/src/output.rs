@@ -13,31 +13,40 @@ pub const ALIGN_SCHEMA: &str = "parallels.align/1";
 /// One input document as the output describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DocumentInfo {
+    /// Its id (unique in the output).
     pub id: String,
+    /// The path it was read from.
     pub path: String,
     /// Length of the decoded text in code points.
     pub chars: u64,
+    /// The encoding it was decoded from.
     pub encoding: String,
 }
 
 /// The passages one unordered pair of documents shares; `a` was given first.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairOutput {
+    /// The id of the document given first.
     pub a: String,
+    /// The id of the other document.
     pub b: String,
+    /// What they share, in the order of `a`.
     pub passages: Vec<Passage>,
 }
 
 /// The whole result of `parallels align`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AlignOutput {
+    /// [`ALIGN_SCHEMA`].
     pub schema: String,
+    /// Every input, in the order given.
     pub documents: Vec<DocumentInfo>,
     /// Only pairs that share at least one passage.
     pub pairs: Vec<PairOutput>,
 }
 
 impl AlignOutput {
+    /// The output of these documents and pairs, with the current schema tag.
     pub fn new(documents: Vec<DocumentInfo>, pairs: Vec<PairOutput>) -> AlignOutput {
         AlignOutput { schema: ALIGN_SCHEMA.to_string(), documents, pairs }
     }

@@ -101,6 +101,7 @@ pub const LEGACY_VALID_PER_BAD: usize = 20;
 pub struct Document {
     /// File name without extension.
     pub id: String,
+    /// The path it was read from.
     pub path: PathBuf,
     /// The decoded text (a BOM is not text).
     pub text: String,
@@ -130,7 +131,10 @@ pub struct Decoded {
 pub enum DecodeError {
     /// NUL bytes, or too many control characters.
     #[error("looks like binary data ({reason})")]
-    Binary { reason: String },
+    Binary {
+        /// What gave it away.
+        reason: String,
+    },
     /// Even the best guess of the encoding leaves too much undecodable.
     #[error(
         "cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
@@ -151,20 +155,52 @@ pub enum DecodeError {
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// No file at the path.
     #[error("{path}: no such file; check the path")]
-    NotFound { path: PathBuf },
+    NotFound {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A folder where a file was expected.
     #[error("{path}: is a directory, not a text file; give the text files inside it")]
-    IsDirectory { path: PathBuf },
+    IsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// NUL bytes, or too many control characters.
     #[error("{path}: looks like a binary file ({reason}); give a text file")]
-    Binary { path: PathBuf, reason: String },
+    Binary {
+        /// The file.
+        path: PathBuf,
+        /// What gave it away.
+        reason: String,
+    },
+    /// Even the best guess of the encoding leaves too much undecodable.
     #[error(
         "{path}: cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
          are undecodable (first bad byte at offset {offset}); convert it to UTF-8 \
          (e.g. with iconv) and retry"
     )]
-    Undecodable { path: PathBuf, encoding: String, replaced: usize, chars: usize, offset: usize },
+    Undecodable {
+        /// The file.
+        path: PathBuf,
+        /// The best guess of its encoding.
+        encoding: String,
+        /// Characters replaced by U+FFFD.
+        replaced: usize,
+        /// Characters decoded.
+        chars: usize,
+        /// Byte offset of the first undecodable sequence.
+        offset: usize,
+    },
+    /// The file cannot be read.
     #[error("{path}: cannot read it: {source}; check that it is a readable file")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
 }
 
 impl ReadError {

@@ -37,6 +37,7 @@ pub const MULTI_CHAR_BASE: TokenId = 0x0020_0000;
 /// The id of a censored stretch; it never matches anything, itself included.
 pub const WILDCARD: TokenId = u32::MAX;
 
+/// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenKind {
     /// A Han, kana or hangul character.
@@ -49,25 +50,32 @@ pub enum TokenKind {
     Wildcard,
 }
 
+/// One token: a CJK character, a word or a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// Equal tokens (after normalization) have equal ids.
     pub id: TokenId,
+    /// What it is.
     pub kind: TokenKind,
     /// Original span `[start, end)` in code points.
     pub start: u32,
+    /// End of the original span (exclusive).
     pub end: u32,
     /// Does a clause mark (`，,；;：:、`), a sentence end or a newline come
     /// between this token and the previous one?
     pub clause_start: bool,
 }
 
+/// One sentence: its span and its tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sentence {
     /// Original span `[start, end)`, trimmed of surrounding spaces.
     pub start: u32,
+    /// End of the original span (exclusive).
     pub end: u32,
     /// Index of the first token and one past the last in [`Segmented::tokens`].
     pub tok_start: u32,
+    /// One past the index of its last token.
     pub tok_end: u32,
     /// A short line of its own without sentence-final punctuation: a title,
     /// a heading, a caption. Aligners link it alone, never as part of a
@@ -76,6 +84,7 @@ pub struct Sentence {
 }
 
 impl Sentence {
+    /// Its tokens, in the text they were cut from.
     pub fn tokens<'a>(&self, seg: &'a Segmented) -> &'a [Token] {
         &seg.tokens[self.tok_start as usize..self.tok_end as usize]
     }
@@ -84,7 +93,9 @@ impl Sentence {
 /// A segmented text.
 #[derive(Clone, Debug, Default)]
 pub struct Segmented {
+    /// Every token, in text order.
     pub tokens: Vec<Token>,
+    /// Every sentence, in text order; together they hold every token.
     pub sentences: Vec<Sentence>,
 }
 

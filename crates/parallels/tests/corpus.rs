@@ -22,7 +22,9 @@ use std::sync::Arc;
 
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
-use parallels::corpus::{resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Problem, ProblemKind};
+use parallels::corpus::{
+    resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Position, Problem, ProblemKind, Source,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -47,7 +49,7 @@ fn rows(items: &[Result<CorpusDoc, Problem>]) -> Vec<Row> {
     items
         .iter()
         .map(|item| match item {
-            Ok(d) => Ok((d.id.clone(), d.source.clone(), d.encoding.clone(), d.group.clone())),
+            Ok(d) => Ok((d.id.clone(), d.origin.source.to_string(), d.encoding.clone(), d.group.clone())),
             Err(p) => Err((p.kind, p.source.clone())),
         })
         .collect()
@@ -352,7 +354,7 @@ fn a_ten_megabyte_line_is_read() {
     assert_eq!(docs.len(), 2);
     assert_eq!(docs[0].text, text);
     assert_eq!(docs[1].id, "short");
-    assert!(docs[1].source.ends_with("long.jsonl:2"));
+    assert!(docs[1].origin.source.to_string().ends_with("long.jsonl:2"));
 }
 
 #[test]
@@ -501,7 +503,7 @@ fn parquet_integer_ids_across_batches() {
     for (i, d) in docs.iter().enumerate() {
         assert_eq!(d.id, (i * 10).to_string());
         assert_eq!(d.text, format!("document {i}"));
-        assert_eq!(d.source, format!("{}#{i}", arg(&path)));
+        assert_eq!(d.origin.source.to_string(), format!("{}#{i}", arg(&path)));
         assert!(d.meta.is_empty());
     }
 }
@@ -577,7 +579,7 @@ fn a_glob_over_parquet_files_reads_them_in_sorted_order() {
     let docs: Vec<CorpusDoc> = reader(&[pattern], CorpusOptions::default()).map(Result::unwrap).collect();
     let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
     assert_eq!(ids, ["p0-a", "p0-b", "p1-a", "p1-b"]);
-    assert_eq!(docs[2].source, format!("{}#0", arg(&dir.path().join("part-1.parquet"))));
+    assert_eq!(docs[2].origin.source.to_string(), format!("{}#0", arg(&dir.path().join("part-1.parquet"))));
 }
 
 #[test]
@@ -754,4 +756,68 @@ fn batches_hold_the_same_items_in_the_same_order_as_the_iterator() {
     }
     let (_, batches) = batched(&mut reader(&inputs[1..2], CorpusOptions::default()), 2, usize::MAX);
     assert!(batches >= 4, "docs.jsonl in batches of two items: {batches} batches");
+}
+
+#[test]
+fn every_origin_names_its_input_its_place_and_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // A BOM, CRLF and LF endings, a blank line, a line over the size
+    // limit, a malformed line, and a last line without a line feed.
+    let lines: [&[u8]; 7] = [
+        b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"one\"}\r\n",
+        b"\n",
+        b"{\"id\":\"b\",\"text\":\"two\"}\n",
+        b"{\"id\":\"long\",\"text\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n",
+        b"{not json}\n",
+        b"  {\"id\":\"c\",\"text\":\"three\"}  \r\n",
+        b"{\"id\":\"d\",\"text\":\"four\"}",
+    ];
+    let path = dir.path().join("docs.jsonl");
+    fs::write(&path, lines.concat()).unwrap();
+    fs::write(dir.path().join("e.txt"), "five").unwrap();
+    let options = CorpusOptions { max_document_bytes: 60, ..CorpusOptions::default() };
+    let args = [arg(&path), arg(&dir.path().join("e.txt"))];
+    let docs: Vec<CorpusDoc> = reader(&args, options).filter_map(Result::ok).collect();
+    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e"]);
+    let file = fs::read(&path).unwrap();
+    let mut line_start = vec![0u64];
+    for line in lines {
+        line_start.push(line_start.last().unwrap() + line.len() as u64);
+    }
+    for (doc, (line, bom)) in docs.iter().zip([(1usize, 3u64), (3, 0), (6, 0), (7, 0)]) {
+        let origin = &doc.origin;
+        assert_eq!(origin.input, 0);
+        assert_eq!(origin.source, Source { file: arg(&path).into(), position: Position::Line(line as u64) });
+        assert_eq!(origin.source.to_string(), format!("{}:{line}", arg(&path)));
+        let bytes = origin.bytes.clone().unwrap();
+        assert_eq!(bytes, line_start[line - 1] + bom..line_start[line], "line {line}");
+        assert_eq!(&file[bytes.start as usize..bytes.end as usize], &lines[line - 1][bom as usize..]);
+    }
+    let text = &docs[4].origin;
+    assert_eq!((text.input, text.bytes.clone()), (1, None));
+    assert_eq!(text.source, Source::whole(arg(&dir.path().join("e.txt"))));
+}
+
+#[test]
+fn sources_read_back_as_they_are_written() {
+    let written = [
+        Source::whole("corpus/2021/a.txt"),
+        Source { file: "data/crawl.jsonl".into(), position: Position::Line(12) },
+        Source { file: "x.NDJSON".into(), position: Position::Line(1) },
+        Source { file: "data/part-0.parquet".into(), position: Position::Row(0) },
+        Source::whole("notes:12"),
+        Source::whole("a#3.txt"),
+    ];
+    for source in written {
+        assert_eq!(Source::parse(&source.to_string()), source);
+        let json = serde_json::to_string(&source).unwrap();
+        assert_eq!(json, serde_json::to_string(&source.to_string()).unwrap());
+        assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), source);
+    }
+    // Only what the reader writes is read as a place in a file.
+    assert_eq!(Source::parse("x.txt:3"), Source::whole("x.txt:3"));
+    assert_eq!(Source::parse("x.jsonl#3"), Source::whole("x.jsonl#3"));
+    assert_eq!(Source::parse("x.jsonl:"), Source::whole("x.jsonl:"));
+    assert_eq!(Source::parse("x.jsonl:+3"), Source::whole("x.jsonl:+3"));
 }

@@ -271,3 +271,15 @@ pub fn run_on_tty(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> (Op
     let status = child.wait().expect("wait for the binary");
     (status.code(), out)
 }
+
+/// Number of links an `align` output shows for its pairs, counted as the
+/// text summary counts them (a passage without links counts as one).
+pub fn link_count(out: &Value) -> usize {
+    out["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .flat_map(|p| p["passages"].as_array().expect("passages"))
+        .map(|p| p["links"].as_array().map_or(1, |l| l.len().max(1)))
+        .sum()
+}

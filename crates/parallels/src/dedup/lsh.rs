@@ -29,7 +29,9 @@
 /// Bands and rows of the LSH index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bands {
+    /// Bands, each a run of `rows` signature values.
     pub bands: usize,
+    /// Signature values per band.
     pub rows: usize,
 }
 

@@ -23,7 +23,7 @@
 //!    bytes) without being normalized.
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
-//! 3. **Candidates** ([`lsh`], [`cluster`]): the signature is cut into bands
+//! 3. **Candidates** ([`lsh`], `cluster`): the signature is cut into bands
 //!    (chosen from the threshold, see [`lsh::optimal_params`]); one record
 //!    `(band key, document)` per band goes through the external sorter of
 //!    [`crate::plumbing::sort`], which spills beyond [`DedupOptions::memory`].
@@ -34,7 +34,7 @@
 //! 4. **Keep**: in each cluster one document is kept by [`Keep`]; the
 //!    others are removed, each reported with the kept one and their
 //!    similarity.
-//! 5. **Paragraphs** ([`paragraphs`], optional): in the kept documents, in
+//! 5. **Paragraphs** (`paragraphs`, optional): in the kept documents, in
 //!    input order, a line whose normalized tokens equal those of a line of
 //!    an earlier kept document is dropped; a document left without tokens
 //!    is removed.
@@ -53,8 +53,9 @@
 //! while documents are sketched; each exact copy keeps the index of its
 //! first (8 bytes).
 //! The reader runs on its own thread, at most three batches (of
-//! 512 documents or 8 MB of JSON Lines) ahead of the sketching; it parses
-//! JSON lines on the rayon pool ([`CorpusReader::next_batch`]).
+//! 512 documents or 8 MB of JSON Lines) ahead of the sketching, and parses
+//! JSON lines on the rayon pool ([`CorpusReader::read_batches`], which
+//! `scan` reads through too).
 //!
 //! # Determinism
 //!
@@ -63,11 +64,11 @@
 //! verified in the sorted order of band records, one at a time. The result
 //! is the same for any number of threads.
 
-pub mod cluster;
+mod cluster;
 pub mod lsh;
 pub mod minhash;
 pub mod output;
-pub mod paragraphs;
+mod paragraphs;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -77,7 +78,8 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::corpus::{CorpusDoc, CorpusError, CorpusReader, Summary};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
+use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::plumbing::Progress;
 
 pub use lsh::Bands;
@@ -118,6 +120,9 @@ pub enum Keep {
 /// Options of a deduplication run.
 #[derive(Clone, Debug)]
 pub struct DedupOptions {
+    /// Normalization before tokens are taken (traditional/simplified
+    /// script, numerals, …); all rules on by default.
+    pub normalize: NormalizeOptions,
     /// Tokens per shingle.
     pub ngram: usize,
     /// MinHash permutations.
@@ -129,7 +134,9 @@ pub struct DedupOptions {
     /// Weights of the false-positive and false-negative areas when choosing
     /// bands and rows.
     pub weights: (f64, f64),
+    /// How candidate pairs are confirmed.
     pub verify: Verify,
+    /// Which document of a cluster is kept.
     pub keep: Keep,
     /// Also drop paragraphs (lines) repeated across kept documents.
     pub paragraphs: bool,
@@ -149,6 +156,7 @@ pub struct DedupOptions {
 impl Default for DedupOptions {
     fn default() -> Self {
         DedupOptions {
+            normalize: NormalizeOptions::default(),
             ngram: 5,
             perms: 128,
             threshold: 0.8,
@@ -166,6 +174,12 @@ impl Default for DedupOptions {
 }
 
 impl DedupOptions {
+    /// The MinHasher of these options: shingles of [`DedupOptions::ngram`]
+    /// tokens of text normalized by [`DedupOptions::normalize`].
+    pub fn hasher(&self) -> MinHasher {
+        MinHasher::with_normalizer(self.ngram, self.perms, Normalizer::new(self.normalize.clone()))
+    }
+
     /// The bands and rows in use: explicit, or optimal for the threshold.
     pub fn bands(&self) -> Bands {
         self.bands.unwrap_or_else(|| lsh::optimal_params(self.threshold, self.perms, self.weights.0, self.weights.1))
@@ -185,6 +199,7 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason as written in the removed list: `exact`, `near`, …
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Exact => "exact",
@@ -197,6 +212,7 @@ impl Reason {
 /// What happens to one document.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fate {
+    /// Kept as it is.
     Kept,
     /// Kept, without these lines (0-based line numbers of its text, in
     /// order), which repeat paragraphs of earlier kept documents.
@@ -206,8 +222,12 @@ pub enum Fate {
     /// with [`Verify::Exact`]); for [`Reason::EmptyAfterParagraphs`], `of`
     /// is the document that first had its last paragraph.
     Removed {
+        /// Why.
         reason: Reason,
+        /// The kept document it duplicates (an index into
+        /// [`DedupResult::docs`]).
         of: u32,
+        /// Their similarity, 1 for an exact duplicate.
         similarity: f64,
     },
 }
@@ -215,28 +235,39 @@ pub enum Fate {
 /// One document read.
 #[derive(Clone, Debug)]
 pub struct DocEntry {
+    /// Its id.
     pub id: String,
-    /// `path:line`, `path#row` or the path of a text file.
-    pub source: String,
+    /// Where it is in the inputs (written as its `source`: `path:line`,
+    /// `path#row` or the path of a text file).
+    pub origin: Origin,
     /// Length of the text in characters.
     pub chars: u64,
+    /// Kept, trimmed or removed.
     pub fate: Fate,
 }
 
 /// Counts and times of a run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct DedupStats {
+    /// Documents read.
     pub documents: u64,
+    /// Documents kept (trimmed ones included).
     pub kept: u64,
+    /// Documents removed as exact duplicates.
     pub removed_exact: u64,
+    /// Documents removed as near duplicates.
     pub removed_near: u64,
+    /// Documents removed because no paragraph was left.
     pub removed_empty_after_paragraphs: u64,
     /// Documents kept without some lines.
     pub trimmed: u64,
+    /// Lines dropped as repeated paragraphs.
     pub paragraphs_removed: u64,
     /// Bytes of text (UTF-8) sketched.
     pub text_bytes: u64,
+    /// LSH bands in use.
     pub bands: usize,
+    /// Rows per band in use.
     pub rows: usize,
     /// Pairs that shared a band and were compared.
     pub candidate_pairs: u64,
@@ -249,8 +280,10 @@ pub struct DedupStats {
     #[serde(serialize_with = "secs")]
     pub sketch_time: Duration,
     #[serde(serialize_with = "secs")]
+    /// Finding and verifying candidates.
     pub candidates_time: Duration,
     #[serde(serialize_with = "secs")]
+    /// The keep rule and paragraphs.
     pub keep_time: Duration,
 }
 
@@ -263,6 +296,7 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 pub struct DedupResult {
     /// Every document read, in input order.
     pub docs: Vec<DocEntry>,
+    /// Counts and times.
     pub stats: DedupStats,
     /// What the reader read and skipped.
     pub corpus: Summary,
@@ -271,10 +305,19 @@ pub struct DedupResult {
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DedupError {
+    /// The corpus cannot be read (or `--strict` stopped at a problem).
     #[error(transparent)]
     Corpus(#[from] CorpusError),
+    /// Spilling band records failed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// Options that cannot work (bands that do not fit, a threshold out of
+    /// range).
     #[error("{0}")]
     Options(String),
 }
@@ -343,6 +386,37 @@ pub fn dedup(
     opts: &DedupOptions,
     progress: &dyn Progress,
 ) -> Result<DedupResult, DedupError> {
+    check_options(opts)?;
+    let mut stats = DedupStats::default();
+
+    // 1. Read and sketch.
+    let started = Instant::now();
+    let Sketches { mut docs, table, bands, text_bytes } = sketch_stage(reader, opts, progress)?;
+    (stats.bands, stats.rows) = (bands.bands, bands.rows);
+    stats.text_bytes = text_bytes;
+    stats.documents = docs.len() as u64;
+    stats.sketch_time = started.elapsed();
+
+    // 2–3. Exact duplicates, candidates, clusters.
+    let started = Instant::now();
+    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
+    stats.candidates_time = started.elapsed();
+
+    // 4. Keep one per cluster; 5. paragraphs.
+    let started = Instant::now();
+    progress.stage("keeping", None);
+    stats.clusters = clusters.len() as u64;
+    keep_stage(&clusters, &mut docs, &table, opts);
+    if opts.paragraphs {
+        paragraphs::drop_repeated(&table, &mut docs);
+    }
+    count_fates(&docs, &mut stats);
+    stats.keep_time = started.elapsed();
+    Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
+}
+
+/// Options that cannot work together.
+fn check_options(opts: &DedupOptions) -> Result<(), DedupError> {
     // As MinHasher::new counts them.
     let perms = opts.perms.max(1);
     if let Some(bands) = opts.bands {
@@ -357,39 +431,95 @@ pub fn dedup(
     if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
         return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
     }
-    let mut stats = DedupStats::default();
-    let started = Instant::now();
+    Ok(())
+}
 
-    // 1. Read and sketch.
+/// What the sketch stage hands on.
+struct Sketches {
+    /// Every document read, in input order, all [`Fate::Kept`].
+    docs: Vec<DocEntry>,
+    table: Table,
+    /// The bands and rows in use ([`DedupOptions::bands`]).
+    bands: Bands,
+    /// Bytes of text sketched.
+    text_bytes: u64,
+}
+
+/// Stage 1: read the corpus and sketch every document. The reader runs on
+/// its own thread, a few batches ahead of the sketching
+/// ([`CorpusReader::read_batches`]); both hand their work (JSON parsing,
+/// sketching) to the rayon pool.
+fn sketch_stage(
+    reader: &mut CorpusReader,
+    opts: &DedupOptions,
+    progress: &dyn Progress,
+) -> Result<Sketches, DedupError> {
     progress.stage("sketching", None);
-    let mut docs: Vec<DocEntry> = Vec::new();
-    let mut table = Table {
-        signatures: Vec::new(),
-        perms,
-        exact: Vec::new(),
-        copy_of: Vec::new(),
-        lines: Vec::new(),
-        shingles: Vec::new(),
-        keep_values: Vec::new(),
+    let mut sketcher = Sketcher {
+        docs: Vec::new(),
+        table: Table {
+            signatures: Vec::new(),
+            perms: opts.perms.max(1), // as MinHasher::new counts them
+            exact: Vec::new(),
+            copy_of: Vec::new(),
+            lines: Vec::new(),
+            shingles: Vec::new(),
+            keep_values: Vec::new(),
+        },
+        firsts: FxHashMap::default(),
+        raw_firsts: FxHashMap::default(),
     };
-    // The first document (in input order) with each exact-duplicate hash:
-    // only it needs a signature of its own; its copies share it.
-    let mut firsts: FxHashMap<u128, u32> = FxHashMap::default();
-    // The first document with each text, byte for byte (by a 128-bit hash
-    // of its bytes): a later copy takes everything the text gives (tokens'
-    // hash, lines, length) from it, without normalizing.
-    let mut raw_firsts: FxHashMap<u128, u32> = FxHashMap::default();
-    let flush = |hasher: &MinHasher,
-                 batch: Vec<CorpusDoc>,
-                 docs: &mut Vec<DocEntry>,
-                 table: &mut Table,
-                 firsts: &mut FxHashMap<u128, u32>,
-                 raw_firsts: &mut FxHashMap<u128, u32>| {
+    let mut text_bytes = 0u64;
+    let (read, bands) = std::thread::scope(|scope| {
+        // The optimal bands (a few milliseconds of integrals) are found while
+        // the documents are sketched.
+        let bands = scope.spawn(|| opts.bands());
+        // Deriving the script table (a few milliseconds, once per process)
+        // overlaps the reading of the first batch.
+        let mut making = Some(scope.spawn(|| opts.hasher()));
+        let mut hasher: Option<MinHasher> = None;
+        let read = reader.read_batches(BATCH_DOCS, BATCH_BYTES, progress, |batch| {
+            let hasher = hasher.get_or_insert_with(|| {
+                let made = making.take().expect("made once").join();
+                made.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            text_bytes += batch.iter().map(|d| d.text.len() as u64).sum::<u64>();
+            sketcher.add_batch(hasher, batch, opts, progress);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    });
+    match read {
+        Ok(()) => {}
+        Err(BatchStop::Strict(problem)) => {
+            progress.problem(&problem);
+            return Err(CorpusError::Strict(problem).into());
+        }
+        Err(BatchStop::Consumer(never)) => match never {},
+    }
+    Ok(Sketches { docs: sketcher.docs, table: sketcher.table, bands, text_bytes })
+}
+
+/// The sketch stage's state between batches.
+struct Sketcher {
+    docs: Vec<DocEntry>,
+    table: Table,
+    /// The first document (in input order) with each exact-duplicate hash:
+    /// only it needs a signature of its own; its copies share it.
+    firsts: FxHashMap<u128, u32>,
+    /// The first document with each text, byte for byte (by a 128-bit hash
+    /// of its bytes): a later copy takes everything the text gives (tokens'
+    /// hash, lines, length) from it, without normalizing.
+    raw_firsts: FxHashMap<u128, u32>,
+}
+
+impl Sketcher {
+    /// Sketch a batch in parallel and record it in input order.
+    fn add_batch(&mut self, hasher: &MinHasher, batch: Vec<CorpusDoc>, opts: &DedupOptions, progress: &dyn Progress) {
         // One parallel pass: tokens, then the signature while they are
         // still in cache, unless an earlier batch had the same tokens (or
         // the same text).
-        let (known, known_raw, earlier, done): (&FxHashMap<u128, u32>, &FxHashMap<u128, u32>, &Table, &[DocEntry]) =
-            (firsts, raw_firsts, table, docs);
+        let (known, known_raw, earlier, done) = (&self.firsts, &self.raw_firsts, &self.table, &self.docs);
         let sketched: Vec<(Sketched, u128, Vec<u32>)> = batch
             .into_par_iter()
             .map(|d| {
@@ -405,11 +535,12 @@ pub fn dedup(
             })
             .collect();
         progress.advance(sketched.len() as u64);
+        let table = &mut self.table;
         for (s, raw, signature) in sketched {
-            let doc = docs.len() as u32;
-            raw_firsts.entry(raw).or_insert(doc);
+            let doc = self.docs.len() as u32;
+            self.raw_firsts.entry(raw).or_insert(doc);
             let copy = s.exact.and_then(|hash| {
-                let first = *firsts.entry(hash).or_insert(doc);
+                let first = *self.firsts.entry(hash).or_insert(doc);
                 (first != doc).then_some(first)
             });
             match copy {
@@ -427,75 +558,16 @@ pub fn dedup(
             table.lines.push(s.lines);
             table.shingles.push(s.shingles);
             table.keep_values.push(s.keep_value);
-            docs.push(s.entry);
+            self.docs.push(s.entry);
         }
-    };
-    // The reader runs on its own thread, a few batches ahead of the
-    // sketching; both hand their work (JSON parsing, sketching) to the rayon
-    // pool.
-    let strict = reader.options().strict;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(2);
-    let source = &mut *reader;
-    let (read, bands) = std::thread::scope(|scope| {
-        // The optimal bands (a few milliseconds of integrals) are found while
-        // the documents are sketched.
-        let bands = scope.spawn(|| opts.bands());
-        let reading = scope.spawn(move || {
-            let mut text_bytes = 0u64;
-            loop {
-                let items = source.next_batch(BATCH_DOCS, BATCH_BYTES);
-                if items.is_empty() {
-                    return Ok(text_bytes);
-                }
-                let mut batch: Vec<CorpusDoc> = Vec::with_capacity(items.len());
-                for item in items {
-                    match item {
-                        Ok(doc) => {
-                            text_bytes += doc.text.len() as u64;
-                            batch.push(doc);
-                        }
-                        Err(problem) => {
-                            progress.problem(&problem);
-                            if strict {
-                                return Err(problem);
-                            }
-                        }
-                    }
-                }
-                if !batch.is_empty() && tx.send(batch).is_err() {
-                    return Ok(text_bytes);
-                }
-            }
-        });
-        // Deriving the script table (a few milliseconds, once per process)
-        // overlaps the reading of the first batch.
-        let hasher = MinHasher::new(opts.ngram, opts.perms);
-        for batch in rx {
-            flush(&hasher, batch, &mut docs, &mut table, &mut firsts, &mut raw_firsts);
-        }
-        let read: Result<u64, crate::corpus::Problem> =
-            reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    (stats.bands, stats.rows) = (bands.bands, bands.rows);
-    drop((firsts, raw_firsts));
-    let text_bytes = read.map_err(CorpusError::Strict)?;
-    stats.text_bytes = text_bytes;
-    stats.documents = docs.len() as u64;
-    stats.sketch_time = started.elapsed();
+    }
+}
 
-    // 2–3. Exact duplicates, candidates, clusters.
-    let started = Instant::now();
-    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
-    stats.candidates_time = started.elapsed();
-
-    // 4. Keep one per cluster.
-    let started = Instant::now();
-    progress.stage("keeping", None);
-    let mut removed = vec![false; docs.len()];
-    for members in &clusters {
-        let keeper = choose(members, &docs, &table, &opts.keep);
-        stats.clusters += 1;
+/// Stage 4: in each cluster, keep one document by [`DedupOptions::keep`]
+/// and mark the others removed, with the kept one and their similarity.
+fn keep_stage(clusters: &[Vec<u32>], docs: &mut [DocEntry], table: &Table, opts: &DedupOptions) {
+    for members in clusters {
+        let keeper = choose(members, docs, table, &opts.keep);
         for &m in members {
             if m == keeper {
                 continue;
@@ -504,15 +576,13 @@ pub fn dedup(
             let (reason, similarity) =
                 if exact { (Reason::Exact, 1.0) } else { (Reason::Near, table.similarity(m, keeper, opts.verify)) };
             docs[m as usize].fate = Fate::Removed { reason, of: keeper, similarity };
-            removed[m as usize] = true;
         }
     }
+}
 
-    // 5. Paragraphs.
-    if opts.paragraphs {
-        paragraphs::drop_repeated(&table, &mut docs);
-    }
-    for d in &docs {
+/// Count the documents kept, trimmed and removed (by reason).
+fn count_fates(docs: &[DocEntry], stats: &mut DedupStats) {
+    for d in docs {
         match &d.fate {
             Fate::Kept => stats.kept += 1,
             Fate::Trimmed(lines) => {
@@ -525,8 +595,6 @@ pub fn dedup(
             Fate::Removed { reason: Reason::EmptyAfterParagraphs, .. } => stats.removed_empty_after_paragraphs += 1,
         }
     }
-    stats.keep_time = started.elapsed();
-    Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
 }
 
 /// Sketch one document.
@@ -560,7 +628,7 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
             // The normalizer's length, unless the text was too long for it.
             chars: if len < u32::MAX { len as u64 } else { doc.text.chars().count() as u64 },
             id: doc.id,
-            source: doc.source,
+            origin: doc.origin,
             fate: Fate::Kept,
         },
         tokens,
@@ -578,7 +646,7 @@ fn copy_sketch(doc: CorpusDoc, first: u32, table: &Table, docs: &[DocEntry], opt
     let f = first as usize;
     Sketched {
         keep_value: keep_value(&doc, opts),
-        entry: DocEntry { chars: docs[f].chars, id: doc.id, source: doc.source, fate: Fate::Kept },
+        entry: DocEntry { chars: docs[f].chars, id: doc.id, origin: doc.origin, fate: Fate::Kept },
         tokens: Vec::new(),
         exact: table.exact[f],
         lines: table.lines[f].clone(),

@@ -3,12 +3,14 @@
 //! The kept records are written from a second reading of the inputs, in
 //! input order:
 //!
-//! * a **JSON Lines** input is read again line by line and each kept line
-//!   is copied byte for byte (fields, their order, spacing and escapes as
+//! * from a **JSON Lines** input, each kept record's bytes, as the corpus
+//!   reader found them ([`Origin::bytes`](crate::corpus::Origin::bytes)),
+//!   are copied byte for byte (fields, their order, spacing and escapes as
 //!   they were; a byte-order mark at the start of the file is not part of a
 //!   record and is left out; a last line without a line feed gets one). A
 //!   record that lost paragraphs is the same line with only the value of the
-//!   text field replaced (re-encoded by serde_json);
+//!   text field replaced (re-encoded by serde_json). No second line reader:
+//!   the reader that numbered the lines also says where they are;
 //! * a **Parquet** input, with [`write_parquet`], gives a Parquet file of the
 //!   same name and schema holding the kept rows, every column copied (the
 //!   text column rebuilt only when paragraphs were dropped);
@@ -17,7 +19,9 @@
 //!   [`CorpusDoc::meta`](crate::corpus::CorpusDoc) holds).
 //!
 //! A JSON Lines input is read again in blocks of a few MB, and each run of
-//! consecutive kept lines is written as one slice.
+//! consecutive kept records is written as one slice. Each document's input
+//! is its [`Origin::input`](crate::corpus::Origin::input), each Parquet
+//! row's number its [`Position::Row`]; no source string is parsed.
 //!
 //! Files are written through an [`AtomicFile`] (a temporary name, synced
 //! and renamed when complete); an output left by an earlier run is removed
@@ -25,6 +29,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,7 +44,7 @@ use serde_json::{Map, Value};
 
 use super::paragraphs::without_lines;
 use super::{DedupResult, Fate};
-use crate::corpus::{CorpusOptions, CorpusReader, Input};
+use crate::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
 use crate::plumbing::parquet::writer_properties;
 use crate::plumbing::AtomicFile;
 
@@ -52,46 +57,17 @@ pub struct Written {
     pub rewritten: u64,
 }
 
-/// Where each document sits in the inputs.
-struct Plan {
-    /// Per input: `(line or row, document)` of its JSON Lines / Parquet
-    /// documents, in order.
-    positions: Vec<Vec<(u64, u32)>>,
-    /// Source path -> document, for text files.
-    text_files: FxHashMap<String, u32>,
-}
-
-fn plan(inputs: &[Input], result: &DedupResult) -> Plan {
-    let mut by_display: FxHashMap<String, (usize, char)> = FxHashMap::default();
-    for (k, input) in inputs.iter().enumerate() {
-        match input {
-            Input::Jsonl(p) => {
-                by_display.insert(p.display().to_string(), (k, ':'));
-            }
-            Input::Parquet(p) => {
-                by_display.insert(p.display().to_string(), (k, '#'));
-            }
-            _ => {}
-        }
-    }
-    let mut positions = vec![Vec::new(); inputs.len()];
-    let mut text_files = FxHashMap::default();
+/// The documents of each input, in input order (indices into
+/// [`DedupResult::docs`]), by their
+/// [`Origin::input`](crate::corpus::Origin::input).
+fn by_input(inputs: &[Input], result: &DedupResult) -> Vec<Vec<u32>> {
+    let mut docs = vec![Vec::new(); inputs.len()];
     for (d, doc) in result.docs.iter().enumerate() {
-        let at = doc.source.rfind([':', '#']).and_then(|i| {
-            let (display, rest) = doc.source.split_at(i);
-            let sep = rest.chars().next()?;
-            let pos: u64 = rest[1..].parse().ok()?;
-            let &(k, want) = by_display.get(display)?;
-            (want == sep).then_some((k, pos))
-        });
-        match at {
-            Some((k, pos)) => positions[k].push((pos, d as u32)),
-            None => {
-                text_files.insert(doc.source.clone(), d as u32);
-            }
+        if let Some(of_input) = docs.get_mut(doc.origin.input) {
+            of_input.push(d as u32);
         }
     }
-    Plan { positions, text_files }
+    docs
 }
 
 /// `.NAME.WHAT-PID` beside `path`.
@@ -204,17 +180,15 @@ fn holds(input: &Path, file: &Path) -> bool {
 /// Write every kept document to one JSON Lines file `out`; see the module
 /// docs.
 pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResult, out: &Path) -> io::Result<Written> {
-    let plan = plan(inputs, result);
+    let docs = by_input(inputs, result);
     let mut output = Output::create(out, inputs)?;
     let mut w = BufWriter::with_capacity(1 << 20, &mut output.target);
     let mut written = Written::default();
     let run = (|| -> io::Result<()> {
         for (k, input) in inputs.iter().enumerate() {
             match input {
-                Input::Jsonl(path) => {
-                    copy_jsonl(path, &plan.positions[k], result, &corpus.text_field, &mut w, &mut written)?
-                }
-                _ => objects(input, k, corpus, &plan, result, &mut w, &mut written)?,
+                Input::Jsonl(path) => copy_jsonl(path, &docs[k], result, &corpus.text_field, &mut w, &mut written)?,
+                _ => objects(input, &docs[k], corpus, result, &mut w, &mut written)?,
             }
         }
         w.flush()
@@ -226,20 +200,23 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
 /// Bytes read at a time when copying kept JSON lines.
 const COPY_BLOCK: usize = 4 << 20;
 
-/// Copy the kept lines of one JSON Lines file.
+/// Copy the kept records of one JSON Lines file, `docs` its documents.
 fn copy_jsonl(
     path: &Path,
-    wanted: &[(u64, u32)],
+    docs: &[u32],
     result: &DedupResult,
     text_field: &str,
     w: &mut impl Write,
     written: &mut Written,
 ) -> io::Result<()> {
-    let lines = wanted.iter().map(|&(line, doc)| (line, &result.docs[doc as usize].fate));
-    copy_lines(File::open(path)?, COPY_BLOCK, lines, text_field, w, written).map_err(|e| match e {
+    let records = docs.iter().map(|&d| {
+        let doc = &result.docs[d as usize];
+        (doc.origin.bytes.clone().unwrap_or_default(), &doc.fate)
+    });
+    copy_records(File::open(path)?, COPY_BLOCK, records, text_field, w, written).map_err(|e| match e {
         CopyError::Io(e) => e,
-        CopyError::Changed { line, what } => io::Error::other(format!(
-            "{}:{line}: the record changed since it was read ({what}); was the file modified during the run?",
+        CopyError::Changed { at, what } => io::Error::other(format!(
+            "{}: the record at byte {at} changed since it was read ({what}); was the file modified during the run?",
             path.display()
         )),
     })
@@ -247,9 +224,9 @@ fn copy_jsonl(
 
 enum CopyError {
     Io(io::Error),
-    /// The input no longer holds the record of `line` as it was read.
+    /// The input no longer holds the record at byte `at` as it was read.
     Changed {
-        line: u64,
+        at: u64,
         what: &'static str,
     },
 }
@@ -260,85 +237,113 @@ impl From<io::Error> for CopyError {
     }
 }
 
-/// Copy, from JSON Lines `input`, the lines of the documents in `lines`
-/// (1-based line numbers, increasing, with each document's fate): kept ones
-/// byte for byte with their line ending, trimmed ones rewritten, removed
+/// Copy, from JSON Lines `input`, the records in `records` (their bytes in
+/// the file as the reader found them,
+/// [`Origin::bytes`](crate::corpus::Origin::bytes), in increasing order,
+/// with each one's fate): kept ones byte for byte with their line ending (a
+/// last line without one gets a line feed), trimmed ones rewritten, removed
 /// ones not at all. The input is read `block` bytes at a time; a run of
-/// consecutive kept lines is written as one slice.
-fn copy_lines<'a>(
+/// consecutive kept records is written as one slice.
+///
+/// A record must still start a line (the file begins there, or after a
+/// byte-order mark, or the byte before it is a line feed) and end one (with
+/// a line feed, or at the end of the file): anything else means the file
+/// changed since it was read.
+fn copy_records<'a>(
     mut input: impl Read,
     block: usize,
-    lines: impl Iterator<Item = (u64, &'a Fate)>,
+    records: impl Iterator<Item = (Range<u64>, &'a Fate)>,
     text_field: &str,
     w: &mut impl Write,
     written: &mut Written,
 ) -> Result<(), CopyError> {
-    let mut lines = lines.filter(|(_, fate)| !matches!(fate, Fate::Removed { .. })).peekable();
+    let records = records.filter(|(_, fate)| !matches!(fate, Fate::Removed { .. }));
+    // `buf` holds the file's bytes from `buf_start` on; `before` is the
+    // byte just before them.
     let mut buf: Vec<u8> = Vec::with_capacity(block);
-    // Lines before `at` in `buf` are done; no line feed in `at..searched`.
-    let (mut at, mut searched) = (0usize, 0usize);
-    let mut line_no = 0u64;
+    let (mut buf_start, mut before) = (0u64, None::<u8>);
     let mut eof = false;
-    // Kept bytes of `buf` not yet written.
-    let mut run = 0..0;
-    while let Some(&(want, fate)) = lines.peek() {
-        let end = match memchr::memchr(b'\n', &buf[searched..]) {
-            Some(i) => searched + i + 1,
-            // The last line, without a line feed.
-            None if eof && at < buf.len() => buf.len(),
-            None if eof => return Err(CopyError::Changed { line: want, what: "the file is shorter" }),
-            None => {
-                // Read on, keeping the line begun.
-                w.write_all(&buf[run.clone()])?;
-                buf.drain(..at);
-                searched -= at;
-                (at, run) = (0, 0..0);
-                eof = input.by_ref().take(block as u64).read_to_end(&mut buf)? == 0;
-                continue;
+    // Kept bytes of `buf` not yet written (file offsets), and the end of the
+    // last record.
+    let (mut run, mut last_end) = (0..0u64, 0u64);
+    for (range, fate) in records {
+        let changed = |what| CopyError::Changed { at: range.start, what };
+        if range.is_empty() || range.start < last_end {
+            return Err(changed("not a record of this file"));
+        }
+        last_end = range.end;
+        // Read on until `buf` holds the record and the byte after it (or
+        // the end of the file), first writing the run and dropping what no
+        // record needs.
+        while buf_start + (buf.len() as u64) <= range.end && !eof {
+            if !run.is_empty() {
+                w.write_all(held(&buf, buf_start, &run))?;
+                run = 0..0;
             }
+            let drop = ((range.start - buf_start) as usize).min(buf.len());
+            if drop > 0 {
+                before = Some(buf[drop - 1]);
+                buf.drain(..drop);
+                buf_start += drop as u64;
+            }
+            eof = input.by_ref().take(block as u64).read_to_end(&mut buf)? == 0;
+        }
+        let end = buf_start + buf.len() as u64;
+        if range.end > end {
+            return Err(changed("the file is shorter"));
+        }
+        let at = |offset: u64| (offset - buf_start) as usize;
+        let bytes = &buf[at(range.start)..at(range.end)];
+        let starts_line = match range.start {
+            // The start of the file, or after a byte-order mark.
+            0 | 3 => true,
+            start if start > buf_start => buf[at(start) - 1] == b'\n',
+            _ => before == Some(b'\n'),
         };
-        let mut record = at..end;
-        (at, searched) = (end, end);
-        line_no += 1;
-        if line_no < want {
-            continue;
+        let ends_line = bytes.ends_with(b"\n") || range.end == end;
+        if !starts_line || !ends_line {
+            return Err(changed("it is no longer a whole line"));
         }
-        lines.next();
-        if line_no == 1 && buf[record.clone()].starts_with(b"\xEF\xBB\xBF") {
-            record.start += 3;
-        }
-        let bytes = &buf[record.clone()];
         match fate {
             Fate::Trimmed(drop) => {
-                w.write_all(&buf[run.clone()])?;
+                w.write_all(held(&buf, buf_start, &run))?;
                 run = 0..0;
                 let ending = if bytes.ends_with(b"\r\n") { 2 } else { usize::from(bytes.ends_with(b"\n")) };
                 let body = &bytes[..bytes.len() - ending];
-                let rewritten = replace_text(body, text_field, |text| without_lines(text, drop))
-                    .ok_or(CopyError::Changed { line: line_no, what: "no text field" })?;
+                let rewritten =
+                    replace_text(body, text_field, |text| without_lines(text, drop)).ok_or(changed("no text field"))?;
                 w.write_all(&rewritten)?;
                 w.write_all(if ending == 0 { b"\n" } else { &bytes[bytes.len() - ending..] })?;
                 written.rewritten += 1;
             }
             _ if !bytes.ends_with(b"\n") => {
-                w.write_all(&buf[run.clone()])?;
+                w.write_all(held(&buf, buf_start, &run))?;
                 run = 0..0;
                 w.write_all(bytes)?;
                 w.write_all(b"\n")?;
                 written.copied += 1;
             }
             _ => {
-                if run.end != record.start {
-                    w.write_all(&buf[run.clone()])?;
-                    run.start = record.start;
+                if run.end != range.start {
+                    w.write_all(held(&buf, buf_start, &run))?;
+                    run.start = range.start;
                 }
-                run.end = record.end;
+                run.end = range.end;
                 written.copied += 1;
             }
         }
     }
-    w.write_all(&buf[run])?;
+    w.write_all(held(&buf, buf_start, &run))?;
     Ok(())
+}
+
+/// The bytes of the file at `range` (empty, or inside what `buf` holds from
+/// file offset `buf_start` on).
+fn held<'a>(buf: &'a [u8], buf_start: u64, range: &Range<u64>) -> &'a [u8] {
+    if range.is_empty() {
+        return &[];
+    }
+    &buf[(range.start - buf_start) as usize..(range.end - buf_start) as usize]
 }
 
 /// `record` (one JSON object) with the string value of its top-level field
@@ -391,26 +396,23 @@ pub fn replace_text(record: &[u8], field: &str, f: impl FnOnce(&str) -> String) 
     Some(out)
 }
 
-/// Kept text files or Parquet rows of one input, as JSON objects.
+/// Kept text files or Parquet rows of one input, as JSON objects; `docs`
+/// are its documents. The input is read again and its documents found by
+/// their [`Source`].
 fn objects(
     input: &Input,
-    k: usize,
+    docs: &[u32],
     corpus: &CorpusOptions,
-    plan: &Plan,
     result: &DedupResult,
     w: &mut impl Write,
     written: &mut Written,
 ) -> io::Result<()> {
-    let by_source: FxHashMap<String, u32> = match input {
-        Input::Parquet(_) => {
-            plan.positions[k].iter().map(|&(_, d)| (result.docs[d as usize].source.clone(), d)).collect()
-        }
-        _ => plan.text_files.clone(),
-    };
+    let by_source: FxHashMap<&Source, u32> =
+        docs.iter().map(|&d| (&result.docs[d as usize].origin.source, d)).collect();
     let options = CorpusOptions { strict: false, ..corpus.clone() };
     let reader = CorpusReader::new(vec![input.clone()], options).map_err(io::Error::other)?;
     for doc in reader.flatten() {
-        let Some(&d) = by_source.get(&doc.source) else { continue };
+        let Some(&d) = by_source.get(&doc.origin.source) else { continue };
         let text = match &result.docs[d as usize].fate {
             Fate::Removed { .. } => continue,
             Fate::Kept => {
@@ -437,12 +439,20 @@ fn objects(
 /// Why Parquet output cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ParquetOutError {
+    /// An input that is not Parquet.
     #[error("{0}: --format parquet copies Parquet inputs row for row; this input is not Parquet (use --format jsonl)")]
     NotParquet(PathBuf),
+    /// Two inputs whose outputs would have the same name.
     #[error("{0} and {1}: two inputs of the same file name would write one output file; give them apart")]
     SameName(PathBuf, PathBuf),
+    /// Reading an input or writing its output failed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
 }
 
 /// Write, for every Parquet input, a Parquet file of the same name in the
@@ -464,11 +474,11 @@ pub fn write_parquet(
         }
     }
     std::fs::create_dir_all(dir).map_err(|source| ParquetOutError::Io { path: dir.to_path_buf(), source })?;
-    let plan = plan(inputs, result);
+    let docs = by_input(inputs, result);
     let mut written = Written::default();
     for (k, input) in inputs.iter().enumerate() {
         let out = dir.join(input.path().file_name().unwrap_or_default());
-        copy_parquet(input.path(), &out, &plan.positions[k], result, &corpus.text_field, &mut written)
+        copy_parquet(input.path(), &out, &docs[k], result, &corpus.text_field, &mut written)
             .map_err(|source| ParquetOutError::Io { path: input.path().to_path_buf(), source })?;
     }
     Ok(written)
@@ -477,11 +487,19 @@ pub fn write_parquet(
 fn copy_parquet(
     path: &Path,
     out: &Path,
-    wanted: &[(u64, u32)],
+    docs: &[u32],
     result: &DedupResult,
     text_field: &str,
     written: &mut Written,
 ) -> io::Result<()> {
+    // The row of each document.
+    let wanted: Vec<(u64, u32)> = docs
+        .iter()
+        .filter_map(|&d| match result.docs[d as usize].origin.source.position {
+            Position::Row(row) => Some((row, d)),
+            _ => None,
+        })
+        .collect();
     let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path)?).map_err(io::Error::other)?;
     let reader = builder.with_batch_size(4096).build().map_err(io::Error::other)?;
     let schema = reader.schema();
@@ -567,10 +585,10 @@ fn retext_as<O: OffsetSizeTrait>(column: &ArrayRef, trims: &[(usize, &[u32])]) -
 #[derive(serde::Serialize)]
 struct RemovedRow<'a> {
     id: &'a str,
-    source: &'a str,
+    source: &'a Source,
     reason: &'a str,
     duplicate_of: &'a str,
-    duplicate_of_source: &'a str,
+    duplicate_of_source: &'a Source,
     similarity: f64,
 }
 
@@ -593,10 +611,10 @@ fn write_removed_rows(result: &DedupResult, w: &mut impl Write) -> io::Result<u6
         let kept = &result.docs[of as usize];
         let row = RemovedRow {
             id: &doc.id,
-            source: &doc.source,
+            source: &doc.origin.source,
             reason: reason.as_str(),
             duplicate_of: &kept.id,
-            duplicate_of_source: &kept.source,
+            duplicate_of_source: &kept.origin.source,
             similarity: (similarity * 1e4).round() / 1e4,
         };
         serde_json::to_writer(&mut *w, &row)?;
@@ -623,7 +641,20 @@ mod tests {
         assert!(replace_text(b"[1]", "text", |t| t.to_owned()).is_none());
     }
 
-    /// The lines of `input` (1-based) as `copy_lines` should write them,
+    /// The bytes of each line of `input` (1-based) as the corpus reader
+    /// gives them: after a byte-order mark, with the line ending.
+    fn line_ranges(input: &[u8]) -> Vec<Range<u64>> {
+        let mut ranges = Vec::new();
+        let mut start = 0u64;
+        for line in input.split_inclusive(|&b| b == b'\n') {
+            let bom = if start == 0 && line.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
+            ranges.push(start + bom..start + line.len() as u64);
+            start += line.len() as u64;
+        }
+        ranges
+    }
+
+    /// The lines of `input` (1-based) as `copy_records` should write them,
     /// computed line by line.
     fn expected(input: &[u8], lines: &[(u64, Fate)]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -656,7 +687,7 @@ mod tests {
     }
 
     #[test]
-    fn kept_lines_are_copied_whatever_the_block_size() {
+    fn kept_records_are_copied_whatever_the_block_size() {
         let mut input = b"\xEF\xBB\xBF{\"id\":0,\"text\":\"a\\nb\"}\r\n".to_vec();
         for i in 1..40 {
             match i % 7 {
@@ -667,7 +698,8 @@ mod tests {
             }
         }
         input.extend_from_slice(br#"{"id":"last","text":"x\ny"}"#);
-        let count = input.split_inclusive(|&b| b == b'\n').count() as u64;
+        let ranges = line_ranges(&input);
+        let count = ranges.len() as u64;
         let removed = Fate::Removed { reason: super::super::Reason::Near, of: 0, similarity: 0.9 };
         // Documents on most non-blank lines, with every fate.
         let lines: Vec<(u64, Fate)> = (1..=count)
@@ -686,8 +718,8 @@ mod tests {
         for block in (1..=70).chain([4096]) {
             let mut out = Vec::new();
             let mut written = Written::default();
-            let it = lines.iter().map(|(l, f)| (*l, f));
-            assert!(copy_lines(&input[..], block, it, "text", &mut out, &mut written).is_ok());
+            let it = lines.iter().map(|(l, f)| (ranges[*l as usize - 1].clone(), f));
+            assert!(copy_records(&input[..], block, it, "text", &mut out, &mut written).is_ok());
             assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want), "block {block}");
             let count = |want: fn(&Fate) -> bool| lines.iter().filter(|(_, f)| want(f)).count() as u64;
             let copied = count(|f| *f == Fate::Kept);
@@ -700,10 +732,22 @@ mod tests {
     #[test]
     fn a_shorter_file_is_an_error() {
         let input = b"{\"id\":1,\"text\":\"a\"}\n";
-        let lines = [(1, Fate::Kept), (3, Fate::Kept)];
-        let it = lines.iter().map(|(l, f)| (*l, f));
+        let records = [(0..20, Fate::Kept), (40..60, Fate::Kept)];
+        let it = records.iter().map(|(r, f)| (r.clone(), f));
         let mut out = Vec::new();
-        let got = copy_lines(&input[..], 8, it, "text", &mut out, &mut Written::default());
-        assert!(matches!(got, Err(CopyError::Changed { line: 3, .. })));
+        let got = copy_records(&input[..], 8, it, "text", &mut out, &mut Written::default());
+        assert!(matches!(got, Err(CopyError::Changed { at: 40, what: "the file is shorter" })));
+    }
+
+    #[test]
+    fn a_record_that_is_no_longer_a_line_is_an_error() {
+        // Read as two records; a line was inserted before the second since.
+        let input = b"{\"id\":1,\"text\":\"a\"}\n{\"id\":9}\n{\"id\":2,\"text\":\"b\"}\n";
+        for block in [1, 7, 4096] {
+            let records = [(0..20, Fate::Kept), (20..40, Fate::Kept)];
+            let it = records.iter().map(|(r, f)| (r.clone(), f));
+            let got = copy_records(&input[..], block, it, "text", &mut Vec::new(), &mut Written::default());
+            assert!(matches!(got, Err(CopyError::Changed { at: 20, .. })), "block {block}");
+        }
     }
 }

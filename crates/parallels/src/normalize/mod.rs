@@ -67,12 +67,14 @@ pub struct NChar {
     pub start: u32,
     /// End (exclusive) of the original span; `start < end` always.
     pub end: u32,
+    /// What the character is to the matchers (text, boilerplate, …).
     pub mark: Mark,
 }
 
 /// Normalized text: characters in original order, each with its source span.
 #[derive(Clone, Debug, Default)]
 pub struct Normalized {
+    /// The normalized characters, in original order.
     pub chars: Vec<NChar>,
     /// Length of the original text in code points.
     pub original_len: u32,
@@ -106,15 +108,23 @@ impl Triggers {
 }
 
 /// Which rules run. All are on by default.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NormalizeOptions {
+    /// Full-width and half-width forms folded to one (NFKC plus width folding).
     pub width: bool,
+    /// Letters folded to lower case.
     pub case_fold: bool,
+    /// Traditional characters folded to simplified.
     pub script: bool,
+    /// Variant characters folded to one form.
     pub variants: bool,
+    /// Chinese numerals, 万-notation and thousands separators read as numbers.
     pub numbers: bool,
+    /// Footnote and reference markers removed.
     pub footnotes: bool,
+    /// Censored runs (`**`, `□□`) made wildcards that match nothing.
     pub censored: bool,
+    /// Serialization headers and update-time lines marked as boilerplate.
     pub boilerplate: bool,
 }
 

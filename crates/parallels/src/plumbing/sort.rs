@@ -24,8 +24,11 @@ use std::path::{Path, PathBuf};
 
 /// A fixed-size record with a total order.
 pub trait Record: Copy + Ord + Send + Sync {
+    /// Bytes of one record on disk.
     const SIZE: usize;
+    /// Write the record into `out` (`SIZE` bytes).
     fn write(&self, out: &mut [u8]);
+    /// Read a record back from `SIZE` bytes.
     fn read(bytes: &[u8]) -> Self;
 }
 
@@ -86,6 +89,7 @@ impl<R: Record> Sorter<R> {
         }
     }
 
+    /// Add a record; a full buffer is sorted and spilled to disk.
     pub fn push(&mut self, r: R) -> io::Result<()> {
         self.buf.push(r);
         self.count += 1;

@@ -37,16 +37,22 @@ pub const ROWS_PER_PAGE: usize = 200;
 
 /// A document as the report shows it.
 pub struct ReportDoc<'a> {
+    /// Its id.
     pub id: &'a str,
+    /// Where it was read from (a path, or a scan's source).
     pub path: &'a str,
+    /// The encoding it was decoded from.
     pub encoding: &'a str,
+    /// The decoded text.
     pub text: &'a str,
+    /// The text normalized and segmented, as it was aligned.
     pub prepared: &'a Prepared,
 }
 
 /// A piece of text with how it differs from the other side.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Seg {
+    /// The text, as in the original.
     pub text: String,
     /// `""` same on both sides; `fold` the same after normalization (script,
     /// width, numerals); `del` only on the left; `ins` only on the right;
@@ -60,9 +66,13 @@ pub struct Row {
     /// `link`, `a-only` (text of the left document with no counterpart) or
     /// `b-only`.
     pub kind: &'static str,
+    /// The left side, in pieces.
     pub a: Vec<Seg>,
+    /// The right side, in pieces.
     pub b: Vec<Seg>,
+    /// The left side's span in its text, if any.
     pub a_span: Option<Span>,
+    /// The right side's span in its text, if any.
     pub b_span: Option<Span>,
     /// The link's similarity, two decimals.
     pub score: Option<String>,

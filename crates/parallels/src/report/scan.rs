@@ -14,26 +14,39 @@ use serde::Serialize;
 
 /// What the scan report is made from.
 pub struct SiteInput<'a> {
+    /// `documents.jsonl`.
     pub documents: &'a [ScanDocument],
+    /// `passages.jsonl`.
     pub passages: &'a [ScanPassage],
+    /// `clusters.jsonl`.
     pub clusters: &'a [ScanCluster],
     /// `summary.json` as the scan wrote it.
     pub summary: &'a ScanSummary,
     /// The documents whose texts could be read: the pair pages and member
     /// excerpts need them. Others fall back to what the tables hold.
     pub texts: &'a FxHashMap<String, ReportDoc<'a>>,
+    /// Pairs given a page of their own ([`DEFAULT_MAX_PAIRS`]).
     pub max_pairs: usize,
 }
 
-/// Limits of the index page.
+/// Pairs given a side-by-side page unless the caller says otherwise
+/// (`parallels report --max-pairs`): those sharing the most text.
+pub const DEFAULT_MAX_PAIRS: usize = 50;
+
+/// Limits of the index page: documents listed,
 pub const MAX_DOCUMENT_ROWS: usize = 2000;
+/// clusters listed (the largest),
 pub const MAX_CLUSTERS: usize = 200;
+/// members shown per cluster,
 pub const MAX_MEMBERS: usize = 20;
+/// and documents in the graph.
 pub const MAX_GRAPH_NODES: usize = 150;
 
 /// One page of the site: its path inside the folder and its HTML.
 pub struct Page {
+    /// Relative to the report folder: `index.html`, `pairs/NNNN.html`.
     pub path: String,
+    /// The whole page.
     pub html: String,
 }
 
@@ -59,7 +72,7 @@ pub fn top_pairs(passages: &[ScanPassage], n: usize) -> Vec<(String, String, u64
 #[derive(Serialize)]
 struct DocRow<'a> {
     id: &'a str,
-    source: &'a str,
+    source: String,
     chars: u64,
     passages: u64,
     shared: String,
@@ -171,7 +184,7 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
         .iter()
         .map(|d| DocRow {
             id: &d.id,
-            source: &d.source,
+            source: d.source.to_string(),
             chars: d.chars,
             passages: d.passages,
             shared: format!("{:.1}", d.shared * 100.0),

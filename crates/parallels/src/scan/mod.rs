@@ -8,13 +8,14 @@
 //! ```
 //!
 //! 1. **Read and prepare.** Documents stream from a [`CorpusReader`] in
-//!    batches; each batch is normalized, segmented and fingerprinted in
-//!    parallel ([`seeds::seeds`]). Texts go to a store file in the work
+//!    batches read ahead on a thread of their own
+//!    ([`CorpusReader::read_batches`], as `dedup` reads); each batch is normalized, segmented and fingerprinted in
+//!    parallel (`seeds::seeds`). Texts go to a store file in the work
 //!    folder; only a small record per document stays in memory.
 //! 2. **Candidates.** Seeds are sorted by hash through the external sorter
 //!    ([`crate::plumbing::sort`]) that spills beyond the memory budget; pairs of documents
 //!    that share at least `min_seeds` seeds, none of them in more than
-//!    `max_df` documents, are candidates ([`seeds::pairs`]).
+//!    `max_df` documents, are candidates (`seeds::pairs`).
 //!    While reading, every sentence's features are counted into a
 //!    fixed-size table ([`CorpusDf`]), so that alignment weighs features by
 //!    how rare they are in the whole corpus, not just in the two documents.
@@ -25,7 +26,7 @@
 //!    about 14 bytes on disk, its character 3): a deliberate exception to
 //!    "no stage redoes another's work", not yet measured against the
 //!    alternative. Normalizing runs at 40–70 MB/s per core.
-//! 4. **Cluster** passages by overlapping spans ([`cluster`]).
+//! 4. **Cluster** passages by overlapping spans (`cluster`).
 //!
 //! Output order is fixed by document order and pair order, never by thread
 //! timing: the same input gives the same output whatever the thread count.
@@ -36,19 +37,31 @@
 //! through a temporary name and a rename: `read.json` (after the texts,
 //! `docs.jsonl`, `df.bin` and the sorted seed runs), `candidates.json` (after
 //! `candidates.bin`), and one `aligned.NNNNNN.jsonl` per chunk of candidate
-//! pairs. `manifest.json` records what the results depend on (the caller's
-//! key for the inputs, and the options). A run with [`Work::resume`] and the
-//! same manifest takes over every finished stage and chunk and redoes only
-//! the rest; as the uninterrupted run also reads its chunks back from these
-//! files, both end with the same bytes.
+//! pairs. `manifest.json` records what the results depend on, typed and
+//! compared as such: the [`InputKey`] (every input file's size and
+//! modification time, and the [`CorpusOptions`]) and the options (the
+//! alignment options in their `Debug` form until `align::Options` has a
+//! serde form). A run with [`Work::resume`] and the same manifest takes
+//! over every finished stage and chunk and redoes only the rest; as the
+//! uninterrupted run also reads its chunks back from these files, both end
+//! with the same bytes.
+//!
+//! The driver, [`scan`], is a sequence of stage functions, each either
+//! taking over its checkpoint (`take_over_read`, `take_over_candidates`,
+//! the finished chunks) or running (`read_stage`, `candidate_stage`,
+//! `align_stage`), then `assemble`. The text store is read back with
+//! positioned reads (`pread` on Unix, `seek_read` on Windows, a locked
+//! seek elsewhere), so that aligning threads share one file handle.
 
-pub mod cluster;
+mod cluster;
 mod parquet_out;
-pub mod seeds;
+mod seeds;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
-use crate::corpus::{CorpusDoc, CorpusReader, Problem, Summary};
+use crate::corpus::{
+    fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
+};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -56,7 +69,6 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use parquet_out::write_parquet;
@@ -64,6 +76,10 @@ pub use seeds::SeedParams;
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
 pub const SCAN_SCHEMA: &str = "parallels.scan/1";
+
+/// A batch of documents read holds at most [`ScanOptions::batch`]
+/// documents, and fewer once it holds this many bytes of JSON Lines.
+const BATCH_BYTES: usize = 8 << 20;
 
 /// Lowest chain score of a parallel passage in a scan (`align` keeps
 /// 0.08): about two good links, or one near copy. Measured on the
@@ -76,7 +92,9 @@ pub const MIN_VERBATIM_TOKENS: u32 = 20;
 /// Everything that decides a scan.
 #[derive(Clone, Debug)]
 pub struct ScanOptions {
+    /// How each candidate pair is aligned (stricter than `align`'s defaults: [`MIN_CHAIN`], [`MIN_VERBATIM_TOKENS`]).
     pub align: Options,
+    /// How seeds are taken and which pairs they make candidates.
     pub seeds: SeedParams,
     /// Memory for sorting, in bytes (spilled to disk beyond it).
     pub memory: u64,
@@ -107,43 +125,58 @@ impl Default for ScanOptions {
 /// One document as `documents.jsonl` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanDocument {
+    /// Its id in the corpus.
     pub id: String,
-    pub source: String,
+    /// Written `path`, `path:line` or `path#row` (see [`Source`]).
+    pub source: Source,
+    /// Length of its text in code points.
     pub chars: u64,
+    /// The encoding its text was decoded from.
     pub encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Its group, if the corpus has groups.
     pub group: Option<String>,
     /// Passages this document takes part in.
     pub passages: u64,
     /// Share of its characters inside some passage, in [0, 1].
     pub shared: f64,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    /// The other fields of its record.
     pub meta: serde_json::Map<String, serde_json::Value>,
 }
 
 /// One line of `passages.jsonl`: an aligned passage between two documents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanPassage {
+    /// The id of the first document (the earlier one read).
     pub a_doc: String,
+    /// The id of the other document.
     pub b_doc: String,
+    /// The cluster it belongs to (an id of `clusters.jsonl`).
     pub cluster: u32,
     #[serde(flatten)]
+    /// The passage, as `align` gives it (flattened into the row).
     pub passage: Passage,
 }
 
 /// One place of a cluster.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterMember {
+    /// The document id.
     pub doc: String,
+    /// The span in its text.
     pub span: Span,
 }
 
 /// One line of `clusters.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanCluster {
+    /// Its id: clusters are numbered from 0 in order of their first member
+    /// (by document, then position).
     pub id: u32,
     /// Number of places (members).
     pub size: u32,
+    /// The places, sorted by document and span.
     pub members: Vec<ClusterMember>,
     /// The start of the longest member's text.
     pub excerpt: String,
@@ -160,6 +193,7 @@ pub struct ScanSummary {
     /// [`SCAN_SCHEMA`].
     pub schema: String,
     #[serde(default)]
+    /// Counts of the scan.
     pub stats: ScanStats,
     /// Where the texts are: `parallels report` reads them back from the
     /// documents' sources with these fields.
@@ -183,7 +217,9 @@ impl ScanSummary {
 /// The id and text fields of JSON Lines and Parquet input.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScanFields {
+    /// The id field (`--id`).
     pub id: String,
+    /// The text field (`--text`).
     pub text: String,
 }
 
@@ -198,13 +234,21 @@ impl Default for ScanFields {
 /// Counts for the summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ScanStats {
+    /// Documents read.
     pub documents: u64,
+    /// Records, files and folders skipped (problems).
     pub skipped: u64,
+    /// Characters read, in code points.
     pub chars: u64,
+    /// Seeds taken (winnowed n-grams).
     pub seeds: u64,
+    /// Pairs sharing enough seeds to be aligned.
     pub candidate_pairs: u64,
+    /// Candidate pairs with at least one passage.
     pub aligned_pairs: u64,
+    /// Passages found.
     pub passages: u64,
+    /// Clusters of passages.
     pub clusters: u64,
     /// Most frequent boilerplate n-grams (over `max_df` documents): document
     /// frequency and the text of one occurrence.
@@ -220,7 +264,14 @@ pub enum Passages {
     Memory(Vec<ScanPassage>),
     /// The chunk files in order, the document ids, and each passage's
     /// cluster.
-    Chunks { files: Vec<PathBuf>, ids: Vec<String>, cluster_of: Vec<u32> },
+    Chunks {
+        /// The chunk files (`aligned.NNNNNN.jsonl`), in order.
+        files: Vec<PathBuf>,
+        /// Document ids by index.
+        ids: Vec<String>,
+        /// The cluster of each passage, in order.
+        cluster_of: Vec<u32>,
+    },
 }
 
 impl Passages {
@@ -268,11 +319,21 @@ impl Passages {
 }
 
 /// The whole result of a scan.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It owns the scan's work folder, where its passages stay until they are
+/// written: [`ScanResult::remove_work`] removes the folder and consumes the
+/// result, so nothing can read the passages after. A result dropped without
+/// it leaves the folder for a resumed run (a failed write, say). Not
+/// `Clone`, for the same reason.
+#[derive(Debug, PartialEq)]
 pub struct ScanResult {
+    /// Every document read, in input order.
     pub documents: Vec<ScanDocument>,
+    /// Every passage, in output order.
     pub passages: Passages,
+    /// Every cluster, by id.
     pub clusters: Vec<ScanCluster>,
+    /// Counts.
     pub stats: ScanStats,
     /// What the corpus reader read and skipped.
     pub corpus: Summary,
@@ -280,26 +341,52 @@ pub struct ScanResult {
     pub resumed: Resumed,
     /// The id and text fields of JSON Lines and Parquet input.
     pub fields: ScanFields,
+    /// The work folder the passages are read from, if any.
+    work: Option<PathBuf>,
+}
+
+impl ScanResult {
+    /// Remove the work folder, once the tables are written; the passages,
+    /// kept there, go with it.
+    pub fn remove_work(self) -> io::Result<()> {
+        match &self.work {
+            Some(dir) => std::fs::remove_dir_all(dir),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What scanning failed on.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
+    /// The corpus cannot be read.
     #[error("{0}")]
     Corpus(#[from] crate::corpus::CorpusError),
+    /// Reading or writing the work folder failed; what it holds can be
+    /// taken over with [`Work::resume`] once the cause is fixed.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
     #[error("{0}; stopped at the first problem (--strict), nothing was written")]
     Strict(Problem),
+    /// More documents than the 32-bit document numbers can count.
     #[error("more than {max} documents; split the corpus")]
-    TooManyDocuments { max: u64 },
+    TooManyDocuments {
+        /// The most documents a scan takes.
+        max: u64,
+    },
 }
 
 /// Per document, kept in memory during a scan.
 #[derive(Serialize, Deserialize)]
 struct DocRecord {
     id: String,
-    source: String,
+    source: Source,
     encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     group: Option<String>,
@@ -336,22 +423,79 @@ impl Store {
     }
 }
 
+/// The text stored at `offset`, `len` bytes; safe to call from several
+/// threads at once.
 fn read_text(file: &File, offset: u64, len: u64) -> io::Result<String> {
     let mut buf = vec![0u8; len as usize];
-    file.read_exact_at(&mut buf, offset)?;
+    read_exact_at(file, &mut buf, offset)?;
     String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Fill `buf` from `file` at `offset`, without moving a cursor that other
+/// threads share.
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Fill `buf` from `file` at `offset`. Windows' positioned read moves the
+/// cursor, but every read here names its own offset.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Fill `buf` from `file` at `offset`: seek and read, one thread at a time
+/// (no positioned read on this platform).
+#[cfg(not(any(unix, windows)))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    static CURSOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = CURSOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 /// The folder a scan keeps its intermediate results in, and what they were
 /// made from.
 #[derive(Clone, Debug)]
 pub struct Work {
+    /// The folder (made if missing; emptied unless resuming).
     pub dir: PathBuf,
-    /// What the results depend on besides [`ScanOptions`]: the inputs (see
-    /// [`crate::corpus::fingerprint`]) and how they are read.
-    pub key: serde_json::Value,
+    /// What the results depend on besides [`ScanOptions`].
+    pub key: InputKey,
     /// Reuse what an interrupted run with the same key and options left.
     pub resume: bool,
+}
+
+/// What a scan's results depend on besides [`ScanOptions`]: the inputs'
+/// contents (see [`fingerprint`]) and how they are read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputKey {
+    /// Every file under the inputs, with its size and modification time.
+    pub files: Vec<FileStamp>,
+    /// How the inputs are read (fields, groups, extensions, limits).
+    pub corpus: CorpusOptions,
+}
+
+impl InputKey {
+    /// The key of `inputs` read with `corpus`.
+    pub fn new(inputs: &[Input], corpus: &CorpusOptions) -> InputKey {
+        InputKey { files: fingerprint(inputs, corpus), corpus: corpus.clone() }
+    }
 }
 
 /// What a resumed scan took over from an interrupted one.
@@ -392,24 +536,45 @@ struct Aligned {
     passages: Vec<Passage>,
 }
 
-const WORK_SCHEMA: &str = "parallels.scan.work/1";
+const WORK_SCHEMA: &str = "parallels.scan.work/2";
+
+/// `manifest.json`: everything that decides a scan's results (not the
+/// memory budget, nor the batch size). A run resumes only from a work
+/// folder whose manifest is equal; one that does not read as a `Manifest`
+/// (an older version's) is never resumed.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Manifest {
+    schema: String,
+    inputs: InputKey,
+    seeds: SeedParams,
+    chunk: usize,
+    df_bits: u32,
+    /// The alignment options in their `Debug` form: `align::Options` has
+    /// no serde form yet. A renamed field there makes an interrupted run
+    /// start again, which costs time but never mixes results.
+    align: String,
+}
+
+impl Manifest {
+    fn new(work: &Work, opts: &ScanOptions) -> Manifest {
+        Manifest {
+            schema: WORK_SCHEMA.to_owned(),
+            inputs: work.key.clone(),
+            seeds: opts.seeds.clone(),
+            chunk: opts.chunk,
+            df_bits: opts.df_bits,
+            align: format!("{:?}", opts.align),
+        }
+    }
+}
 
 /// Open the work folder: keep its contents when resuming a run of the same
 /// key and options, else empty it and write the manifest.
 fn open_work(work: &Work, opts: &ScanOptions) -> io::Result<bool> {
-    let manifest = serde_json::json!({
-        "schema": WORK_SCHEMA,
-        "key": work.key,
-        // Everything that decides the results (not the memory budget).
-        "options": format!("{:?} {:?} chunk {} df_bits {}", opts.align, opts.seeds, opts.chunk, opts.df_bits),
-    });
+    let manifest = Manifest::new(work, opts);
     let path = work.dir.join("manifest.json");
-    if work.resume {
-        if let Ok(old) = std::fs::read(&path) {
-            if serde_json::from_slice::<serde_json::Value>(&old).is_ok_and(|old| old == manifest) {
-                return Ok(true);
-            }
-        }
+    if work.resume && read_json::<Manifest>(&path).is_some_and(|old| old == manifest) {
+        return Ok(true);
     }
     if work.dir.exists() {
         std::fs::remove_dir_all(&work.dir)?;
@@ -444,133 +609,127 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
 /// the text store, and a checkpoint after each stage and each aligned
 /// chunk). A run that is killed can be run again with `work.resume`: it
 /// takes over what the earlier run finished and ends with the same result.
-/// The caller removes the folder when done.
+///
+/// The result owns the folder ([`ScanResult::remove_work`]). After an I/O
+/// error ([`ScanError::Io`]: a full disk, say) the folder stays, for a run
+/// with [`Work::resume`] once the cause is fixed; after any other error
+/// it is removed, as nothing in it can be of use.
 pub fn scan(
     reader: &mut CorpusReader,
     opts: &ScanOptions,
     work: &Work,
     progress: &dyn Progress,
 ) -> Result<ScanResult, ScanError> {
+    let result = run_stages(reader, opts, work, progress);
+    if let Err(e) = &result {
+        if !matches!(e, ScanError::Io { .. }) {
+            let _ = std::fs::remove_dir_all(&work.dir);
+        }
+    }
+    result
+}
+
+/// [`scan`]'s stages, one after the other.
+fn run_stages(
+    reader: &mut CorpusReader,
+    opts: &ScanOptions,
+    work: &Work,
+    progress: &dyn Progress,
+) -> Result<ScanResult, ScanError> {
     let dir = work.dir.as_path();
-    let io_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source: io::Error| ScanError::Io { path: path.clone(), source }
-    };
     let aligner = Aligner::new(opts.align.clone());
-    let mut resumed = Resumed::default();
-    let kept = open_work(work, opts).map_err(io_err(dir))?;
-    resumed.matched = kept;
+    let mut resumed = Resumed { matched: open_work(work, opts).map_err(io_at(dir))?, ..Resumed::default() };
 
     // 1. Read and prepare.
-    let done: Option<ReadDone> = if kept { read_json(&dir.join("read.json")) } else { None };
-    let (docs, corpus_df, mut stats, corpus, runs) = match done {
-        Some(done) => {
-            resumed.read = true;
-            let docs = std::fs::read_to_string(dir.join("docs.jsonl"))
-                .map_err(io_err(dir))?
-                .lines()
-                .map(serde_json::from_str::<DocRecord>)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| io_err(dir)(e.into()))?;
-            let mut f = io::BufReader::new(File::open(dir.join("df.bin")).map_err(io_err(dir))?);
-            let corpus_df = CorpusDf::load(&mut f).map_err(io_err(dir))?;
-            let runs = done.runs.iter().map(|r| dir.join(r)).collect();
-            (docs, corpus_df, done.stats, done.corpus, runs)
-        }
+    let taken = if resumed.matched { take_over_read(dir)? } else { None };
+    resumed.read = taken.is_some();
+    let read = match taken {
+        Some(read) => read,
         None => {
-            if kept {
-                clear_work(dir).map_err(io_err(dir))?;
+            if resumed.matched {
+                clear_work(dir).map_err(io_at(dir))?;
             }
             read_stage(reader, opts, &aligner, dir, progress)?
         }
     };
-    let texts = File::open(dir.join("texts.bin")).map_err(io_err(dir))?;
+    let Read { docs, df, mut stats, corpus, runs } = read;
+    let texts = File::open(dir.join("texts.bin")).map_err(io_at(dir))?;
 
     // 2. Candidate pairs.
     progress.stage("candidates", None);
-    let cand_path = dir.join("candidates.bin");
-    let done: Option<CandidatesDone> = if resumed.read { read_json(&dir.join("candidates.json")) } else { None };
-    let candidates: Vec<seeds::Candidate> = match done {
-        Some(done) => {
-            resumed.candidates = true;
-            let bytes = std::fs::read(&cand_path).map_err(io_err(dir))?;
-            let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
-            let candidates: Vec<seeds::Candidate> =
-                bytes.chunks_exact(12).map(|c| (word(&c[..4]), word(&c[4..8]), word(&c[8..]))).collect();
-            if candidates.len() as u64 != done.count {
-                return Err(io_err(dir)(io::Error::new(io::ErrorKind::InvalidData, "candidates.bin is cut short")));
-            }
-            stats.boilerplate = done.boilerplate;
-            candidates
-        }
-        None => {
-            let (candidates, boilerplate) = candidate_stage(&docs, &texts, runs, opts, &aligner, dir)?;
-            let mut bytes = Vec::with_capacity(candidates.len() * 12);
-            for &(a, b, k) in &candidates {
-                for x in [a, b, k] {
-                    bytes.extend_from_slice(&x.to_le_bytes());
-                }
-            }
-            write_atomic(&cand_path, &bytes).map_err(io_err(dir))?;
-            let done = CandidatesDone { count: candidates.len() as u64, boilerplate };
-            write_atomic(&dir.join("candidates.json"), &serde_json::to_vec(&done).map_err(|e| io_err(dir)(e.into()))?)
-                .map_err(io_err(dir))?;
-            stats.boilerplate = done.boilerplate;
-            candidates
-        }
+    let taken = if resumed.read { take_over_candidates(dir)? } else { None };
+    resumed.candidates = taken.is_some();
+    let (candidates, boilerplate) = match taken {
+        Some(found) => found,
+        None => candidate_stage(&docs, &texts, runs, opts, &aligner, dir)?,
     };
     stats.candidate_pairs = candidates.len() as u64;
+    stats.boilerplate = boilerplate;
 
-    // 3. Align, chunk by chunk; each chunk's result is a checkpoint.
-    progress.stage("aligning", Some(candidates.len() as u64));
-    let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
-    resumed.chunks.1 = chunks.len() as u64;
-    // Only the spans stay in memory (for the clusters); the passages are
-    // read back from the chunk files when written.
-    let mut flat: Vec<(u32, Span, u32, Span)> = Vec::new();
-    let mut files: Vec<PathBuf> = Vec::with_capacity(chunks.len());
-    for (k, chunk) in chunks.iter().enumerate() {
-        let path = dir.join(format!("aligned.{k:06}.jsonl"));
-        let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
-        let bytes = match earlier {
-            Some(bytes) => {
-                resumed.chunks.0 += 1;
-                bytes
-            }
-            None => {
-                let aligned = align_chunk(chunk, &docs, &texts, &aligner, &corpus_df).map_err(io_err(dir))?;
-                let mut bytes = Vec::new();
-                for (a, b, passages) in aligned {
-                    serde_json::to_writer(&mut bytes, &Aligned { a, b, passages })
-                        .map_err(|e| io_err(dir)(e.into()))?;
-                    bytes.push(b'\n');
-                }
-                write_atomic(&path, &bytes).map_err(io_err(dir))?;
-                bytes
-            }
-        };
-        for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
-            let x: Aligned = serde_json::from_slice(line).map_err(|e| io_err(&path)(e.into()))?;
-            stats.aligned_pairs += 1;
-            flat.extend(x.passages.iter().map(|p| (x.a, p.a, x.b, p.b)));
-        }
-        files.push(path);
-        progress.advance(chunk.len() as u64);
-    }
+    // 3. Align, chunk by chunk.
+    let aligned = align_stage(&candidates, &docs, &texts, &aligner, &df, opts, dir, &mut resumed, progress)?;
+    stats.aligned_pairs = aligned.pairs;
 
     // 4. Cluster and describe.
     progress.stage("clustering", None);
-    let mut result = assemble(docs, flat, files, stats, &texts).map_err(io_err(dir))?;
+    let mut result = assemble(docs, aligned.spans, aligned.files, stats, &texts).map_err(io_at(dir))?;
     result.corpus = corpus;
     result.resumed = resumed;
     result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
+    result.work = Some(work.dir.clone());
     Ok(result)
+}
+
+/// An I/O error at `path`, as a [`ScanError`].
+fn io_at(path: &Path) -> impl Fn(io::Error) -> ScanError + '_ {
+    move |source| ScanError::Io { path: path.to_path_buf(), source }
 }
 
 /// The most frequent boilerplate n-grams: document frequency and text.
 type Boilerplate = Vec<(u32, String)>;
 
-type ReadOutput = (Vec<DocRecord>, CorpusDf, ScanStats, Summary, Vec<PathBuf>);
+/// What reading leaves for the later stages.
+struct Read {
+    docs: Vec<DocRecord>,
+    df: CorpusDf,
+    stats: ScanStats,
+    corpus: Summary,
+    /// The sorted runs of seeds.
+    runs: Vec<PathBuf>,
+}
+
+/// Stage 1 as an interrupted run finished it, if it did (`read.json`).
+fn take_over_read(dir: &Path) -> Result<Option<Read>, ScanError> {
+    let Some(done) = read_json::<ReadDone>(&dir.join("read.json")) else {
+        return Ok(None);
+    };
+    let docs = std::fs::read_to_string(dir.join("docs.jsonl"))
+        .map_err(io_at(dir))?
+        .lines()
+        .map(serde_json::from_str::<DocRecord>)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| io_at(dir)(e.into()))?;
+    let mut f = io::BufReader::new(File::open(dir.join("df.bin")).map_err(io_at(dir))?);
+    let df = CorpusDf::load(&mut f).map_err(io_at(dir))?;
+    let runs = done.runs.iter().map(|r| dir.join(r)).collect();
+    Ok(Some(Read { docs, df, stats: done.stats, corpus: done.corpus, runs }))
+}
+
+/// Stage 2 as an interrupted run finished it, if it did
+/// (`candidates.json`).
+fn take_over_candidates(dir: &Path) -> Result<Option<(Vec<seeds::Candidate>, Boilerplate)>, ScanError> {
+    let Some(done) = read_json::<CandidatesDone>(&dir.join("candidates.json")) else {
+        return Ok(None);
+    };
+    let bytes = std::fs::read(dir.join("candidates.bin")).map_err(io_at(dir))?;
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
+    let candidates: Vec<seeds::Candidate> =
+        bytes.chunks_exact(12).map(|c| (word(&c[..4]), word(&c[4..8]), word(&c[8..]))).collect();
+    if candidates.len() as u64 != done.count {
+        return Err(io_at(dir)(io::Error::new(io::ErrorKind::InvalidData, "candidates.bin is cut short")));
+    }
+    Ok(Some((candidates, done.boilerplate)))
+}
 
 /// Stage 1: read the corpus batch by batch; store the texts, count the
 /// features, sort the seeds into runs; leave `read.json` when done.
@@ -580,7 +739,7 @@ fn read_stage(
     aligner: &Aligner,
     dir: &Path,
     progress: &dyn Progress,
-) -> Result<ReadOutput, ScanError> {
+) -> Result<Read, ScanError> {
     let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let seed_chunk = (opts.memory / 2 / 16).max(1 << 16) as usize;
     let mut sorter: Sorter<seeds::Seed> = Sorter::new(dir, "seeds", seed_chunk);
@@ -589,24 +748,7 @@ fn read_stage(
     let mut stats = ScanStats::default();
     let corpus_df = CorpusDf::new(opts.df_bits);
     progress.stage("documents", None);
-    let mut batch: Vec<CorpusDoc> = Vec::with_capacity(opts.batch);
-    let mut done = false;
-    while !done {
-        batch.clear();
-        while batch.len() < opts.batch {
-            match reader.next() {
-                None => {
-                    done = true;
-                    break;
-                }
-                Some(Ok(d)) => batch.push(d),
-                Some(Err(p)) if reader.options().strict => return Err(ScanError::Strict(p)),
-                Some(Err(p)) => {
-                    stats.skipped += 1;
-                    progress.problem(&p);
-                }
-            }
-        }
+    let read = reader.read_batches(opts.batch, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
         let fingerprints: Vec<(u64, Vec<(u64, u32)>)> = batch
             .par_iter()
             .map(|d| {
@@ -615,7 +757,7 @@ fn read_stage(
                 (p.chars as u64, seeds::seeds(&p.seg, &opts.seeds))
             })
             .collect();
-        for (d, (chars, fp)) in batch.drain(..).zip(fingerprints) {
+        for (d, (chars, fp)) in batch.into_iter().zip(fingerprints) {
             let doc = docs.len() as u32;
             if docs.len() as u64 >= u32::MAX as u64 - 1 {
                 return Err(ScanError::TooManyDocuments { max: u32::MAX as u64 - 1 });
@@ -627,7 +769,7 @@ fn read_stage(
             stats.chars += chars;
             docs.push(DocRecord {
                 id: d.id,
-                source: d.source,
+                source: d.origin.source,
                 encoding: d.encoding,
                 group: d.group,
                 meta: d.meta,
@@ -638,7 +780,14 @@ fn read_stage(
         }
         progress.advance(docs.len() as u64 - stats.documents);
         stats.documents = docs.len() as u64;
+        Ok(())
+    });
+    match read {
+        Ok(()) => {}
+        Err(BatchStop::Strict(problem)) => return Err(ScanError::Strict(problem)),
+        Err(BatchStop::Consumer(e)) => return Err(e),
     }
+    stats.skipped = reader.summary().skipped_total();
     stats.seeds = sorter.count;
     let runs = sorter.into_runs().map_err(io_err)?;
     store.finish().map_err(io_err)?;
@@ -658,11 +807,12 @@ fn read_stage(
         runs: runs.iter().map(|r| r.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect(),
     };
     write_atomic(&dir.join("read.json"), &serde_json::to_vec(&done).map_err(|e| io_err(e.into()))?).map_err(io_err)?;
-    Ok((docs, corpus_df, stats, corpus, runs))
+    Ok(Read { docs, df: corpus_df, stats, corpus, runs })
 }
 
 /// Stage 2: candidate pairs from the sorted seeds, and the most frequent
-/// boilerplate n-grams with their text.
+/// boilerplate n-grams with their text; leave `candidates.bin` and then
+/// `candidates.json`.
 fn candidate_stage(
     docs: &[DocRecord],
     texts: &File,
@@ -701,7 +851,80 @@ fn candidate_stage(
         };
         boilerplate.push((df, excerpt));
     }
-    Ok((candidates, boilerplate))
+    let mut bytes = Vec::with_capacity(candidates.len() * 12);
+    for &(a, b, k) in &candidates {
+        for x in [a, b, k] {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    write_atomic(&dir.join("candidates.bin"), &bytes).map_err(io_err)?;
+    let done = CandidatesDone { count: candidates.len() as u64, boilerplate };
+    write_atomic(&dir.join("candidates.json"), &serde_json::to_vec(&done).map_err(|e| io_err(e.into()))?)
+        .map_err(io_err)?;
+    Ok((candidates, done.boilerplate))
+}
+
+/// What the align stage leaves for clustering.
+struct AlignedChunks {
+    /// Pairs with at least one passage.
+    pairs: u64,
+    /// The spans of every passage, in output order: `(a, span in a, b,
+    /// span in b)`. Only these stay in memory; the passages are read back
+    /// from the chunk files when written.
+    spans: Vec<(u32, Span, u32, Span)>,
+    /// The chunk files, in order.
+    files: Vec<PathBuf>,
+}
+
+/// Stage 3: align the candidate pairs chunk by chunk, each chunk's result a
+/// checkpoint (`aligned.NNNNNN.jsonl`); with the candidates taken over from
+/// an interrupted run, its finished chunks are taken over too.
+#[allow(clippy::too_many_arguments)]
+fn align_stage(
+    candidates: &[seeds::Candidate],
+    docs: &[DocRecord],
+    texts: &File,
+    aligner: &Aligner,
+    df: &CorpusDf,
+    opts: &ScanOptions,
+    dir: &Path,
+    resumed: &mut Resumed,
+    progress: &dyn Progress,
+) -> Result<AlignedChunks, ScanError> {
+    progress.stage("aligning", Some(candidates.len() as u64));
+    let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
+    resumed.chunks.1 = chunks.len() as u64;
+    let mut out = AlignedChunks { pairs: 0, spans: Vec::new(), files: Vec::with_capacity(chunks.len()) };
+    for (k, chunk) in chunks.iter().enumerate() {
+        let path = dir.join(format!("aligned.{k:06}.jsonl"));
+        let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
+        let bytes = match earlier {
+            Some(bytes) => {
+                resumed.chunks.0 += 1;
+                bytes
+            }
+            None => {
+                let aligned = align_chunk(chunk, docs, texts, aligner, df).map_err(io_at(dir))?;
+                let mut bytes = Vec::new();
+                for (a, b, passages) in aligned {
+                    serde_json::to_writer(&mut bytes, &Aligned { a, b, passages }).map_err(|e| io_at(dir)(e.into()))?;
+                    bytes.push(b'\n');
+                }
+                write_atomic(&path, &bytes).map_err(io_at(dir))?;
+                bytes
+            }
+        };
+        // The uninterrupted run reads its chunks back too, so that both
+        // end with the same bytes.
+        for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            let x: Aligned = serde_json::from_slice(line).map_err(|e| io_at(&path)(e.into()))?;
+            out.pairs += 1;
+            out.spans.extend(x.passages.iter().map(|p| (x.a, p.a, x.b, p.b)));
+        }
+        out.files.push(path);
+        progress.advance(chunk.len() as u64);
+    }
+    Ok(out)
 }
 
 /// Stage 3, one chunk: prepare the documents the chunk needs once, then
@@ -814,6 +1037,7 @@ fn assemble(
         corpus: Summary::default(),
         resumed: Resumed::default(),
         fields: Default::default(),
+        work: None,
     })
 }
 
@@ -848,6 +1072,89 @@ pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::resolve;
+    use crate::plumbing::Quiet;
+
+    /// The bundled example texts, copied into `dir`.
+    fn examples(dir: &Path) -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+        ["v1.txt", "v2.txt", "v3.txt"]
+            .iter()
+            .map(|name| {
+                let path = dir.join(name);
+                std::fs::copy(root.join(name), &path).unwrap();
+                path.to_str().unwrap().to_owned()
+            })
+            .collect()
+    }
+
+    fn run(args: &[String], opts: &ScanOptions, work_dir: &Path, resume: bool) -> ScanResult {
+        let inputs = resolve(args).unwrap();
+        let corpus = CorpusOptions::default();
+        let work = Work { dir: work_dir.to_path_buf(), key: InputKey::new(&inputs, &corpus), resume };
+        let mut reader = CorpusReader::new(inputs, corpus).unwrap();
+        scan(&mut reader, opts, &work, &Quiet).unwrap()
+    }
+
+    #[test]
+    fn a_resumed_scan_takes_over_finished_chunks_and_ends_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = examples(dir.path());
+        let opts = ScanOptions { chunk: 1, ..ScanOptions::default() };
+        let work = dir.path().join("work");
+        let whole = run(&args, &opts, &work, false);
+        let chunks = whole.resumed.chunks.1;
+        assert!(chunks >= 2 && whole.stats.passages > 0, "{:?}", whole.stats);
+        let passages = whole.passages.to_vec().unwrap();
+        // As if killed while aligning the last chunk.
+        std::fs::remove_file(work.join(format!("aligned.{:06}.jsonl", chunks - 1))).unwrap();
+        let resumed = run(&args, &opts, &work, true);
+        let taken = Resumed { matched: true, read: true, candidates: true, chunks: (chunks - 1, chunks) };
+        assert_eq!(resumed.resumed, taken);
+        assert_eq!(resumed.passages.to_vec().unwrap(), passages);
+        assert_eq!(
+            (resumed.documents, resumed.clusters, resumed.stats),
+            (whole.documents, whole.clusters, whole.stats)
+        );
+        // Other options: nothing is taken over.
+        let other = ScanOptions { seeds: SeedParams { min_seeds: 5, ..SeedParams::default() }, ..opts };
+        let fresh = run(&args, &other, &work, true);
+        let taken = &fresh.resumed;
+        assert!(!taken.matched && !taken.read && !taken.candidates && taken.chunks.0 == 0, "{taken:?}");
+        // The result owns the work folder.
+        assert!(work.join("manifest.json").exists());
+        fresh.remove_work().unwrap();
+        assert!(!work.exists());
+    }
+
+    #[test]
+    fn a_manifest_of_another_version_is_not_resumed() {
+        let dir = tempfile::tempdir().unwrap();
+        let work = Work {
+            dir: dir.path().join("work"),
+            key: InputKey { files: Vec::new(), corpus: CorpusOptions::default() },
+            resume: true,
+        };
+        let opts = ScanOptions::default();
+        assert!(!open_work(&work, &opts).unwrap());
+        assert!(open_work(&work, &opts).unwrap());
+        std::fs::write(work.dir.join("manifest.json"), r#"{"schema": "parallels.scan.work/1", "key": {}}"#).unwrap();
+        assert!(!open_work(&work, &opts).unwrap());
+        assert_eq!(read_json::<Manifest>(&work.dir.join("manifest.json")), Some(Manifest::new(&work, &opts)));
+    }
+
+    #[test]
+    fn stored_texts_read_back_from_any_offset_on_several_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path()).unwrap();
+        let texts: Vec<String> = (0..200).map(|i| format!("第{i}篇：{}", "字".repeat(i % 17))).collect();
+        let at: Vec<(u64, u64)> = texts.iter().map(|t| store.push(t).unwrap()).collect();
+        store.finish().unwrap();
+        let file = File::open(dir.path().join("texts.bin")).unwrap();
+        let back: Vec<String> =
+            at.par_iter().rev().map(|&(offset, len)| read_text(&file, offset, len).unwrap()).collect();
+        assert_eq!(back.into_iter().rev().collect::<Vec<_>>(), texts);
+    }
 
     #[test]
     fn the_summary_is_written_with_sorted_keys_and_reads_back() {

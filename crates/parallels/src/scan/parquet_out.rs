@@ -75,7 +75,7 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
         "documents.parquet",
         vec![
             ("id", strings(d.iter().map(|x| x.id.as_str()))),
-            ("source", strings(d.iter().map(|x| x.source.as_str()))),
+            ("source", Arc::new(StringArray::from_iter_values(d.iter().map(|x| x.source.to_string())))),
             ("chars", Arc::new(UInt64Array::from_iter_values(d.iter().map(|x| x.chars)))),
             ("encoding", strings(d.iter().map(|x| x.encoding.as_str()))),
             ("group", Arc::new(StringArray::from_iter(d.iter().map(|x| x.group.as_deref())))),
@@ -135,7 +135,7 @@ mod tests {
     fn tables_round_trip() {
         let doc = |id: &str, group: Option<&str>| ScanDocument {
             id: id.into(),
-            source: format!("{id}.txt"),
+            source: crate::corpus::Source::whole(format!("{id}.txt")),
             chars: 10,
             encoding: "utf-8".into(),
             group: group.map(String::from),
@@ -166,6 +166,7 @@ mod tests {
             corpus: Default::default(),
             resumed: Default::default(),
             fields: Default::default(),
+            work: None,
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();

@@ -18,7 +18,7 @@ use crate::segment::{Segmented, WILDCARD};
 use std::io;
 
 /// How seeds are taken and counted.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SeedParams {
     /// Tokens per n-gram.
     pub n: usize,

@@ -1,0 +1,226 @@
+//! Command-line arguments to inputs: paths by kind, glob patterns expanded
+//! and sorted; and what identifies the inputs' contents for a resumed scan.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use std::collections::VecDeque;
+
+use super::walk::{wanted_extensions, Walk};
+use super::{CorpusError, CorpusOptions, Summary};
+
+/// One input, resolved from a command-line argument by [`resolve`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A folder of text files, walked recursively; ids are paths relative
+    /// to `root` (the folder itself, or its parent when several folders are
+    /// given).
+    Dir {
+        /// The folder.
+        path: PathBuf,
+        /// What ids are relative to.
+        root: PathBuf,
+    },
+    /// One text file; its id is its path relative to `root`, without
+    /// extension.
+    Text {
+        /// The file.
+        path: PathBuf,
+        /// What its id is relative to.
+        root: PathBuf,
+    },
+    /// A JSON Lines file.
+    Jsonl(PathBuf),
+    /// A Parquet file.
+    Parquet(PathBuf),
+}
+
+impl Input {
+    /// The path of the folder or file.
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Dir { path, .. } | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
+        }
+    }
+}
+
+/// One file under the inputs, as [`fingerprint`] sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    /// The path, displayed.
+    pub path: String,
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, in nanoseconds since the Unix epoch.
+    pub modified: u64,
+}
+
+/// What identifies the inputs' contents, cheaply: every file a
+/// [`CorpusReader`](super::CorpusReader) with these options reads (folders
+/// walked by the reader's own walk) with its size and modification
+/// time. A scan resumes only while this stays the same. A file that cannot
+/// be looked at, or a folder that cannot be listed, has size and time 0.
+pub fn fingerprint(inputs: &[Input], options: &CorpusOptions) -> Vec<FileStamp> {
+    fn stamp(path: &Path) -> FileStamp {
+        let (len, modified) = match fs::metadata(path) {
+            Ok(m) => {
+                let t = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+                (m.len(), t.map_or(0, |t| t.as_nanos() as u64))
+            }
+            Err(_) => (0, 0),
+        };
+        FileStamp { path: path.display().to_string(), len, modified }
+    }
+    let extensions = wanted_extensions(options);
+    // What the walk counts and the problems it meets are the reader's to
+    // report.
+    let (mut summary, mut pending) = (Summary::default(), VecDeque::new());
+    let mut out = Vec::new();
+    for input in inputs {
+        let Input::Dir { path, root } = input else {
+            out.push(stamp(input.path()));
+            continue;
+        };
+        let mut walk = Walk::dir(path.clone(), root.clone());
+        while let Some(file) = walk.next(&extensions, &mut summary, &mut pending) {
+            out.push(match file {
+                Ok(file) => stamp(&file),
+                Err(problem) => FileStamp { path: problem.source, len: 0, modified: 0 },
+            });
+        }
+    }
+    out
+}
+
+/// Turn command-line arguments into inputs (see the module docs): existing
+/// paths by kind, glob patterns expanded and sorted.
+pub fn resolve(args: &[String]) -> Result<Vec<Input>, CorpusError> {
+    if args.is_empty() {
+        return Err(CorpusError::NoInput);
+    }
+    let mut inputs = Vec::new();
+    for arg in args {
+        let path = Path::new(arg);
+        match fs::metadata(path) {
+            Ok(meta) => {
+                let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                inputs.push(classify(path.to_path_buf(), meta.is_dir(), root)?);
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound && is_pattern(arg) => inputs.extend(expand(arg)?),
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                return Err(CorpusError::NotFound { path: path.to_path_buf() })
+            }
+            Err(source) => return Err(CorpusError::Io { path: path.to_path_buf(), source }),
+        }
+    }
+    // With several folders, `a/x.txt` and `b/x.txt` must not both be `x`:
+    // ids then start with the folder's name.
+    if inputs.iter().filter(|i| matches!(i, Input::Dir { .. })).count() > 1 {
+        for input in &mut inputs {
+            if let Input::Dir { path, root } = input {
+                *root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            }
+        }
+    }
+    Ok(inputs)
+}
+
+fn is_pattern(arg: &str) -> bool {
+    arg.contains(['*', '?', '['])
+}
+
+fn expand(pattern: &str) -> Result<Vec<Input>, CorpusError> {
+    let options =
+        glob::MatchOptions { case_sensitive: true, require_literal_separator: true, require_literal_leading_dot: true };
+    let paths = glob::glob_with(pattern, options)
+        .map_err(|e| CorpusError::Pattern { pattern: pattern.to_owned(), message: e.to_string() })?;
+    let mut found = Vec::new();
+    for entry in paths {
+        found.push(entry.map_err(|e| {
+            let path = e.path().to_path_buf();
+            CorpusError::Io { path, source: e.into() }
+        })?);
+    }
+    if found.is_empty() {
+        return Err(CorpusError::NoMatch { pattern: pattern.to_owned() });
+    }
+    found.sort();
+    let root = glob_root(pattern);
+    found
+        .into_iter()
+        .map(|path| {
+            let is_dir = fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false);
+            classify(path, is_dir, root.clone())
+        })
+        .collect()
+}
+
+/// The folder a pattern's matches are relative to: its components before
+/// the first one with a wildcard.
+fn glob_root(pattern: &str) -> PathBuf {
+    let mut root = PathBuf::new();
+    for component in Path::new(pattern).components() {
+        if is_pattern(&component.as_os_str().to_string_lossy()) {
+            break;
+        }
+        root.push(component);
+    }
+    root
+}
+
+/// What a file given as input is read as, by its extension (compared
+/// without case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FileKind {
+    Jsonl,
+    Parquet,
+    Compressed,
+    Text,
+}
+
+impl FileKind {
+    pub(super) fn of(path: &Path) -> FileKind {
+        let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("jsonl" | "ndjson" | "json") => FileKind::Jsonl,
+            Some("parquet") => FileKind::Parquet,
+            Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar") => FileKind::Compressed,
+            _ => FileKind::Text,
+        }
+    }
+}
+
+fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusError> {
+    if is_dir {
+        return Ok(Input::Dir { root: path.clone(), path });
+    }
+    Ok(match FileKind::of(&path) {
+        FileKind::Jsonl => Input::Jsonl(path),
+        FileKind::Parquet => Input::Parquet(path),
+        FileKind::Compressed => {
+            return Err(CorpusError::Unsupported {
+                path,
+                reason: "compressed and archive files are not read; decompress or unpack it first \
+                         (e.g. `gunzip -k`)"
+                    .to_owned(),
+            })
+        }
+        FileKind::Text => Input::Text { path, root },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_root_is_the_literal_prefix() {
+        assert_eq!(glob_root("corpus/**/*.txt"), Path::new("corpus"));
+        assert_eq!(glob_root("data/2021/part-*.parquet"), Path::new("data/2021"));
+        assert_eq!(glob_root("*.jsonl"), Path::new(""));
+        assert_eq!(glob_root("/data/[ab]/x.txt"), Path::new("/data"));
+    }
+}

@@ -1,0 +1,538 @@
+//! Reading a corpus: folders of text files, JSON Lines and Parquet files, as
+//! one stream of documents.
+//!
+//! This module owns the input side of `scan` and `dedup`. It takes the
+//! command-line arguments ([`resolve`] turns them into [`Input`]s) and
+//! [`CorpusOptions`], and hands on a [`CorpusReader`]: an iterator of
+//! [`CorpusDoc`]s in a deterministic order, interleaved with the
+//! [`Problem`]s met on the way, and a [`Summary`] of what was read and
+//! skipped. Each text file is decoded by
+//! [`read::read_document`](crate::read::read_document), so text files follow
+//! the encoding rules of [`read`](crate::read); JSON Lines and Parquet text
+//! is UTF-8.
+//!
+//! # Inputs
+//!
+//! An argument that names an existing path is
+//!
+//! * a **folder**: walked recursively, entries sorted by name (byte order) at
+//!   every level, so documents come in path order, component by component.
+//!   Hidden entries (a name starting with `.`) are skipped, and so are files
+//!   whose extension is not in [`CorpusOptions::extensions`] (compared without
+//!   case; an empty list takes every file). Symbolic links to files are read,
+//!   symbolic links to folders are not followed. Skipped entries are counted
+//!   in the [`Summary`], not reported one by one;
+//! * a **`.jsonl`, `.ndjson` or `.json`** file: JSON Lines, one object per
+//!   line;
+//! * a **`.parquet`** file;
+//! * a compressed file (`.gz`, `.zst`, …): refused with a hint to decompress;
+//! * any other file: one text file.
+//!
+//! An argument that names no path but contains `*`, `?` or `[` is a glob
+//! pattern: its matches (sorted by path; `*` does not cross `/` nor match a
+//! leading `.`; `**` matches any number of folders) are taken as if each had
+//! been given.
+//!
+//! # Ids, sources and groups
+//!
+//! | input | id | source | group |
+//! | --- | --- | --- | --- |
+//! | text file in a folder | path relative to the folder, without its extension, `/`-separated: `2021/06/a`; with several folders given, relative to each folder's parent (`a/2021/06/a`), so that equal names in two folders stay apart | the path | with `group_by_dir`, the relative folder: `2021/06`, or `.` at the top |
+//! | text file matched by a glob | path relative to the pattern's literal folder prefix (`corpus` in `corpus/**/*.txt`), without extension | the path | as above |
+//! | text file named alone | file name without extension | the path | `.` |
+//! | JSON Lines record | the id field: a string as is, a number as written (`7`, `1.5`) | `path:line` (1-based) | the group field as a string (numbers and booleans as written) |
+//! | Parquet row | the id column: a string, or an integer written in decimal | `path#row` (0-based, as in Arrow and pandas) | the group column as a string |
+//!
+//! Every document carries its [`Origin`]: the index of its input, its
+//! [`Source`] (the file and a [`Position`] in it: whole, line or row, the
+//! typed value behind the "source" column above) and, for a JSON Lines
+//! record, its byte range in the file. Later stages use these fields, never
+//! the written form: `dedup` copies kept records by their byte ranges, and
+//! `report` finds the file to read again in [`Source::file`].
+//!
+//! A JSON Lines record keeps its other fields in [`CorpusDoc::meta`]. A
+//! Parquet row keeps its other columns of simple scalar types (strings,
+//! integers, floats, booleans, also dictionary-encoded; nulls as JSON
+//! `null`); columns of other types (lists, structs, binary, dates,
+//! timestamps, decimals, …) are not read, and their names and types are
+//! listed in [`Summary::ignored_columns`].
+//!
+//! # Problems
+//!
+//! Nothing is dropped silently. Every record, file or folder that cannot
+//! give a document is a [`Problem`] naming its source and why: a malformed
+//! JSON line (serde's message and column, or invalid UTF-8), a missing or
+//! null id/text/group field, a field of the wrong type, a document larger
+//! than [`CorpusOptions::max_document_bytes`], an unreadable, binary or
+//! undecodable file, an empty document (no characters, or only whitespace),
+//! and a duplicate id (the first document keeps the id; the later one is
+//! reported with both sources). Problems are counted by kind in
+//! [`Summary::skipped`]. With [`CorpusOptions::strict`], the first problem is
+//! the last item of the iteration.
+//!
+//! Problems of a whole input that show before any reading are errors
+//! ([`CorpusError`]) from [`resolve`] and [`CorpusReader::new`]: a path that
+//! does not exist, a pattern that matches nothing, a Parquet file without the
+//! id, text or group column (the message lists the columns it has) or with
+//! one of the wrong type, and options that contradict each other or the
+//! inputs.
+//!
+//! # Files
+//!
+//! * `inputs.rs`: arguments to [`Input`]s ([`resolve`]), and the
+//!   [`fingerprint`] of what a reader would read;
+//! * `walk.rs`: the one walk of a folder (sorted, hidden entries and other
+//!   extensions skipped), used by the reader and the fingerprint, and how a
+//!   text file's path gives its id and group;
+//! * `jsonl.rs`: JSON Lines, line by line, each record's bytes kept;
+//! * `parquet.rs`: Parquet, batch by batch, the columns planned from the
+//!   footer;
+//! * `reader.rs`: [`CorpusReader`], which opens each input by its kind and
+//!   checks every record (empty, duplicate id), one item at a time
+//!   ([`Iterator`]), a batch at a time ([`CorpusReader::next_batch`], JSON
+//!   parsed in parallel) or on a thread of its own
+//!   ([`CorpusReader::read_batches`], what `scan` and `dedup` use).
+//!
+//! # Memory
+//!
+//! Streaming: the reader holds one document at a time (one text file, one
+//! JSON line, at most [`CorpusOptions::max_document_bytes`] each), or one
+//! batch of [`PARQUET_BATCH_ROWS`] rows of a Parquet file; the listings of the
+//! folders on the path from the walked folder to the current file; and, for
+//! the duplicate check, every id seen so far with a reference to its source
+//! (the id's bytes plus about 60 bytes per document, and the path of every
+//! file that gave a document).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+mod inputs;
+mod jsonl;
+mod parquet;
+mod reader;
+mod walk;
+
+pub use inputs::{fingerprint, resolve, FileStamp, Input};
+pub use reader::{BatchStop, CorpusReader};
+
+use inputs::FileKind;
+
+/// Rows per batch when reading Parquet.
+pub const PARQUET_BATCH_ROWS: usize = 1024;
+
+/// Default for [`CorpusOptions::max_document_bytes`]: 256 MiB.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+/// At most this many column names are listed in a missing-column error.
+const LISTED_COLUMNS: usize = 30;
+
+/// One document of the corpus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorpusDoc {
+    /// Unique within the corpus (see the module docs for how it is made).
+    pub id: String,
+    /// Where it came from: the input, the file and the place in it
+    /// (written `path`, `path:line` or `path#row`), and the record's bytes.
+    pub origin: Origin,
+    /// The decoded text; never empty nor only whitespace.
+    pub text: String,
+    /// `utf-8`, or for text files the encoding
+    /// [`read::decode`](crate::read::decode) detected.
+    pub encoding: String,
+    /// Undecodable byte sequences replaced by U+FFFD (text files only;
+    /// worth a warning when not 0).
+    pub replaced: usize,
+    /// Documents of one group are never compared with each other.
+    pub group: Option<String>,
+    /// The other fields of a JSON Lines record, or the other scalar columns
+    /// of a Parquet row; empty for text files.
+    pub meta: Map<String, Value>,
+}
+
+/// Where in its file a document is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Position {
+    /// The whole file: a text file.
+    Whole,
+    /// A line of a JSON Lines file, 1-based.
+    Line(u64),
+    /// A row of a Parquet file, 0-based (as in Arrow and pandas).
+    Row(u64),
+}
+
+/// The file a document came from and its place in it: what the outputs
+/// write as a document's `source`.
+///
+/// Displayed (and serialized, as a string) as `path` for a text file,
+/// `path:line` for a JSON Lines record and `path#row` for a Parquet row,
+/// the path as it was given or found by walking a folder.
+/// [`Source::parse`] reads that form back.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Source {
+    /// The file's path, displayed (lossily, if it is not UTF-8). Shared by
+    /// every record of one file.
+    pub file: Arc<str>,
+    /// The place in the file.
+    pub position: Position,
+}
+
+impl Source {
+    /// A whole text file.
+    pub fn whole(file: impl Into<Arc<str>>) -> Source {
+        Source { file: file.into(), position: Position::Whole }
+    }
+
+    /// A source as [`Display`](fmt::Display) writes it, read back: `path:N`
+    /// is line `N` of a JSON Lines file and `path#N` row `N` of a Parquet
+    /// file when `path` has the extension that makes [`resolve`] read it as
+    /// one; anything else is a whole text file. A text file whose own name
+    /// ends in `.jsonl:7` or `.parquet#7` reads back as a record: the
+    /// written form cannot tell them apart.
+    pub fn parse(written: &str) -> Source {
+        let number =
+            |n: &str| (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok()).flatten();
+        if let Some((file, row)) = written.rsplit_once('#') {
+            if let (Some(row), FileKind::Parquet) = (number(row), FileKind::of(Path::new(file))) {
+                return Source { file: file.into(), position: Position::Row(row) };
+            }
+        }
+        if let Some((file, line)) = written.rsplit_once(':') {
+            if let (Some(line), FileKind::Jsonl) = (number(line), FileKind::of(Path::new(file))) {
+                return Source { file: file.into(), position: Position::Line(line) };
+            }
+        }
+        Source::whole(written)
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Position::Whole => f.write_str(&self.file),
+            Position::Line(line) => write!(f, "{}:{line}", self.file),
+            Position::Row(row) => write!(f, "{}#{row}", self.file),
+        }
+    }
+}
+
+impl Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Source {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let written = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Ok(Source::parse(&written))
+    }
+}
+
+/// Where a document is in the inputs a [`CorpusReader`] was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The index of its input in the list the reader was made with.
+    pub input: usize,
+    /// Its file and its place in it.
+    pub source: Source,
+    /// Its bytes in the file, when it has bytes of its own: for a JSON
+    /// Lines record, from the first byte of its line (after a byte-order
+    /// mark) to just after its line ending (the end of the file, for a last
+    /// line without one). `None` for a text file (read and decoded whole)
+    /// and a Parquet row (its columns are compressed apart).
+    pub bytes: Option<Range<u64>>,
+}
+
+/// How to read a corpus.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorpusOptions {
+    /// JSON field or Parquet column holding the id (`--id`).
+    pub id_field: String,
+    /// JSON field or Parquet column holding the text (`--text`).
+    pub text_field: String,
+    /// JSON field or Parquet column holding the group (`--group`).
+    pub group_field: Option<String>,
+    /// Group text files by the folder they are in (`--group-by-dir`).
+    pub group_by_dir: bool,
+    /// Stop at the first problem instead of skipping and counting.
+    pub strict: bool,
+    /// Extensions of the text files read from a folder, without the dot,
+    /// compared without case; empty: every file.
+    pub extensions: Vec<String>,
+    /// A text file or JSON line larger than this is skipped as a
+    /// [`ProblemKind::TooLarge`] problem, which bounds memory.
+    pub max_document_bytes: u64,
+}
+
+impl Default for CorpusOptions {
+    fn default() -> Self {
+        CorpusOptions {
+            id_field: "id".to_owned(),
+            text_field: "text".to_owned(),
+            group_field: None,
+            group_by_dir: false,
+            strict: false,
+            extensions: vec!["txt".to_owned(), "md".to_owned()],
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+        }
+    }
+}
+
+/// The kinds of [`Problem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// A JSON line that is not valid UTF-8, not JSON, or not an object; a
+    /// `.json` file that is one JSON array.
+    Malformed,
+    /// The id, text or group field is missing or null.
+    MissingField,
+    /// The id, text or group field has the wrong type, or the id is empty.
+    WrongType,
+    /// A document larger than [`CorpusOptions::max_document_bytes`].
+    TooLarge,
+    /// A file or folder that cannot be read, or a text file that is binary
+    /// or undecodable.
+    Unreadable,
+    /// A document with no characters, or only whitespace.
+    Empty,
+    /// An id already used by an earlier document.
+    DuplicateId,
+}
+
+impl ProblemKind {
+    /// Every kind, in order.
+    pub const ALL: [ProblemKind; 7] = [
+        ProblemKind::Malformed,
+        ProblemKind::MissingField,
+        ProblemKind::WrongType,
+        ProblemKind::TooLarge,
+        ProblemKind::Unreadable,
+        ProblemKind::Empty,
+        ProblemKind::DuplicateId,
+    ];
+
+    /// The kind as written in reports: `malformed`, `missing_field`, …
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemKind::Malformed => "malformed",
+            ProblemKind::MissingField => "missing_field",
+            ProblemKind::WrongType => "wrong_type",
+            ProblemKind::TooLarge => "too_large",
+            ProblemKind::Unreadable => "unreadable",
+            ProblemKind::Empty => "empty",
+            ProblemKind::DuplicateId => "duplicate_id",
+        }
+    }
+}
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A record, file or folder that gives no document, and why. Not fatal
+/// unless [`CorpusOptions::strict`] is set. Displayed as `source: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// A path, `path:line` (JSON Lines, 1-based) or `path#row` (Parquet,
+    /// 0-based).
+    pub source: String,
+    /// What kind of problem, for the counts.
+    pub kind: ProblemKind,
+    /// What is wrong, without the source.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(source: impl Into<String>, kind: ProblemKind, message: impl Into<String>) -> Self {
+        Problem { source: source.into(), kind, message: message.into() }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+/// What a [`CorpusReader`] has read and skipped so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Documents handed on.
+    pub documents: u64,
+    /// Bytes of input read: whole text and Parquet files, JSON lines as they
+    /// are read.
+    pub bytes: u64,
+    /// Files opened (text files read and decoded, JSON Lines and Parquet
+    /// files opened).
+    pub files: u64,
+    /// Problems by kind. Each one skipped a record, a file, a folder, or the
+    /// rest of a file.
+    pub skipped: BTreeMap<ProblemKind, u64>,
+    /// Hidden files and folders not walked into.
+    pub hidden: u64,
+    /// Files in walked folders skipped for their extension.
+    pub other_extension: u64,
+    /// Entries of walked folders that are neither files nor folders:
+    /// symbolic links to folders (not followed), sockets, devices, pipes.
+    pub not_regular: u64,
+    /// Parquet columns not kept in `meta`, by name, with their type.
+    pub ignored_columns: BTreeMap<String, String>,
+}
+
+impl Summary {
+    /// How many problems of this kind were met.
+    pub fn skipped_count(&self, kind: ProblemKind) -> u64 {
+        self.skipped.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// How many problems were met in all.
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+}
+
+/// Why a corpus cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    /// No argument at all.
+    #[error("no input given; give a folder of text files, a .jsonl or .parquet file, or a glob pattern")]
+    NoInput,
+    /// An argument that is neither a path nor a pattern.
+    #[error("{path}: no such file or folder; check the path")]
+    NotFound {
+        /// The argument.
+        path: PathBuf,
+    },
+    /// A glob pattern without matches.
+    #[error("{pattern}: the pattern matches no file; check it, and quote it so that the shell leaves it alone")]
+    NoMatch {
+        /// The pattern.
+        pattern: String,
+    },
+    /// A glob pattern that does not parse.
+    #[error("{pattern}: not a valid glob pattern: {message}")]
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A file of a kind that is not read (compressed, an archive).
+    #[error("{path}: {reason}")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A Parquet file without the id, text or group column.
+    #[error(
+        "{path}: no column \"{column}\" (the {role} column, chosen with --{role}); its columns are: {}",
+        list_columns(columns)
+    )]
+    MissingColumn {
+        /// The file.
+        path: PathBuf,
+        /// The column asked for.
+        column: String,
+        /// `id`, `text` or `group`.
+        role: &'static str,
+        /// The columns the file has.
+        columns: Vec<String>,
+    },
+    /// A Parquet id, text or group column of a type that cannot be read.
+    #[error("{path}: column \"{column}\" is of type {found}; the {role} column must be {expected}")]
+    ColumnType {
+        /// The file.
+        path: PathBuf,
+        /// The column.
+        column: String,
+        /// `id`, `text` or `group`.
+        role: &'static str,
+        /// Its type.
+        found: String,
+        /// The types it may have.
+        expected: &'static str,
+    },
+    /// Options that contradict each other or the inputs.
+    #[error("{0}")]
+    Options(String),
+    /// An input that cannot be looked at.
+    #[error("{path}: cannot read it: {source}")]
+    Io {
+        /// The input.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The first [`Problem`] met with [`CorpusOptions::strict`], for a
+    /// caller that turns it into a fatal error.
+    #[error("{0} (stopped by --strict; without it, such records are skipped and counted)")]
+    Strict(Problem),
+}
+
+impl From<Problem> for CorpusError {
+    fn from(problem: Problem) -> Self {
+        CorpusError::Strict(problem)
+    }
+}
+
+fn list_columns(columns: &[String]) -> String {
+    let mut listed = columns.iter().take(LISTED_COLUMNS).map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    if columns.is_empty() {
+        listed.push_str("(none)");
+    } else if columns.len() > LISTED_COLUMNS {
+        listed.push_str(&format!(" and {} more", columns.len() - LISTED_COLUMNS));
+    }
+    listed
+}
+
+fn missing(source: String, field: &str, role: &str) -> Problem {
+    let message = format!("no field \"{field}\" (the {role} field, chosen with --{role}); the record is skipped");
+    Problem::new(source, ProblemKind::MissingField, message)
+}
+
+fn null(source: String, field: &str) -> Problem {
+    Problem::new(source, ProblemKind::MissingField, format!("\"{field}\" is null; the record is skipped"))
+}
+
+fn wrong_type(source: String, field: &str, found: &str, hint: &str) -> Problem {
+    Problem::new(source, ProblemKind::WrongType, format!("\"{field}\" is {found}{hint}; the record is skipped"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_serializes_with_kind_names() {
+        let mut summary = Summary { documents: 2, ..Summary::default() };
+        summary.skipped.insert(ProblemKind::DuplicateId, 1);
+        let value = serde_json::to_value(&summary).unwrap();
+        assert_eq!(value["documents"], 2);
+        assert_eq!(value["skipped"], serde_json::json!({"duplicate_id": 1}));
+        for kind in ProblemKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+    }
+
+    #[test]
+    fn column_lists_are_cut() {
+        let columns: Vec<String> = (0..35).map(|i| format!("c{i}")).collect();
+        let listed = list_columns(&columns);
+        assert!(listed.starts_with("\"c0\", \"c1\""), "{listed}");
+        assert!(listed.ends_with("\"c29\" and 5 more"), "{listed}");
+        assert_eq!(list_columns(&[]), "(none)");
+    }
+}

@@ -1,0 +1,401 @@
+//! The reader: inputs in order, each read by its kind, every record
+//! through the empty and duplicate checks, problems counted.
+
+use std::collections::VecDeque;
+use std::fs;
+use std::ops::Range;
+use std::path::Path;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use super::jsonl::{parse_record, JsonlSource};
+use super::parquet::{self, ParquetSource};
+use super::walk::{folder_group, id_from_relative, relative_to, wanted_extensions, Walk};
+use super::{CorpusDoc, CorpusError, CorpusOptions, Input, Origin, Position, Problem, ProblemKind, Source, Summary};
+use crate::plumbing::Progress;
+use crate::read;
+
+/// A document before the empty and duplicate checks.
+pub(super) struct RawDoc {
+    pub(super) id: String,
+    pub(super) text: String,
+    pub(super) encoding: String,
+    pub(super) replaced: usize,
+    pub(super) group: Option<String>,
+    pub(super) meta: Map<String, Value>,
+    pub(super) origin: Origin,
+}
+
+/// Reads documents from inputs, in order; see the module docs.
+pub struct CorpusReader {
+    options: CorpusOptions,
+    /// [`CorpusOptions::extensions`] in lower case, without dots.
+    extensions: Vec<String>,
+    inputs: std::iter::Enumerate<std::vec::IntoIter<Input>>,
+    /// The input being read and its index.
+    current: Option<(Reading, usize)>,
+    /// Problems found while listing a folder, handed on before going on.
+    pending: VecDeque<Problem>,
+    /// Every id handed on, with where it came from.
+    seen: FxHashMap<Box<str>, Source>,
+    /// The JSON lines not yet parsed (of one item, or of a batch of
+    /// [`CorpusReader::next_batch`]), kept between calls so that it does not
+    /// grow again each time.
+    batch_bytes: Vec<u8>,
+    summary: Summary,
+    finished: bool,
+}
+
+impl CorpusReader {
+    /// A reader over `inputs`, in order. Checks the options against the
+    /// inputs, and the columns of every Parquet file (its footer only);
+    /// nothing else is read until the first call to `next`.
+    pub fn new(inputs: Vec<Input>, options: CorpusOptions) -> Result<Self, CorpusError> {
+        check_options(&inputs, &options)?;
+        for input in &inputs {
+            if let Input::Parquet(path) = input {
+                parquet::check_columns(path, &options)?;
+            }
+        }
+        let extensions = wanted_extensions(&options);
+        Ok(CorpusReader {
+            options,
+            extensions,
+            inputs: inputs.into_iter().enumerate(),
+            current: None,
+            pending: VecDeque::new(),
+            seen: FxHashMap::default(),
+            batch_bytes: Vec::new(),
+            summary: Summary::default(),
+            finished: false,
+        })
+    }
+
+    /// What has been read and skipped so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The options the reader was made with.
+    pub fn options(&self) -> &CorpusOptions {
+        &self.options
+    }
+
+    /// Count a problem; with `strict`, end the iteration after it.
+    fn problem(&mut self, problem: Problem) -> Problem {
+        *self.summary.skipped.entry(problem.kind).or_insert(0) += 1;
+        if self.options.strict {
+            self.finished = true;
+        }
+        problem
+    }
+
+    fn open(&mut self, input: Input) -> Result<Reading, Problem> {
+        match input {
+            Input::Dir { path, root } => Ok(Reading::Walk(Walk::dir(path, root))),
+            Input::Text { path, root } => Ok(Reading::Walk(Walk::file(path, root))),
+            Input::Jsonl(path) => JsonlSource::open(&path, &mut self.summary).map(Reading::Jsonl),
+            Input::Parquet(path) => ParquetSource::open(&path, &self.options, &mut self.summary).map(Reading::Parquet),
+        }
+    }
+
+    /// The next item of `reading`, input `input` (a JSON line's bytes
+    /// appended to `bytes`, to be parsed later), or `None` when it is
+    /// exhausted.
+    fn step(&mut self, reading: &mut Reading, input: usize, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+        match reading {
+            Reading::Walk(walk) => {
+                let path = match walk.next(&self.extensions, &mut self.summary, &mut self.pending)? {
+                    Ok(path) => path,
+                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
+                };
+                Some(Unparsed::Done(self.read_text(&path, &walk.root, input)))
+            }
+            Reading::Jsonl(jsonl) => Some(match jsonl.next_line(&self.options, &mut self.summary)? {
+                Ok((line, range)) => {
+                    let start = bytes.len();
+                    bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
+                    let source = Source { file: jsonl.display.clone(), position: Position::Line(line) };
+                    let origin = Origin { input, source, bytes: Some(range) };
+                    Unparsed::Line { bytes: start..bytes.len(), origin }
+                }
+                Err(problem) => Unparsed::Done(Err(problem)),
+            }),
+            Reading::Parquet(parquet) => Some(Unparsed::Done(parquet.next(input, &self.options)?)),
+        }
+    }
+
+    /// The next item of the corpus before JSON parsing, or `None` at the
+    /// end.
+    fn next_unparsed(&mut self, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+        loop {
+            if self.finished {
+                return None;
+            }
+            if let Some(problem) = self.pending.pop_front() {
+                return Some(Unparsed::Done(Err(problem)));
+            }
+            let Some((mut reading, input)) = self.current.take() else {
+                let Some((index, input)) = self.inputs.next() else {
+                    self.finished = true;
+                    return None;
+                };
+                match self.open(input) {
+                    Ok(reading) => self.current = Some((reading, index)),
+                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
+                }
+                continue;
+            };
+            let Some(item) = self.step(&mut reading, input, bytes) else {
+                continue; // this input is exhausted
+            };
+            self.current = Some((reading, input));
+            return Some(item);
+        }
+    }
+
+    /// The empty and duplicate checks; a document that passes is counted.
+    fn admit(&mut self, raw: RawDoc) -> Result<CorpusDoc, Problem> {
+        if raw.text.trim().is_empty() {
+            let message = if raw.text.is_empty() {
+                format!("document \"{}\" is empty", raw.id)
+            } else {
+                format!("document \"{}\" has only whitespace ({} characters)", raw.id, raw.text.chars().count())
+            };
+            return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::Empty, message));
+        }
+        if let Some(first) = self.seen.get(raw.id.as_str()) {
+            let message = format!("duplicate id \"{}\": first used by {first}; this one is skipped", raw.id);
+            return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::DuplicateId, message));
+        }
+        self.seen.insert(raw.id.as_str().into(), raw.origin.source.clone());
+        self.summary.documents += 1;
+        Ok(CorpusDoc {
+            id: raw.id,
+            origin: raw.origin,
+            text: raw.text,
+            encoding: raw.encoding,
+            replaced: raw.replaced,
+            group: raw.group,
+            meta: raw.meta,
+        })
+    }
+
+    fn read_text(&mut self, path: &Path, root: &Path, input: usize) -> Result<RawDoc, Problem> {
+        let source = path.display().to_string();
+        let len = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
+        let max = self.options.max_document_bytes;
+        if let Some(len) = len.filter(|&len| len > max) {
+            let message = format!("{len} bytes, more than the limit of {max} bytes per document; it is skipped");
+            return Err(Problem::new(source, ProblemKind::TooLarge, message));
+        }
+        let doc = read::read_document(path).map_err(|e| {
+            Problem::new(source.as_str(), ProblemKind::Unreadable, without_prefix(e.to_string(), &source))
+        })?;
+        self.summary.files += 1;
+        self.summary.bytes += len.unwrap_or(0);
+        let relative = relative_to(path, root);
+        let group = self.options.group_by_dir.then(|| folder_group(&relative));
+        Ok(RawDoc {
+            id: id_from_relative(&relative),
+            text: doc.text,
+            encoding: doc.encoding,
+            replaced: doc.replaced,
+            group,
+            meta: Map::new(),
+            origin: Origin { input, source: Source::whole(source), bytes: None },
+        })
+    }
+}
+/// An item before parsing: a result, or the bytes of a JSON line still to
+/// parse (a range of a buffer).
+enum Unparsed {
+    Done(Result<RawDoc, Problem>),
+    Line { bytes: Range<usize>, origin: Origin },
+}
+
+impl Unparsed {
+    fn parse(self, bytes: &[u8], options: &CorpusOptions) -> Result<RawDoc, Problem> {
+        match self {
+            Unparsed::Done(result) => result,
+            Unparsed::Line { bytes: range, origin } => parse_record(&bytes[range], origin, options),
+        }
+    }
+}
+
+impl CorpusReader {
+    /// The next items, in input order, exactly as [`Iterator::next`] would
+    /// give them one by one: at most `max_items`, fewer once they hold
+    /// `max_bytes` of JSON Lines or the input ends (empty at the end). JSON
+    /// lines are parsed in parallel on the rayon pool, so a reader thread
+    /// that hands batches to workers does not have to parse them all
+    /// itself.
+    pub fn next_batch(&mut self, max_items: usize, max_bytes: usize) -> Vec<Result<CorpusDoc, Problem>> {
+        let mut bytes = std::mem::take(&mut self.batch_bytes);
+        bytes.clear();
+        let mut items: Vec<Unparsed> = Vec::new();
+        while items.len() < max_items.max(1) && bytes.len() < max_bytes {
+            let Some(item) = self.next_unparsed(&mut bytes) else {
+                break;
+            };
+            // With --strict the first problem ends the reading.
+            let stop = self.options.strict && matches!(item, Unparsed::Done(Err(_)));
+            items.push(item);
+            if stop {
+                break;
+            }
+        }
+        let options = &self.options;
+        let parsed: Vec<Result<RawDoc, Problem>> =
+            items.into_par_iter().map(|item| item.parse(&bytes, options)).collect();
+        self.batch_bytes = bytes;
+        let mut out = Vec::with_capacity(parsed.len());
+        for item in parsed {
+            let item = item.and_then(|raw| self.admit(raw)).map_err(|problem| self.problem(problem));
+            let stop = item.is_err() && self.options.strict;
+            out.push(item);
+            if stop {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Why [`CorpusReader::read_batches`] stopped before the end.
+#[derive(Debug)]
+pub enum BatchStop<E> {
+    /// The first problem met with [`CorpusOptions::strict`] (not handed to
+    /// the progress: the caller reports it).
+    Strict(Problem),
+    /// The consumer's error.
+    Consumer(E),
+}
+
+impl CorpusReader {
+    /// Batches read ahead of the consumer, at most.
+    const AHEAD: usize = 2;
+
+    /// Read the whole corpus on a thread of its own and hand the documents
+    /// to `consume`, in input order, in batches of at most `max_docs`
+    /// documents, fewer once they hold `max_bytes` of JSON Lines (see
+    /// [`CorpusReader::next_batch`]; a batch is never empty). The reader
+    /// runs at most two batches ahead; JSON lines are parsed on the rayon
+    /// pool. Problems go to `progress` as they are met, from the reading
+    /// thread, except the one that stops a strict reading, which is
+    /// returned. A consumer's error stops the reading too.
+    ///
+    /// `scan` and `dedup` read their corpus through this one function.
+    pub fn read_batches<E: Send>(
+        &mut self,
+        max_docs: usize,
+        max_bytes: usize,
+        progress: &dyn Progress,
+        mut consume: impl FnMut(Vec<CorpusDoc>) -> Result<(), E>,
+    ) -> Result<(), BatchStop<E>> {
+        let strict = self.options.strict;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<CorpusDoc>>(Self::AHEAD);
+        std::thread::scope(|scope| {
+            let reading = scope.spawn(move || loop {
+                let items = self.next_batch(max_docs, max_bytes);
+                if items.is_empty() {
+                    return Ok(());
+                }
+                let mut batch: Vec<CorpusDoc> = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Ok(doc) => batch.push(doc),
+                        Err(problem) if strict => return Err(problem),
+                        Err(problem) => progress.problem(&problem),
+                    }
+                }
+                // The consumer stopped: so does the reading.
+                if !batch.is_empty() && tx.send(batch).is_err() {
+                    return Ok(());
+                }
+            });
+            let mut consumed = Ok(());
+            for batch in rx.iter() {
+                consumed = consume(batch);
+                if consumed.is_err() {
+                    break;
+                }
+            }
+            // Dropping the receiver ends a reading still under way.
+            drop(rx);
+            let read = reading.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            consumed.map_err(BatchStop::Consumer)?;
+            read.map_err(BatchStop::Strict)
+        })
+    }
+}
+
+impl Iterator for CorpusReader {
+    type Item = Result<CorpusDoc, Problem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut bytes = std::mem::take(&mut self.batch_bytes);
+        bytes.clear();
+        let item = self.next_unparsed(&mut bytes);
+        let raw = item.map(|item| item.parse(&bytes, &self.options));
+        self.batch_bytes = bytes;
+        Some(raw?.and_then(|raw| self.admit(raw)).map_err(|problem| self.problem(problem)))
+    }
+}
+
+fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), CorpusError> {
+    let fail = |message: &str| Err(CorpusError::Options(message.to_owned()));
+    if options.id_field.is_empty() || options.text_field.is_empty() {
+        return fail("the id and text field names must not be empty");
+    }
+    if options.id_field == options.text_field {
+        return fail("the id field and the text field must be different fields");
+    }
+    let has_text = inputs.iter().any(|i| matches!(i, Input::Dir { .. } | Input::Text { .. }));
+    let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_)));
+    if let Some(group) = &options.group_field {
+        if options.group_by_dir {
+            return fail("--group and --group-by-dir cannot be used together");
+        }
+        if group.is_empty() || *group == options.id_field || *group == options.text_field {
+            return fail("the group field must be named, and differ from the id and text fields");
+        }
+        if has_text {
+            return fail("--group FIELD groups JSON Lines and Parquet records; for text files use --group-by-dir");
+        }
+    }
+    if options.group_by_dir && has_records {
+        return fail("--group-by-dir groups text files by folder; for JSON Lines and Parquet use --group FIELD");
+    }
+    Ok(())
+}
+
+/// `message` without a leading `"{source}: "`.
+pub(super) fn without_prefix(message: String, source: &str) -> String {
+    match message.strip_prefix(source).and_then(|m| m.strip_prefix(": ")) {
+        Some(rest) => rest.to_owned(),
+        None => message,
+    }
+}
+
+/// An input being read.
+enum Reading {
+    Walk(Walk),
+    Jsonl(JsonlSource),
+    Parquet(ParquetSource),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reader_can_move_to_another_thread() {
+        fn send<T: Send>() {}
+        send::<CorpusReader>();
+        send::<CorpusDoc>();
+        send::<Problem>();
+    }
+}
