@@ -188,7 +188,7 @@ impl TextView<'_> {
     /// Lines of at most `col` display columns of `text[span]`, with the
     /// characters outside `common` painted; each with its display width.
     /// A closing punctuation mark never starts a line: the character before
-    /// it moves down with it.
+    /// it moves down with it; a word of a spaced script is not cut.
     fn wrap(&self, text: &str, span: Span, common: &[Span], code: &str, col: usize) -> Vec<(String, usize)> {
         // (character, display width, differs) for the span.
         let mut cells: Vec<(char, usize, bool)> = Vec::with_capacity((span[1] - span[0]) as usize);
@@ -218,6 +218,17 @@ impl TextView<'_> {
                 let mut at = i;
                 if is_closing(cells[i].0) && at - start > 1 {
                     at -= 1;
+                }
+                // Inside a word of a spaced script (English, Russian…), break
+                // after the last space of the line instead, if that keeps
+                // more than half of it.
+                let word = |c: &(char, usize, bool)| c.0.is_alphanumeric() && c.1 == 1;
+                if word(&cells[i]) && word(&cells[i - 1]) {
+                    if let Some(space) = cells[start..i].iter().rposition(|c| c.0 == ' ') {
+                        if 2 * space > i - start {
+                            at = start + space + 1;
+                        }
+                    }
                 }
                 breaks.push((start, at));
                 start = at;
@@ -302,6 +313,31 @@ mod tests {
                 let first = side.trim_start_matches("⋯ ").chars().next();
                 assert!(!first.is_some_and(is_closing), "{row:?}");
             }
+        }
+    }
+
+    #[test]
+    fn english_lines_break_between_words() {
+        let docs = [doc("a", A), doc("b", B)];
+        let c = collate(&Aligner::new(Options::default()), &docs).unwrap();
+        let view = TextView {
+            out: &c.output,
+            docs: &docs,
+            prepared: &c.prepared,
+            color: false,
+            width: 60,
+            summary_only: false,
+        };
+        let english = "And when he was come out of the ship, immediately there met him out of the tombs a man.";
+        let lines = view.wrap(english, [0, english.chars().count() as u32], &[], "", 28);
+        let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(text.concat(), english);
+        for (line, width) in &lines {
+            assert!(*width <= 28, "{line:?}");
+        }
+        for pair in text.windows(2) {
+            let (end, start) = (pair[0].chars().last().unwrap(), pair[1].chars().next().unwrap());
+            assert!(!(end.is_alphanumeric() && start.is_alphanumeric()), "a word cut: {pair:?}");
         }
     }
 
