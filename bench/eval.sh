@@ -38,3 +38,12 @@ if [ -d "$b" ]; then
 else
   echo "## zh-bible: $b not found, skipped"
 fi
+echo
+x=../shared/corpus/zh-en-bible
+if [ -d "$x" ]; then
+  echo "## zh-en-bible (Mark 5-8 in Chinese, CUV, against the whole of Mark in English, KJV; verse gold)"
+  $bin align $x/mark5-8_cuv.txt ../shared/corpus/en-bible/mark_kjv.txt --format json -o "$out/zhen.json"
+  $bin eval --units --gold $x/gold.json "$out/zhen.json"
+else
+  echo "## zh-en-bible: $x not found, skipped"
+fi

@@ -8,7 +8,11 @@ Two kinds of same-topic negatives, none of them versions of one another:
 * house style: Genesis 37-50 against Mark 5-8 in the same Chinese Bible
   translation (CUV), and Genesis in the other translation (CNV) against
   Mark — one translator's formulae (`他们就`, `对他说`), other books. Read
-  from ../shared/corpus (skipped when absent).
+  from ../shared/corpus (skipped when absent);
+* across languages: every Chinese dev text that is not Mark (the four
+  zh-variants stories, Genesis in both translations) against the English
+  Mark (KJV, WMB) and Matthew (KJV): aligned by meaning, where chance
+  matches of a night, a quake or a promise are the risk.
 
     python3 bench/eval_negatives.py --bin target/release/parallels --neg /tmp/neg [--without complete,...]
 
@@ -57,6 +61,12 @@ def main():
     if mark.exists():
         sets["house style (Genesis vs Mark)"] = [(shared / "zh-bible" / "genesis37-50_cuv.txt", mark),
                                                  (shared / "zh-bible" / "genesis37-50_ncv.txt", mark)]
+    en = shared / "en-bible"
+    if en.exists():
+        chinese = [ROOT / "eval" / "zh-variants" / f"v{i}.txt" for i in range(1, 5)]
+        chinese += [shared / "zh-bible" / "genesis37-50_cuv.txt", shared / "zh-bible" / "genesis37-50_ncv.txt"]
+        english = [en / "mark_kjv.txt", en / "mark_wmb.txt", en / "matthew_kjv.txt"]
+        sets["across languages (zh vs en)"] = [(a, b) for a in chinese for b in english]
     print(f"{'set':<32} {'pairs':>5} {'with any':>8} {'passages':>8} {'chars linked':>12} {'chars in all':>12}")
     for name, pairs in sets.items():
         hit = n_pass = n_chars = total = 0

@@ -183,6 +183,8 @@ enum Method {
     Coherence,
     /// More evidence for what is all two texts share.
     Isolated,
+    /// Meaning (the sentence encoder): the same as `--no-semantic`.
+    Semantic,
 }
 
 #[derive(Args, Debug)]
@@ -279,7 +281,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.coherence = !args.without.contains(&Method::Coherence);
     opts.isolated = !args.without.contains(&Method::Isolated);
-    opts.meaning = !args.no_semantic;
+    opts.meaning = !args.no_semantic && !args.without.contains(&Method::Semantic);
     opts.normalize.script = !args.no_script;
     opts.normalize.variants = !args.no_script;
     opts.normalize.numbers = !args.no_numbers;
