@@ -523,8 +523,10 @@ pub(super) fn align_sentences_with(
     if across {
         if let Some(meaning) = meaning {
             let mut chains = super::meaning::anchor_chains(meaning, &a.heading, &b.heading);
-            let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(meaning) };
-            complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, true);
+            if p.complete {
+                let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(meaning) };
+                complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, true);
+            }
             return SentenceAlignment { chains, tau };
         }
     }

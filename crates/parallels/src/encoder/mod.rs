@@ -50,7 +50,7 @@ static MODEL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/use-m3.bin"));
 /// Tokens of one batch: enough sentences that each weight matrix, read
 /// once per batch, serves many tokens; few enough that a batch's buffers
 /// (about 10 KB per token) stay small.
-const BATCH_TOKENS: usize = 512;
+const BATCH_TOKENS: usize = 2048;
 /// A longer sentence is encoded from its first tokens only (its meaning
 /// is far from settled by then, but its memory is bounded).
 const MAX_TOKENS: usize = 1024;
