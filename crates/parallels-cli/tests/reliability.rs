@@ -375,3 +375,40 @@ fn item6_ctrl_c_during_a_scan_removes_temporaries_and_keeps_the_work_for_resume(
     assert!(resumed.stderr.contains("resumed: reading, candidate pairs and 1 of"), "{resumed}");
     assert!(!sb.path().join("out/.work").exists());
 }
+
+#[test]
+fn item1_dedup_parquet_output_over_its_input_is_refused() {
+    let sb = Sandbox::new();
+    sb.write("corpus/a.txt", head("v1.txt", 600)).write("corpus/b.txt", head("v4.txt", 600));
+    sb.run(&["scan", "corpus", "-o", "results", "--format", "parquet"]).success();
+    let table = sb.read("results/documents.parquet");
+    let before = tree(&sb);
+    // The Parquet output of results/documents.parquet is
+    // results/documents.parquet itself.
+    let run =
+        sb.run(&["dedup", "results/documents.parquet", "--text", "source", "-o", "results", "--format", "parquet"]);
+    run.code(2);
+    assert!(
+        run.stderr.contains(
+            "-o (the output of results/documents.parquet) results/documents.parquet: the same file as the input"
+        ),
+        "{run}"
+    );
+    assert_eq!(tree(&sb), before);
+    assert_eq!(sb.read("results/documents.parquet"), table);
+}
+
+#[test]
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_CRASH)")]
+fn item6_ctrl_c_during_dedup_leaves_the_files_as_they_were() {
+    let sb = Sandbox::new();
+    let input = crawl(&sb);
+    sb.write("out.jsonl", "earlier\n");
+    let before = tree(&sb);
+    let run = sb.run_env(&["dedup", "in.jsonl", "-o", "out.jsonl"], &[("PARALLELS_TEST_CRASH", "candidates:0:int")]);
+    run.code(130);
+    assert!(run.stderr.contains("parallels: interrupted; temporary files removed"), "{run}");
+    assert_eq!(tree(&sb), before);
+    assert_eq!(sb.read("out.jsonl"), b"earlier\n");
+    assert_eq!(String::from_utf8(sb.read("in.jsonl")).unwrap(), input);
+}
