@@ -5,10 +5,10 @@ use crate::progress::Bars;
 use crate::scan::TableFormat;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
-use parallels::dedup::output::{write_jsonl, write_parquet, write_removed};
+use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
+use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
-use parallels::plumbing::Progress;
+use parallels::plumbing::{check_outputs, OutputFile, Progress};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -161,12 +161,34 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
+    // Nothing is written (not even a folder) when an output would
+    // overwrite an input or another output.
+    let mut outputs = match args.format {
+        TableFormat::Jsonl => vec![OutputFile::new("-o", &args.output)],
+        TableFormat::Parquet => parquet_outputs(&inputs, &args.output)?
+            .into_iter()
+            .zip(&inputs)
+            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", input.path().display()), out))
+            .collect(),
+    };
+    if let Some(removed) = &args.removed {
+        outputs.push(OutputFile::new("--removed", removed));
+    }
+    // Outputs never clash with each other. `-o` (JSON Lines) may be the
+    // input itself: kept records are copied from it into a temporary file
+    // that replaces it only once all are written. Any other output over an
+    // input is refused.
+    check_outputs(&outputs, std::iter::empty::<PathBuf>())?;
+    let in_place = usize::from(matches!(args.format, TableFormat::Jsonl));
+    check_outputs(&outputs[in_place..], input_files(&inputs, &corpus))?;
+    crate::remove_stale(&outputs);
     let work_dir = match args.format {
         TableFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
         TableFormat::Parquet => args.output.clone(),
     };
     let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
-    std::fs::create_dir_all(&work_dir).with_context(|| format!("{}: cannot create the folder", work_dir.display()))?;
+    // A run that fails before writing leaves no empty folder behind.
+    let _folder = crate::NewFolder::create(&work_dir)?;
     let opts = DedupOptions {
         normalize: args.normalize.options(),
         ngram: args.ngram,
@@ -190,6 +212,10 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let result = dedup(&mut reader, &opts, &bars);
     bars.stage("", None);
     let result = result?;
+    if result.stats.documents == 0 {
+        bars.hidden_problems();
+        bail!("{}; nothing was written", crate::scan::nothing_read(result.corpus.skipped_total()));
+    }
     let write_start = Instant::now();
     let written = match args.format {
         TableFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)

@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use parallels::align::{Aligner, Options};
 use parallels::collate::collate;
 use parallels::output::AlignOutput;
+use parallels::plumbing::{check_outputs, OutputFile};
 use parallels::read::{read_document, Document};
 use parallels::report::text::{TextView, MIN_WIDTH};
 use rayon::prelude::*;
@@ -211,6 +212,14 @@ fn parse_sigmas(s: &str) -> Result<f32, String> {
 }
 
 fn main() -> ExitCode {
+    // Ctrl-C, SIGTERM or SIGHUP: this run's temporary files and spill
+    // folders go (outputs already renamed into place stay, and so does
+    // scan's work folder, for --resume); the exit code is a shell's 130.
+    let _ = ctrlc::set_handler(|| {
+        parallels::plumbing::atomic::remove_temporaries();
+        eprintln!("parallels: interrupted; temporary files removed");
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Align(args) => run_align(args),
@@ -230,6 +239,41 @@ fn main() -> ExitCode {
             }
             eprintln!("parallels: error: {err:#}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Remove what runs that were killed left beside these outputs (temporary
+/// files of our naming whose process is gone).
+pub(crate) fn remove_stale(outputs: &[OutputFile]) {
+    let mut dirs: Vec<&Path> = outputs.iter().map(|o| o.path.parent().unwrap_or(Path::new(""))).collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        parallels::plumbing::atomic::remove_stale(dir);
+    }
+}
+
+/// An output folder, created if missing; when this run created it and it
+/// is still empty when dropped (the command failed before writing
+/// anything into it), it is removed again.
+pub(crate) struct NewFolder {
+    created: Option<PathBuf>,
+}
+
+impl NewFolder {
+    pub(crate) fn create(path: &Path) -> Result<NewFolder> {
+        let created = (!path.exists()).then(|| path.to_path_buf());
+        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", path.display()))?;
+        Ok(NewFolder { created })
+    }
+}
+
+impl Drop for NewFolder {
+    fn drop(&mut self) {
+        if let Some(path) = &self.created {
+            // `remove_dir` removes only an empty folder.
+            let _ = std::fs::remove_dir(path);
         }
     }
 }
@@ -274,6 +318,12 @@ fn terminal_width() -> usize {
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
+    let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
+        .collect();
+    check_outputs(&outputs, &args.files)?;
+    remove_stale(&outputs);
     let docs = read_inputs(&args.files)?;
     let mut opts = Options::default();
     opts.parallel.sigmas = args.sigmas;

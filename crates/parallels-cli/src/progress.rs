@@ -41,11 +41,13 @@ impl Bars {
 /// `PARALLELS_TEST_CRASH=STAGE:N` aborts the process (no cleanup, as a kill
 /// would) when stage STAGE has reported progress N times (N = 0: when it
 /// starts). Stages: documents, candidates, aligning (one report per
-/// checkpointed chunk).
+/// checkpointed chunk). `STAGE:N:int` sends the process SIGINT instead (as
+/// Ctrl-C would), through `kill`, and waits for the handler to end it.
 #[cfg(feature = "test-hooks")]
 #[derive(Default)]
 struct Crash {
     at: Option<(String, u64)>,
+    interrupt: bool,
     stage: Mutex<String>,
     reports: AtomicU64,
 }
@@ -53,16 +55,23 @@ struct Crash {
 #[cfg(feature = "test-hooks")]
 impl Crash {
     fn from_env() -> Crash {
-        let at = std::env::var("PARALLELS_TEST_CRASH").ok().and_then(|v| {
-            let (stage, n) = v.split_once(':')?;
-            Some((stage.to_string(), n.parse().ok()?))
-        });
-        Crash { at, ..Crash::default() }
+        let value = std::env::var("PARALLELS_TEST_CRASH").unwrap_or_default();
+        let (value, interrupt) = match value.strip_suffix(":int") {
+            Some(v) => (v.to_string(), true),
+            None => (value, false),
+        };
+        let at = value.split_once(':').and_then(|(stage, n)| Some((stage.to_string(), n.parse().ok()?)));
+        Crash { at, interrupt, ..Crash::default() }
     }
 
     fn check(&self) {
         if let Some((stage, n)) = &self.at {
             if *self.stage.lock().unwrap() == *stage && self.reports.load(Ordering::SeqCst) == *n {
+                if self.interrupt {
+                    let pid = std::process::id().to_string();
+                    let _ = std::process::Command::new("kill").args(["-INT", &pid]).status();
+                    std::thread::sleep(std::time::Duration::from_secs(30));
+                }
                 std::process::abort();
             }
         }

@@ -4,6 +4,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
+use parallels::plumbing::{check_outputs, OutputFile};
 use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
 use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
@@ -134,6 +135,12 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         max_pairs: args.max_pairs,
     };
     let pages = scan_site(&site).context("cannot render the report")?;
+    // Nothing is written (not even the folder) when a page would overwrite
+    // a table or a text it was made from.
+    let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
+    let tables = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
+    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().map(PathBuf::from)))?;
+    crate::remove_stale(&outputs);
     std::fs::create_dir_all(args.output.join("pairs"))
         .with_context(|| format!("{}: cannot create the report folder", args.output.display()))?;
     for page in &pages {

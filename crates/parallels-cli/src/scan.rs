@@ -2,10 +2,10 @@
 
 use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::{peak_rss_mib, Bars};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
-use parallels::plumbing::Progress;
+use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
+use parallels::plumbing::{check_outputs, OutputFile, Progress};
 use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +20,8 @@ pub struct ScanArgs {
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
     /// Never compare documents with the same value of this field (same book,
-    /// same newspaper series).
+    /// same newspaper series). A record without the field (or null) is in
+    /// no group and is compared with every document.
     #[arg(long, value_name = "FIELD")]
     group: Option<String>,
     /// Never compare text files that sit in the same folder.
@@ -77,8 +78,22 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     opts.seeds.min_seeds = args.min_seeds;
     opts.memory = args.memory << 20;
     opts.chunk = args.pairs_per_checkpoint;
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("{}: cannot create the output folder", args.output.display()))?;
+    // Nothing is written (not even the folder) when a table would
+    // overwrite an input.
+    let extension = match args.format {
+        TableFormat::Jsonl => "jsonl",
+        TableFormat::Parquet => "parquet",
+    };
+    let mut outputs = vec![OutputFile::new("-o", &args.output)];
+    for table in ["documents", "passages", "clusters"] {
+        outputs.push(OutputFile::new("-o", args.output.join(format!("{table}.{extension}"))));
+    }
+    outputs.push(OutputFile::new("-o", args.output.join("summary.json")));
+    check_outputs(&outputs, input_files(&inputs, &corpus))?;
+    crate::remove_stale(&outputs);
+    // A scan that stops before any table (and leaves no work folder to
+    // resume from) leaves no empty folder behind.
+    let _folder = crate::NewFolder::create(&args.output)?;
     let work = Work { dir: args.output.join(".work"), key: InputKey::new(&inputs, &corpus), resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let bars = Bars::new();
@@ -86,6 +101,12 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     bars.stage("", None);
     // After an I/O failure, the work folder stays for --resume.
     let result = result?;
+    if result.stats.documents == 0 {
+        let skipped = result.corpus.skipped_total();
+        result.remove_work().with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+        bars.hidden_problems();
+        bail!("{}; nothing was written", nothing_read(skipped));
+    }
     match args.format {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),
@@ -142,4 +163,14 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         args.output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why a command that read no document stops: every record or file was
+/// skipped (the messages above say why), or there was none.
+pub(crate) fn nothing_read(skipped: u64) -> String {
+    if skipped == 0 {
+        "no document was read: the inputs hold no text file or record".to_owned()
+    } else {
+        format!("no document was read: all {skipped} record(s) or file(s) were skipped (see the messages above)")
+    }
 }

@@ -262,8 +262,9 @@ fn no_panic_on_odd_input() {
     // Texts without tokens are never duplicates; "a" twice is exact.
     assert_eq!(ids(&jsonl(&sb.read("o.jsonl"))), ["p", "q", "r", "t"]);
     sb.write("empty.jsonl", "");
-    sb.run(&["dedup", "empty.jsonl", "-o", "o2.jsonl"]).no_panic().success();
-    assert_eq!(sb.read("o2.jsonl"), b"");
+    // Nothing usable read: an error, nothing written (issue 15).
+    sb.run(&["dedup", "empty.jsonl", "-o", "o2.jsonl"]).no_panic().code(2);
+    assert!(!sb.path().join("o2.jsonl").exists());
     sb.run(&["dedup", "missing.jsonl", "-o", "o3.jsonl"]).code(2).no_panic();
 }
 

@@ -310,7 +310,7 @@ fn jsonl_bad_utf8_and_other_bad_lines_are_skipped_and_reading_goes_on() {
 }
 
 #[test]
-fn jsonl_missing_or_bad_group_is_reported() {
+fn jsonl_missing_group_is_no_group_and_a_bad_one_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("groups.jsonl");
     let lines = [
@@ -318,6 +318,7 @@ fn jsonl_missing_or_bad_group_is_reported() {
         r#"{"id": "b", "text": "y"}"#,
         r#"{"id": "c", "text": "z", "work": {"name": "w2"}}"#,
         r#"{"id": "d", "text": "z", "work": false}"#,
+        r#"{"id": "e", "text": "z", "work": null}"#,
     ];
     fs::write(&path, lines.join("\n")).unwrap();
     let options = CorpusOptions { group_field: Some("work".to_owned()), ..CorpusOptions::default() };
@@ -328,14 +329,44 @@ fn jsonl_missing_or_bad_group_is_reported() {
         rows(&items),
         vec![
             doc("a", &line(1), "utf-8", Some("w1")),
-            problem(ProblemKind::MissingField, &line(2)),
+            // Without the field, or with null: in no group (compared with
+            // every document), not skipped.
+            doc("b", &line(2), "utf-8", None),
             problem(ProblemKind::WrongType, &line(3)),
             doc("d", &line(4), "utf-8", Some("false")),
+            doc("e", &line(5), "utf-8", None),
         ]
     );
+}
+
+#[test]
+fn a_number_and_a_string_id_that_clash_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.jsonl");
+    let lines = [
+        r#"{"id": 42, "text": "x"}"#,
+        r#"{"id": "42", "text": "y"}"#,
+        r#"{"id": "7", "text": "y"}"#,
+        r#"{"id": 7, "text": "z"}"#,
+        r#"{"id": "7", "text": "z"}"#,
+    ];
+    fs::write(&path, lines.join("\n")).unwrap();
+    let file = arg(&path);
+    let messages: Vec<String> =
+        reader(&[arg(&path)], CorpusOptions::default()).filter_map(Result::err).map(|p| p.to_string()).collect();
     assert_eq!(
-        items[1].as_ref().unwrap_err().message,
-        "no field \"work\" (the group field, chosen with --group); the record is skipped"
+        messages,
+        [
+            format!(
+                "{file}:2: duplicate id \"42\": first used by {file}:1 (there as the number 42, here as a string: \
+                 ids are compared as text); this one is skipped"
+            ),
+            format!(
+                "{file}:4: duplicate id \"7\": first used by {file}:3 (there as a string, here as the number 7: \
+                 ids are compared as text); this one is skipped"
+            ),
+            format!("{file}:5: duplicate id \"7\": first used by {file}:3; this one is skipped"),
+        ]
     );
 }
 

@@ -95,6 +95,29 @@ pub fn fingerprint(inputs: &[Input], options: &CorpusOptions) -> Vec<FileStamp> 
     out
 }
 
+/// Every file a [`CorpusReader`](super::CorpusReader) with these options
+/// reads, in its order: each file given, and each folder's files as the
+/// reader's own walk finds them (entries the walk cannot read are left out:
+/// the reader reports them). Lazy: a folder is walked as the iterator is
+/// consumed. What the commands check their outputs against
+/// ([`check_outputs`](crate::plumbing::check_outputs)).
+pub fn input_files<'a>(inputs: &'a [Input], options: &CorpusOptions) -> impl Iterator<Item = PathBuf> + 'a {
+    let extensions = wanted_extensions(options);
+    inputs.iter().flat_map(move |input| {
+        let mut walk = match input {
+            Input::Dir { path, root } => Walk::dir(path.clone(), root.clone()),
+            _ => Walk::file(input.path().to_path_buf(), PathBuf::new()),
+        };
+        let extensions = extensions.clone();
+        let (mut summary, mut pending) = (Summary::default(), VecDeque::new());
+        std::iter::from_fn(move || loop {
+            if let Ok(file) = walk.next(&extensions, &mut summary, &mut pending)? {
+                return Some(file);
+            }
+        })
+    })
+}
+
 /// Turn command-line arguments into inputs (see the module docs): existing
 /// paths by kind, glob patterns expanded and sorted.
 pub fn resolve(args: &[String]) -> Result<Vec<Input>, CorpusError> {

@@ -176,12 +176,12 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
     let Value::Object(mut map) = value else {
         return malformed(source(), format!("{}, not an object; each line must be one JSON object", json_kind(&value)));
     };
-    let id = match map.remove(&options.id_field) {
+    let (id, numeric_id) = match map.remove(&options.id_field) {
         Some(Value::String(id)) if id.is_empty() => {
             return Err(wrong_type(source(), &options.id_field, "an empty string", ""))
         }
-        Some(Value::String(id)) => id,
-        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(id)) => (id, false),
+        Some(Value::Number(n)) => (n.to_string(), true),
         None => return Err(missing(source(), &options.id_field, "id")),
         Some(Value::Null) => return Err(null(source(), &options.id_field)),
         Some(other) => {
@@ -203,12 +203,12 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
     };
     let group = match &options.group_field {
         None => None,
-        Some(field) => Some(match map.remove(field) {
-            Some(Value::String(group)) => group,
-            Some(Value::Number(n)) => n.to_string(),
-            Some(Value::Bool(b)) => b.to_string(),
-            None => return Err(missing(source(), field, "group")),
-            Some(Value::Null) => return Err(null(source(), field)),
+        Some(field) => match map.remove(field) {
+            Some(Value::String(group)) => Some(group),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::Bool(b)) => Some(b.to_string()),
+            // Without a group, a record is compared with every other.
+            None | Some(Value::Null) => None,
             Some(other) => {
                 return Err(wrong_type(
                     source(),
@@ -217,9 +217,9 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
                     "; a group must be a string, number or boolean",
                 ))
             }
-        }),
+        },
     };
-    Ok(RawDoc { id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta: map, origin })
+    Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta: map, origin })
 }
 
 /// serde's message with the column, without its "line 1" (a record is one

@@ -118,7 +118,7 @@ mod parquet;
 mod reader;
 mod walk;
 
-pub use inputs::{fingerprint, resolve, FileStamp, Input};
+pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
 pub use reader::{BatchStop, CorpusReader};
 
 use inputs::FileKind;
@@ -256,7 +256,9 @@ pub struct CorpusOptions {
     pub id_field: String,
     /// JSON field or Parquet column holding the text (`--text`).
     pub text_field: String,
-    /// JSON field or Parquet column holding the group (`--group`).
+    /// JSON field or Parquet column holding the group (`--group`). A
+    /// record without it (missing or null) is in no group: compared with
+    /// every other document, as without `--group`.
     pub group_field: Option<String>,
     /// Group text files by the folder they are in (`--group-by-dir`).
     pub group_by_dir: bool,
@@ -291,7 +293,7 @@ pub enum ProblemKind {
     /// A JSON line that is not valid UTF-8, not JSON, or not an object; a
     /// `.json` file that is one JSON array.
     Malformed,
-    /// The id, text or group field is missing or null.
+    /// The id or text field is missing or null.
     MissingField,
     /// The id, text or group field has the wrong type, or the id is empty.
     WrongType,

@@ -307,28 +307,23 @@ fn parquet_row(
 ) -> Result<RawDoc, Problem> {
     // Rendered only for a problem.
     let source = || origin.source.to_string();
-    let id = match cell(batch.column(columns.id).as_ref(), row) {
+    let (id, numeric_id) = match cell(batch.column(columns.id).as_ref(), row) {
         Cell::Str("") => return Err(wrong_type(source(), &options.id_field, "an empty string", "")),
         Cell::Null => return Err(null(source(), &options.id_field)),
-        other => other.to_label().unwrap_or_default(),
+        other => (other.to_label().unwrap_or_default(), !matches!(other, Cell::Str(_))),
     };
     let text = match cell(batch.column(columns.text).as_ref(), row) {
         Cell::Str(text) => text.to_owned(),
         _ => return Err(null(source(), &options.text_field)),
     };
-    let group = match (columns.group, &options.group_field) {
-        (Some(index), Some(field)) => match cell(batch.column(index).as_ref(), row).to_label() {
-            Some(group) => Some(group),
-            None => return Err(null(source(), field)),
-        },
-        _ => None,
-    };
+    // Without a group (null), a row is compared with every other.
+    let group = columns.group.and_then(|index| cell(batch.column(index).as_ref(), row).to_label());
     let meta = columns
         .meta
         .iter()
         .map(|(name, index)| (name.clone(), cell(batch.column(*index).as_ref(), row).to_json()))
         .collect();
-    Ok(RawDoc { id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta, origin })
+    Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta, origin })
 }
 
 #[cfg(test)]

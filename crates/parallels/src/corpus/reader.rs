@@ -20,6 +20,9 @@ use crate::read;
 /// A document before the empty and duplicate checks.
 pub(super) struct RawDoc {
     pub(super) id: String,
+    /// Whether the id was a number (JSON number, numeric Parquet column):
+    /// `42` and `"42"` are one id, and a clash between them is named.
+    pub(super) numeric_id: bool,
     pub(super) text: String,
     pub(super) encoding: String,
     pub(super) replaced: usize,
@@ -38,8 +41,9 @@ pub struct CorpusReader {
     current: Option<(Reading, usize)>,
     /// Problems found while listing a folder, handed on before going on.
     pending: VecDeque<Problem>,
-    /// Every id handed on, with where it came from.
-    seen: FxHashMap<Box<str>, Source>,
+    /// Every id handed on, with where it came from and whether it was a
+    /// number.
+    seen: FxHashMap<Box<str>, (Source, bool)>,
     /// The JSON lines not yet parsed (of one item, or of a batch of
     /// [`CorpusReader::next_batch`]), kept between calls so that it does not
     /// grow again each time.
@@ -166,11 +170,21 @@ impl CorpusReader {
             };
             return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::Empty, message));
         }
-        if let Some(first) = self.seen.get(raw.id.as_str()) {
-            let message = format!("duplicate id \"{}\": first used by {first}; this one is skipped", raw.id);
+        if let Some((first, numeric)) = self.seen.get(raw.id.as_str()) {
+            // Ids are compared as text: say so when one was a number.
+            let note = match (*numeric, raw.numeric_id) {
+                (true, false) => {
+                    format!(" (there as the number {}, here as a string: ids are compared as text)", raw.id)
+                }
+                (false, true) => {
+                    format!(" (there as a string, here as the number {}: ids are compared as text)", raw.id)
+                }
+                _ => String::new(),
+            };
+            let message = format!("duplicate id \"{}\": first used by {first}{note}; this one is skipped", raw.id);
             return Err(Problem::new(raw.origin.source.to_string(), ProblemKind::DuplicateId, message));
         }
-        self.seen.insert(raw.id.as_str().into(), raw.origin.source.clone());
+        self.seen.insert(raw.id.as_str().into(), (raw.origin.source.clone(), raw.numeric_id));
         self.summary.documents += 1;
         Ok(CorpusDoc {
             id: raw.id,
@@ -200,6 +214,7 @@ impl CorpusReader {
         let group = self.options.group_by_dir.then(|| folder_group(&relative));
         Ok(RawDoc {
             id: id_from_relative(&relative),
+            numeric_id: false,
             text: doc.text,
             encoding: doc.encoding,
             replaced: doc.replaced,

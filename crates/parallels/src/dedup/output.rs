@@ -70,10 +70,11 @@ fn by_input(inputs: &[Input], result: &DedupResult) -> Vec<Vec<u32>> {
     docs
 }
 
-/// `.NAME.WHAT-PID` beside `path`.
+/// `.NAME.PID.WHAT` beside `path` (a name that
+/// [`remove_stale`](crate::plumbing::atomic::remove_stale) knows for `old`).
 fn sibling(path: &Path, what: &str) -> PathBuf {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
+    path.with_file_name(format!(".{name}.{}.{what}", std::process::id()))
 }
 
 /// An output being written: an [`AtomicFile`] committed to `path` when done,
@@ -455,6 +456,26 @@ pub enum ParquetOutError {
     },
 }
 
+/// The files [`write_parquet`] writes into `dir`, one per input (of the
+/// same name), or why it cannot: an input that is not Parquet, two inputs
+/// of one name. Known before the inputs are read, so that a caller can
+/// refuse the run before its work rather than after it.
+pub fn parquet_outputs(inputs: &[Input], dir: &Path) -> Result<Vec<PathBuf>, ParquetOutError> {
+    let mut names: FxHashMap<std::ffi::OsString, &Path> = FxHashMap::default();
+    let mut outs = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let Input::Parquet(path) = input else {
+            return Err(ParquetOutError::NotParquet(input.path().to_path_buf()));
+        };
+        let name = path.file_name().unwrap_or_default().to_os_string();
+        outs.push(dir.join(&name));
+        if let Some(other) = names.insert(name, path) {
+            return Err(ParquetOutError::SameName(other.to_path_buf(), path.clone()));
+        }
+    }
+    Ok(outs)
+}
+
 /// Write, for every Parquet input, a Parquet file of the same name in the
 /// folder `dir` with its kept rows and every column; see the module docs.
 pub fn write_parquet(
@@ -463,22 +484,12 @@ pub fn write_parquet(
     result: &DedupResult,
     dir: &Path,
 ) -> Result<Written, ParquetOutError> {
-    let mut names: FxHashMap<std::ffi::OsString, &Path> = FxHashMap::default();
-    for input in inputs {
-        let Input::Parquet(path) = input else {
-            return Err(ParquetOutError::NotParquet(input.path().to_path_buf()));
-        };
-        let name = path.file_name().unwrap_or_default().to_os_string();
-        if let Some(other) = names.insert(name, path) {
-            return Err(ParquetOutError::SameName(other.to_path_buf(), path.clone()));
-        }
-    }
+    let outs = parquet_outputs(inputs, dir)?;
     std::fs::create_dir_all(dir).map_err(|source| ParquetOutError::Io { path: dir.to_path_buf(), source })?;
     let docs = by_input(inputs, result);
     let mut written = Written::default();
-    for (k, input) in inputs.iter().enumerate() {
-        let out = dir.join(input.path().file_name().unwrap_or_default());
-        copy_parquet(input.path(), &out, &docs[k], result, &corpus.text_field, &mut written)
+    for ((k, input), out) in inputs.iter().enumerate().zip(&outs) {
+        copy_parquet(input.path(), out, &docs[k], result, &corpus.text_field, &mut written)
             .map_err(|source| ParquetOutError::Io { path: input.path().to_path_buf(), source })?;
     }
     Ok(written)

@@ -1,12 +1,24 @@
 //! Files written whole or not at all.
 //!
 //! An [`AtomicFile`] is a temporary file in the folder of its destination
-//! (named by `tempfile`: `.NAME.XXXXXX.tmp`, with the permissions a new file
-//! gets); [`AtomicFile::commit`] flushes it to disk (`fsync`) and renames it
-//! over the destination. Until then the destination holds what it held before (an
-//! earlier output, or nothing); a writer that fails or is dropped removes the
-//! temporary file. A killed process can leave a temporary file behind,
-//! never a truncated destination.
+//! (named by `tempfile`: `.NAME.PID.XXXXXX.tmp`, with the permissions a new
+//! file gets); [`AtomicFile::commit`] flushes it to disk (`fsync`) and
+//! renames it over the destination. Until then the destination holds what it
+//! held before (an earlier output, or nothing); a writer that fails or is
+//! dropped removes the temporary file. A killed process can leave a
+//! temporary file behind, never a truncated destination.
+//!
+//! What a process leaves when it is stopped:
+//!
+//! * on SIGINT or SIGTERM, the binary's handler calls
+//!   [`remove_temporaries`], which removes every temporary file and spill
+//!   folder this process has open (each registers itself while it lives);
+//! * on a kill it cannot catch (SIGKILL, a power cut), they stay, and
+//!   [`remove_stale`] removes them at the next run that writes into the
+//!   same folder: names of our making (`.NAME.PID.XXXXXX.tmp`,
+//!   `.NAME.PID.old`, the sorter's `.parallels-NAME-PID-XXXXXX`) whose
+//!   process is gone. Whether a process is gone is known on Linux
+//!   (`/proc/PID`); elsewhere nothing is removed.
 //!
 //! Every stage that writes a result or a checkpoint goes through here, so
 //! all of them name temporary files alike and all of them sync before the
@@ -17,12 +29,112 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files and folders of this process that are alive.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary path in [`LIVE`] while this lives.
+#[derive(Debug)]
+pub(crate) struct Registered(PathBuf);
+
+impl Registered {
+    /// Register `path` until the result is dropped.
+    pub(crate) fn new(path: &Path) -> Registered {
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(path.to_path_buf());
+        }
+        Registered(path.to_path_buf())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut live) = LIVE.lock() {
+            if let Some(k) = live.iter().rposition(|p| *p == self.0) {
+                live.swap_remove(k);
+            }
+        }
+    }
+}
+
+/// Remove every temporary file and spill folder of this process (see the
+/// module docs): what a signal handler calls before the process exits.
+/// Outputs already renamed into place are not touched.
+pub fn remove_temporaries() {
+    let live = match LIVE.lock() {
+        Ok(live) => live.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for path in live {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(&path);
+        } else {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Remove the temporary files and spill folders that processes now gone
+/// left in `dir` (see the module docs); returns how many. Errors are
+/// ignored: this is tidying, not a condition for the run.
+pub fn remove_stale(dir: &Path) -> usize {
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(stale_pid) else { continue };
+        if pid == std::process::id() || process_alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
+}
+
+/// The process id in a temporary name of our making, if it is one:
+/// `.NAME.PID.XXXXXX.tmp`, `.NAME.PID.old` or `.parallels-NAME-PID-XXXXXX`.
+fn stale_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let random = |s: &str| s.len() == 6 && s.bytes().all(|b| b.is_ascii_alphanumeric());
+    let pid = |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten();
+    if let Some(spill) = rest.strip_prefix("parallels-") {
+        let parts: Vec<&str> = spill.rsplitn(3, '-').collect();
+        return match parts[..] {
+            [r, p, _] if random(r) => pid(p),
+            _ => None,
+        };
+    }
+    let parts: Vec<&str> = rest.rsplitn(4, '.').collect();
+    match parts[..] {
+        ["tmp", r, p, _] if random(r) => pid(p),
+        ["old", p, ..] => pid(p),
+        _ => None,
+    }
+}
+
+/// Whether a process `pid` runs (Linux: `/proc/PID`); elsewhere, always
+/// yes, so that nothing of a live process is removed.
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
 
 /// A file being written under a temporary name beside its destination.
 #[derive(Debug)]
 pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
+    _live: Registered,
 }
 
 impl AtomicFile {
@@ -39,12 +151,14 @@ impl AtomicFile {
         // Opened as `File::create` opens (so with its permissions, not the
         // owner-only mode of temporary files: the file stays), and with
         // the system's own error, which names no temporary path.
-        let prefix = format!(".{}.", name.to_string_lossy());
+        let prefix = format!(".{}.{}.", name.to_string_lossy(), std::process::id());
         let tmp = tempfile::Builder::new()
             .prefix(&prefix)
             .suffix(".tmp")
+            .rand_bytes(6)
             .make_in(dir, |p| std::fs::OpenOptions::new().write(true).create_new(true).open(p))?;
-        Ok(AtomicFile { tmp, path: path.to_path_buf() })
+        let live = Registered::new(tmp.path());
+        Ok(AtomicFile { tmp, path: path.to_path_buf(), _live: live })
     }
 
     /// The temporary file, for writers that want a `File`.
@@ -106,7 +220,7 @@ mod tests {
         f.write_all(b"new").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
         let tmp = names(dir.path()).into_iter().find(|n| n != "out.json").unwrap();
-        assert!(tmp.starts_with(".out.json.") && tmp.ends_with(".tmp"), "{tmp}");
+        assert!(tmp.starts_with(&format!(".out.json.{}.", std::process::id())) && tmp.ends_with(".tmp"), "{tmp}");
         f.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(names(dir.path()), ["out.json"]);
@@ -139,6 +253,36 @@ mod tests {
         let err = AtomicFile::create(&dir.path().join("missing/out.json")).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
         assert!(!err.to_string().contains(".tmp"), "{err}");
+    }
+
+    #[test]
+    fn stale_temporaries_of_gone_processes_are_removed() {
+        // (`remove_temporaries` removes those of every test running in
+        // this process: the binary's interruption test checks it.)
+        let dir = tempfile::tempdir().unwrap();
+        // Left by processes that are gone (no pid is above 2^22 on Linux),
+        // and by this one, and names that are not ours.
+        let gone = 4_194_304 + 17;
+        let mine = std::process::id();
+        for name in [
+            format!(".out.json.{gone}.a1B2c3.tmp"),
+            format!(".out.json.{gone}.old"),
+            format!(".parallels-bands-{gone}-x9Y8z7"),
+            format!(".out.json.{mine}.a1B2c3.tmp"),
+            ".out.json.12.tmp".to_owned(),
+            "out.json".to_owned(),
+            ".hidden".to_owned(),
+        ] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let removed = remove_stale(dir.path());
+        if cfg!(target_os = "linux") {
+            assert_eq!(removed, 3);
+            let mut left = vec![format!(".out.json.{mine}.a1B2c3.tmp"), ".hidden".into(), ".out.json.12.tmp".into()];
+            left.push("out.json".into());
+            left.sort();
+            assert_eq!(names(dir.path()), left);
+        }
     }
 
     #[test]

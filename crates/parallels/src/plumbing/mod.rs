@@ -9,6 +9,8 @@
 //! * [`atomic`]: files written whole or not at all (every result and
 //!   checkpoint).
 //! * [`parquet`]: the Parquet writer settings.
+//! * [`same_file`]: which paths name one file; outputs that are an input or
+//!   another output are refused before anything is written.
 //!
 //! Together with [`crate::chars`] (character classes) this is what stages
 //! share; a stage never imports another stage's internals. Nothing here
@@ -19,9 +21,11 @@
 pub mod atomic;
 pub mod parquet;
 pub mod progress;
+pub mod same_file;
 pub mod sort;
 pub mod union_find;
 
 pub use atomic::{write_atomic, AtomicFile};
 pub use progress::{Progress, Quiet};
+pub use same_file::{check_outputs, Clash, OutputFile};
 pub use union_find::UnionFind;

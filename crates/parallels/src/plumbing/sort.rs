@@ -38,7 +38,14 @@ enum SpillDir {
     Named(PathBuf),
     /// A temporary folder in `parent`, made when needed, removed when
     /// dropped.
-    Temp { parent: PathBuf, dir: Option<tempfile::TempDir> },
+    Temp { parent: PathBuf, dir: Option<TempSpill> },
+}
+
+/// A temporary spill folder, registered for
+/// [`remove_temporaries`](super::atomic::remove_temporaries) while it lives.
+struct TempSpill {
+    dir: tempfile::TempDir,
+    _live: super::atomic::Registered,
 }
 
 /// Sorts records, spilling to a folder beyond `chunk` records.
@@ -61,7 +68,7 @@ impl<R: Record> Sorter<R> {
     }
 
     /// As [`Sorter::new`], spilling into a new folder
-    /// `.parallels-NAME-XXXXXX` in `parent`, made when the first chunk
+    /// `.parallels-NAME-PID-XXXXXX` in `parent`, made when the first chunk
     /// spills and removed when the sorter, or the stream that
     /// [`Sorter::finish`] returns, is dropped.
     pub fn in_temp_dir(parent: &Path, name: &str, chunk: usize) -> Sorter<R> {
@@ -81,10 +88,13 @@ impl<R: Record> Sorter<R> {
             }
             SpillDir::Temp { parent, dir } => {
                 if dir.is_none() {
-                    let prefix = format!(".parallels-{}-", self.name);
-                    *dir = Some(tempfile::Builder::new().prefix(&prefix).tempdir_in(&*parent)?);
+                    // Named so that `atomic::remove_stale` knows it.
+                    let prefix = format!(".parallels-{}-{}-", self.name, std::process::id());
+                    let made = tempfile::Builder::new().prefix(&prefix).rand_bytes(6).tempdir_in(&*parent)?;
+                    let live = super::atomic::Registered::new(made.path());
+                    *dir = Some(TempSpill { dir: made, _live: live });
                 }
-                Ok(dir.as_ref().map(|d| d.path().to_path_buf()).unwrap_or_default())
+                Ok(dir.as_ref().map(|d| d.dir.path().to_path_buf()).unwrap_or_default())
             }
         }
     }
@@ -139,8 +149,8 @@ impl<R: Record> Sorter<R> {
         if !self.buf.is_empty() {
             self.spill()?;
         }
-        if let SpillDir::Temp { dir: Some(dir), .. } = &mut self.dir {
-            dir.disable_cleanup(true);
+        if let SpillDir::Temp { dir: Some(spill), .. } = &mut self.dir {
+            spill.dir.disable_cleanup(true);
         }
         Ok(std::mem::take(&mut self.runs))
     }
@@ -173,7 +183,7 @@ pub struct Sorted<R: Record> {
     heap: BinaryHeap<Reverse<(R, usize)>>,
     files: Vec<PathBuf>,
     /// The sorter's temporary spill folder, removed after `files`.
-    temp_dir: Option<tempfile::TempDir>,
+    temp_dir: Option<TempSpill>,
 }
 
 impl<R: Record> Sorted<R> {
