@@ -189,23 +189,38 @@ fn sentences_between_anchors_are_linked_by_position_and_length() {
     assert_eq!(link_with(&passages, VERSION_A, "城里的存粮"), None);
 }
 
+/// A file of the shared corpus folder beside the repository (read in
+/// place, never copied into it).
+fn shared(name: &str) -> String {
+    let path = format!("{}/../../../shared/corpus/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (the shared corpus folder belongs beside the repository)"))
+}
+
+/// One pair's passages as an output document, scored per verse against a
+/// gold file of the shared corpus.
+fn verse_units(
+    ids: [&str; 2],
+    texts: [&str; 2],
+    passages: Vec<parallels::align::Passage>,
+    gold: &str,
+) -> (AlignOutput, parallels::eval::UnitReport) {
+    let texts = [texts[0].to_string(), texts[1].to_string()];
+    let out = output(&ids, &texts, vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
+    let gold: Gold = serde_json::from_str(&shared(gold)).unwrap();
+    let report = parallels::eval::evaluate_units(&gold, &out).unwrap();
+    eprintln!("{}", report.table());
+    (out, report)
+}
+
 /// Genesis 37–50 in two real Chinese translations (CUV simplified, CNV
 /// traditional), read from the shared corpus folder beside the repository
 /// (never copied into it): verse-unit precision (±1 verse) and recall.
 #[test]
 fn zh_bible_verses_align_and_no_stock_phrase_links_out_of_place() {
-    let dir = format!("{}/../../../shared/corpus/zh-bible", env!("CARGO_MANIFEST_DIR"));
-    let read = |name: &str| {
-        std::fs::read_to_string(format!("{dir}/{name}"))
-            .unwrap_or_else(|e| panic!("{dir}/{name}: {e} (the shared corpus folder belongs beside the repository)"))
-    };
-    let (a, b) = (read("genesis37-50_cuv.txt"), read("genesis37-50_ncv.txt"));
+    let (a, b) = (shared("zh-bible/genesis37-50_cuv.txt"), shared("zh-bible/genesis37-50_ncv.txt"));
     let passages = Aligner::new(Options::default()).align_texts(&a, &b);
-    let ids = ["genesis37-50_cuv", "genesis37-50_ncv"];
-    let out = output(&ids, &[a.clone(), b.clone()], vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
-    let gold: Gold = serde_json::from_str(&read("gold.json")).unwrap();
-    let report = parallels::eval::evaluate_units(&gold, &out).unwrap();
-    eprintln!("{}", report.table());
+    let (out, report) = verse_units(["genesis37-50_cuv", "genesis37-50_ncv"], [&a, &b], passages, "zh-bible/gold.json");
     assert!(report.units.precision() >= 0.99, "unit P {:.4}", report.units.precision());
     assert!(report.units.recall() >= 0.99, "unit R {:.4}", report.units.recall());
     // Every passage lies along the main alignment: none links verses more
@@ -219,22 +234,13 @@ fn zh_bible_verses_align_and_no_stock_phrase_links_out_of_place() {
 /// characters, aligned by meaning (the sentence encoder) and length.
 #[test]
 fn chinese_mark_aligns_with_english_mark_by_meaning() {
-    let shared = format!("{}/../../../shared/corpus", env!("CARGO_MANIFEST_DIR"));
-    let read = |name: &str| {
-        std::fs::read_to_string(format!("{shared}/{name}"))
-            .unwrap_or_else(|e| panic!("{shared}/{name}: {e} (the shared corpus folder belongs beside the repository)"))
-    };
-    let (a, b) = (read("zh-en-bible/mark5-8_cuv.txt"), read("en-bible/mark_kjv.txt"));
+    let (a, b) = (shared("zh-en-bible/mark5-8_cuv.txt"), shared("en-bible/mark_kjv.txt"));
     let passages = Aligner::new(Options::default()).align_texts(&a, &b);
     assert!(
         passages.iter().flat_map(|p| &p.links).all(|l| l.meaning.is_some()),
         "links across languages carry meaning"
     );
-    let ids = ["mark5-8_cuv", "mark_kjv"];
-    let out = output(&ids, &[a.clone(), b.clone()], vec![PairOutput { a: ids[0].into(), b: ids[1].into(), passages }]);
-    let gold: Gold = serde_json::from_str(&read("zh-en-bible/gold.json")).unwrap();
-    let report = parallels::eval::evaluate_units(&gold, &out).unwrap();
-    eprintln!("{}", report.table());
+    let (_, report) = verse_units(["mark5-8_cuv", "mark_kjv"], [&a, &b], passages, "zh-en-bible/gold.json");
     assert!(report.units.f1() >= 0.90, "unit F1 {:.4}", report.units.f1());
     // Nothing is linked into the chapters of English Mark that the
     // Chinese text does not contain.
