@@ -9,7 +9,7 @@ mod scan;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use parallels::align::{Aligner, Options};
+use parallels::align::{Aligner, Options, ParallelParams};
 use parallels::collate::collate;
 use parallels::output::AlignOutput;
 use parallels::plumbing::{check_outputs, OutputFile};
@@ -146,24 +146,13 @@ struct AlignArgs {
     summary: bool,
     /// Strictness: a link needs a similarity this many standard deviations
     /// above that of random sentence pairs of the same two texts.
-    #[arg(long, default_value_t = 4.0, value_name = "SIGMAS", value_parser = parse_sigmas)]
+    #[arg(long, default_value_t = ParallelParams::default().sigmas, value_name = "SIGMAS", value_parser = parse_sigmas)]
     sigmas: f32,
     /// Most sentences a passage may skip on either side between two links.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(long, default_value_t = ParallelParams::default().gap, value_name = "N")]
     gap: u32,
-    /// Do not fold traditional characters to simplified.
-    #[arg(long)]
-    no_script: bool,
-    /// Do not read Chinese numerals, 万-notation and thousands separators
-    /// as numbers.
-    #[arg(long)]
-    no_numbers: bool,
-    /// Do not drop footnote markers such as `[12]` or `①`.
-    #[arg(long)]
-    no_footnotes: bool,
-    /// Match serialization headers and update-time lines like any text.
-    #[arg(long)]
-    no_boilerplate: bool,
+    #[command(flatten)]
+    normalize: args::NormalizeArgs,
     /// Do not use meaning: no sentence encoder between anchors, and no
     /// alignment of texts in two different scripts (a Chinese translation
     /// against its English original). Lexical evidence only, as in scan.
@@ -332,11 +321,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.coherence = !args.without.contains(&Method::Coherence);
     opts.isolated = !args.without.contains(&Method::Isolated);
     opts.meaning = !args.no_semantic && !args.without.contains(&Method::Semantic);
-    opts.normalize.script = !args.no_script;
-    opts.normalize.variants = !args.no_script;
-    opts.normalize.numbers = !args.no_numbers;
-    opts.normalize.footnotes = !args.no_footnotes;
-    opts.normalize.boilerplate = !args.no_boilerplate;
+    opts.normalize = args.normalize.options();
     let aligner = Aligner::new(opts);
     let collation = collate(&aligner, &docs)?;
     let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
