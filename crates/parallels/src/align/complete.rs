@@ -534,7 +534,9 @@ pub(super) fn complete(
     };
     if let Some(meaning) = ev.meaning.as_deref_mut() {
         let (slot_a, slot_b) = slots(chains, anchored);
-        meaning.ensure(&slot_a, &slot_b);
+        if !slot_a.is_empty() || !slot_b.is_empty() {
+            meaning.ensure(&slot_a, &slot_b);
+        }
     }
     for c in chains.iter_mut() {
         let mut links: Vec<SentLink> = Vec::with_capacity(c.links.len());

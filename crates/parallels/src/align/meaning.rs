@@ -39,6 +39,8 @@ pub struct Meaning<'t> {
     texts: [Vec<&'t str>; 2],
     vectors: [Vec<f32>; 2],
     have: [Vec<bool>; 2],
+    /// Whether the background has been measured (on first use).
+    measured: bool,
     /// Mean and deviation of the cosine of random sentence pairs.
     pub(super) mean: f32,
     pub(super) sd: f32,
@@ -67,23 +69,19 @@ pub(super) fn sentence_texts(text: &str, spans: impl Iterator<Item = (u32, u32)>
 impl<'t> Meaning<'t> {
     /// Vectors for the sentences `a` and `b` of two texts; the background
     /// is measured on a sample of each.
+    ///
+    /// Nothing is encoded until asked for: a pair whose chains leave no
+    /// slot costs nothing.
     pub fn new(a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
         let (n, m) = (a.len(), b.len());
-        let mut meaning = Meaning {
+        Meaning {
             texts: [a, b],
             vectors: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
             have: [vec![false; n], vec![false; m]],
+            measured: false,
             mean: 0.0,
             sd: 1.0,
-        };
-        let sample = |len: usize| -> Vec<u32> {
-            let k = len.min(BACKGROUND_SENTENCES);
-            (0..k).map(|i| (i * len / k) as u32).collect()
-        };
-        let (sa, sb) = (sample(n), sample(m));
-        meaning.ensure(&sa, &sb);
-        meaning.background(&sa, &sb);
-        meaning
+        }
     }
 
     fn row(&self, side: usize, i: u32) -> &[f32] {
@@ -111,6 +109,20 @@ impl<'t> Meaning<'t> {
     /// Encode the sentences `a` of A and `b` of B that are not yet, in one
     /// batch.
     pub(super) fn ensure(&mut self, a: &[u32], b: &[u32]) {
+        if !self.measured {
+            // The first request also encodes the background sample, in
+            // the same batch.
+            self.measured = true;
+            let sample = |len: usize| -> Vec<u32> {
+                let k = len.min(BACKGROUND_SENTENCES);
+                (0..k).map(|i| (i * len / k) as u32).collect()
+            };
+            let (sa, sb) = (sample(self.have[0].len()), sample(self.have[1].len()));
+            let (ra, rb) = ([a, &sa].concat(), [b, &sb].concat());
+            self.ensure(&ra, &rb);
+            self.background(&sa, &sb);
+            return;
+        }
         let mut missing: Vec<(usize, u32)> = Vec::new();
         for (side, list) in [(0, a), (1, b)] {
             for &i in list {
