@@ -42,10 +42,15 @@ enum Command {
     /// text copies the other, maybe with noise, another script or other
     /// punctuation) or `parallel` (two renderings of one source, linked
     /// sentence by sentence). Pairs that share nothing are left out.
+    /// Where wording differs, meaning (a multilingual sentence encoder
+    /// built in) links the sentences between two anchors; texts in two
+    /// scripts (a Chinese translation and its English original) are
+    /// aligned by meaning alone.
     ///
     /// Examples:
     ///   parallels align a.txt b.txt
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
+    ///   parallels align zh.txt en.txt --html compare.html
     #[command(verbatim_doc_comment)]
     Align(AlignArgs),
     /// Find every shared passage across a whole corpus, without comparing all
