@@ -402,6 +402,11 @@ fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
     Some(if odd >= even { encoding_rs::UTF_16LE } else { encoding_rs::UTF_16BE })
 }
 
+/// Fewest NUL bytes that can make a file UTF-16 without a BOM: in a few
+/// bytes, one or two NULs on one side happen by chance (`C2 80 00 20` is
+/// valid UTF-8 with one NUL, and not two UTF-16 characters).
+const UTF16_MIN_NULS: usize = 4;
+
 /// Mostly-ASCII UTF-16 has a NUL in every other byte, all on one side.
 fn looks_like_utf16_without_bom(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(8192)];
@@ -416,7 +421,7 @@ fn looks_like_utf16_without_bom(bytes: &[u8]) -> bool {
         }
     }
     let nuls = even + odd;
-    nuls * 4 >= head.len() && even.max(odd) * 10 >= nuls * 9
+    nuls >= UTF16_MIN_NULS && nuls * 4 >= head.len() && even.max(odd) * 10 >= nuls * 9
 }
 
 /// Valid multi-byte UTF-8 characters, and invalid sequences (rule 4).
@@ -1055,6 +1060,15 @@ mod tests {
     }
 
     #[test]
+    fn a_nul_or_two_in_a_few_bytes_is_not_utf16() {
+        // Found by `never_panics`: valid UTF-8 with one NUL was read as
+        // two UTF-16 characters.
+        assert!(matches!(decode(&[0xC2, 0x80, 0x00, 0x20]), Err(DecodeError::Binary { .. })));
+        assert!(matches!(decode(b"h\0i\0"), Err(DecodeError::Binary { .. })));
+        assert_eq!(decode(b"h\0e\0l\0l\0o\0").unwrap().text, "hello");
+    }
+
+    #[test]
     fn long_line_without_newline() {
         let text = "字".repeat(100_000);
         let d = decode(text.as_bytes()).unwrap();
@@ -1065,9 +1079,10 @@ mod tests {
         #[test]
         fn never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
             if let Ok(d) = decode(&bytes) {
-                // Valid UTF-8 without a BOM is returned unchanged.
+                // Valid UTF-8 without a BOM is returned unchanged (with NUL
+                // bytes it may be UTF-16 without a BOM, or binary).
                 if let Ok(s) = std::str::from_utf8(&bytes) {
-                    if !s.starts_with('\u{FEFF}') {
+                    if !s.starts_with('\u{FEFF}') && !s.contains('\0') {
                         proptest::prop_assert_eq!(d.text.as_str(), s);
                     }
                 }
