@@ -147,8 +147,10 @@ impl<'t> Meaning<'t> {
     /// The cosine of the summed vectors of `A[a0..a1]` and `B[b0..b1]`,
     /// encoding what is missing.
     pub(super) fn group_cos(&mut self, a0: u32, a1: u32, b0: u32, b1: u32) -> f32 {
-        let (ra, rb): (Vec<u32>, Vec<u32>) = ((a0..a1).collect(), (b0..b1).collect());
-        self.ensure(&ra, &rb);
+        let have = |side: usize, range: Range<u32>| range.into_iter().all(|i| self.have[side][i as usize]);
+        if !(self.measured && have(0, a0..a1) && have(1, b0..b1)) {
+            self.ensure(&(a0..a1).collect::<Vec<_>>(), &(b0..b1).collect::<Vec<_>>());
+        }
         let sum = |side: usize, range: Range<u32>| {
             let mut v = [0f32; DIM];
             for i in range {

@@ -33,7 +33,28 @@ const BOS: u32 = 1;
 const EOS: u32 = 2;
 const SPACE: &str = "\u{2581}";
 
-/// Byte strings in sorted order, each with a value, searched by prefix.
+/// Byte strings laid end to end, found by index.
+struct Strings {
+    blob: Vec<u8>,
+    /// `(start, end)` of string `i` in `blob`.
+    spans: Vec<(u32, u32)>,
+}
+
+impl Strings {
+    /// `ends[i]` is where string `i` ends (and string `i + 1` starts).
+    fn new(blob: Vec<u8>, ends: &[u32]) -> Strings {
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        Strings { spans: starts.zip(ends.iter().copied()).collect(), blob }
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let (start, end) = self.spans[i];
+        &self.blob[start as usize..end as usize]
+    }
+}
+
+/// Byte strings in sorted order, each with its index as value, searched by
+/// prefix.
 struct SortedKeys {
     blob: Vec<u8>,
     /// `(start, end, value)` into `blob`, sorted by the bytes.
@@ -41,20 +62,12 @@ struct SortedKeys {
 }
 
 impl SortedKeys {
-    fn new(blob: Vec<u8>, ends: &[u32]) -> SortedKeys {
-        let mut start = 0;
-        let mut keys = Vec::with_capacity(ends.len());
-        for (value, &end) in ends.iter().enumerate() {
-            keys.push((start, end, value as u32));
-            start = end;
-        }
+    fn new(strings: Strings) -> SortedKeys {
+        let Strings { blob, spans } = strings;
+        let mut keys: Vec<(u32, u32, u32)> =
+            spans.into_iter().enumerate().map(|(value, (start, end))| (start, end, value as u32)).collect();
         keys.sort_unstable_by(|x, y| blob[x.0 as usize..x.1 as usize].cmp(&blob[y.0 as usize..y.1 as usize]));
         SortedKeys { blob, keys }
-    }
-
-    fn key(&self, i: usize) -> &[u8] {
-        let (start, end, _) = self.keys[i];
-        &self.blob[start as usize..end as usize]
     }
 
     /// Calls `found(length, value)` for every key that is a prefix of
@@ -84,7 +97,7 @@ impl SortedKeys {
 /// Normalization map and vocabulary of the shipped model.
 pub(crate) struct Tokenizer {
     normalization: SortedKeys,
-    replacements: SortedKeys,
+    replacements: Strings,
     pieces: SortedKeys,
     scores: Vec<f32>,
     unknown_score: f32,
@@ -93,21 +106,14 @@ pub(crate) struct Tokenizer {
 impl Tokenizer {
     pub(crate) fn new(model: &Container) -> Result<Tokenizer, ModelError> {
         let blob = |name: &str| model.bytes(name).map(|t| model.data[t.bytes.clone()].to_vec());
-        let pieces = SortedKeys::new(blob("sp.pieces")?, &model.u32s("sp.piece_ends")?);
+        let pieces = SortedKeys::new(Strings::new(blob("sp.pieces")?, &model.u32s("sp.piece_ends")?));
         let count = pieces.keys.len();
         let scores = model.f32s("sp.scores", &[count])?;
         let unknown_score = scores.iter().copied().fold(f32::INFINITY, f32::min) - 10.0;
-        let normalization = SortedKeys::new(blob("norm.keys")?, &model.u32s("norm.key_ends")?);
-        // Replacements are looked up by index, in the order they were written.
-        let value_ends = model.u32s("norm.value_ends")?;
-        let mut start = 0;
-        let mut keys = Vec::with_capacity(value_ends.len());
-        for (value, &end) in value_ends.iter().enumerate() {
-            keys.push((start, end, value as u32));
-            start = end;
-        }
-        let replacements = SortedKeys { blob: blob("norm.values")?, keys };
-        if replacements.keys.len() != normalization.keys.len() {
+        let normalization = SortedKeys::new(Strings::new(blob("norm.keys")?, &model.u32s("norm.key_ends")?));
+        // Replacements are looked up by the index of their key.
+        let replacements = Strings::new(blob("norm.values")?, &model.u32s("norm.value_ends")?);
+        if replacements.spans.len() != normalization.keys.len() {
             return Err(ModelError("normalization keys and values differ in number".into()));
         }
         Ok(Tokenizer { normalization, replacements, pieces, scores, unknown_score })
@@ -138,7 +144,7 @@ impl Tokenizer {
         let mut longest = None;
         self.normalization.prefixes(rest.as_bytes(), |len, value| longest = Some((len, value)));
         match longest {
-            Some((len, value)) => (self.replacements.key(value as usize), len),
+            Some((len, value)) => (self.replacements.get(value as usize), len),
             None => {
                 let len = rest.chars().next().map_or(1, char::len_utf8);
                 (&rest.as_bytes()[..len], len)
