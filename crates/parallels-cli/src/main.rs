@@ -305,10 +305,16 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
     Ok(docs)
 }
 
-/// Width of the terminal from `COLUMNS`, else 100; at least the text
-/// report's narrowest.
+/// Width of the text report: `COLUMNS` when set (as shells export it, and
+/// to force a width), else the width of the terminal on standard output,
+/// else 100 (a file or a pipe); at least the report's narrowest.
 fn terminal_width() -> usize {
-    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100).max(MIN_WIDTH)
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or_else(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .unwrap_or(100)
+        .max(MIN_WIDTH)
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
@@ -408,7 +414,7 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
         .with_context(|| format!("{}: cannot read", args.predicted.display()))?;
     let pred: AlignOutput = serde_json::from_str(&pred_text)
         .with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
-    let bad_gold = |e: String| anyhow::anyhow!("{}: {e}", args.gold.display());
+    let bad_gold = |e: parallels::eval::EvalError| anyhow::anyhow!("{}: {e}", args.gold.display());
     let table = if args.units {
         parallels::eval::evaluate_units(&gold, &pred).map_err(bad_gold)?.table()
     } else {

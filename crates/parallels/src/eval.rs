@@ -201,6 +201,18 @@ fn split_key<'a>(key: &'a str, docs: &BTreeMap<String, String>) -> Option<(&'a s
         .find(|(a, b)| docs.contains_key(*a) && docs.contains_key(*b))
 }
 
+/// Why a gold file cannot score an alignment.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// A key of the gold's `pairs` is not `a-b` for two documents of the
+    /// gold (or, when the gold lists none, of the alignment).
+    #[error("gold pair {key:?} does not name two documents of the gold")]
+    UnknownPair {
+        /// The key as the gold spells it.
+        key: String,
+    },
+}
+
 /// One unordered pair of documents: its gold links and the predicted ones,
 /// both oriented as the gold orients the pair.
 struct Scored {
@@ -214,7 +226,7 @@ struct Scored {
 /// Every unordered pair of the gold's documents (or, when the gold names
 /// none, of the alignment's), with gold and predicted links. Errors name a
 /// gold pair key that does not split into two known documents.
-fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, String> {
+fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, EvalError> {
     let docs: BTreeMap<String, String> = if gold.documents.is_empty() {
         pred.documents.iter().map(|d| (d.id.clone(), d.path.clone())).collect()
     } else {
@@ -222,8 +234,7 @@ fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, String> 
     };
     let mut gold_rects: BTreeMap<(String, String), (String, Vec<Rect>)> = BTreeMap::new();
     for (key, links) in &gold.pairs {
-        let (a, b) = split_key(key, &docs)
-            .ok_or_else(|| format!("gold pair {key:?} does not name two documents of the gold"))?;
+        let (a, b) = split_key(key, &docs).ok_or_else(|| EvalError::UnknownPair { key: key.clone() })?;
         gold_rects.insert((a.to_string(), b.to_string()), (key.clone(), links.iter().map(|l| (l.a, l.b)).collect()));
     }
     let ids: Vec<&String> = docs.keys().collect();
@@ -262,7 +273,7 @@ fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, String> 
 
 /// Score `pred` against `gold` with the link and coverage measures. Errors
 /// name a gold pair key that does not split into two known documents.
-pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
+pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, EvalError> {
     let mut report = Report { pairs: Vec::new(), link: Counts::default(), coverage: Counts::default() };
     for s in scored_pairs(gold, pred)? {
         let score = PairScore {
@@ -283,7 +294,7 @@ pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, String> {
 /// Score `pred` against verse-like gold units: unit precision with a ±1-unit
 /// tolerance, unit recall, and coverage with the gold's `unmatched` spans as
 /// negatives (see the module docs).
-pub fn evaluate_units(gold: &Gold, pred: &AlignOutput) -> Result<UnitReport, String> {
+pub fn evaluate_units(gold: &Gold, pred: &AlignOutput) -> Result<UnitReport, EvalError> {
     let mut report = UnitReport::default();
     for s in scored_pairs(gold, pred)? {
         let unmatched = s.key.as_ref().and_then(|k| gold.unmatched.get(k)).cloned().unwrap_or_default();
