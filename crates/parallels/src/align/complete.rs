@@ -31,7 +31,7 @@
 //! [`LEN_FIT`], each unit of δ² costs a half as under a normal model, and
 //! bigger groups pay for their extra freedom. Inside a slot with sentences
 //! on both sides, the pair's own rate of sentences without counterpart
-//! shifts the score ([`slot_prior`]): in a loose rendering a drop next to an
+//! shifts the score (`slot_prior`): in a loose rendering a drop next to an
 //! addition is likelier than in a faithful translation. A small monotone dynamic
 //! programme over the slot picks the groups (shapes 1-1 up to 3-1 / 1-3 and
 //! 2-2) that maximize the total, a sentence left alone scoring zero; groups
@@ -112,7 +112,7 @@ struct Context<'a> {
     sd: f32,
     model: LengthModel,
     /// Log prior odds that a two-sided slot holds counterparts, against a
-    /// typical pair ([`slot_prior`]).
+    /// typical pair (`slot_prior`).
     prior: f32,
     /// The texts are in two languages (chains of meaning anchors).
     across: bool,

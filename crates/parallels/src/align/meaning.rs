@@ -11,7 +11,7 @@
 //!   each is strong where the other is weak. Only the sentences in slots
 //!   are encoded, so a pair of long versions pays for a few hundred
 //!   sentences, not for all of them.
-//! * **Across languages** ([`anchor_chains`]): a translation and its
+//! * **Across languages** (`anchor_chains`): a translation and its
 //!   original share almost no characters. Every sentence of both texts is
 //!   encoded; each side's vectors are centred on their own mean (which
 //!   removes most of what the vectors say about the language rather than

@@ -88,7 +88,7 @@ pub struct Options {
     pub parallel: ParallelParams,
     pub verbatim: verbatim::VerbatimParams,
     /// Drop short passages that cross the main alignment of two versions
-    /// (see [`coherent`]).
+    /// (see `coherent` in this module).
     pub coherence: bool,
     /// Ask more of what two texts share when it is all they share: a lone
     /// sentence link must be a near copy ([`NEAR_COPY`]), a copy must have
