@@ -42,6 +42,7 @@ pub struct Gold {
     /// alignment being scored.
     #[serde(default)]
     pub documents: BTreeMap<String, String>,
+    /// Per pair of documents, keyed `"<a>-<b>"`: the gold links.
     pub pairs: BTreeMap<String, Vec<GoldLink>>,
     /// Per pair: spans present in one version only (negatives of the unit
     /// coverage measure).
@@ -52,23 +53,32 @@ pub struct Gold {
 /// Spans of a gold pair with no counterpart on the other side.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Unmatched {
+    /// Spans of A.
     #[serde(default)]
     pub a: Vec<[u32; 2]>,
+    /// Spans of B.
     #[serde(default)]
     pub b: Vec<[u32; 2]>,
 }
 
+/// One gold link: a span of A that renders a span of B (code points of
+/// the original texts).
 #[derive(Clone, Debug, Deserialize)]
 pub struct GoldLink {
+    /// The span of A.
     pub a: [u32; 2],
+    /// The span of B.
     pub b: [u32; 2],
 }
 
 /// True positives, predicted and gold counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Counts {
+    /// Predicted and gold at once.
     pub tp: u64,
+    /// Predicted.
     pub predicted: u64,
+    /// Gold.
     pub gold: u64,
 }
 
@@ -91,12 +101,15 @@ fn harmonic(p: f64, r: f64) -> f64 {
 }
 
 impl Counts {
+    /// True positives among the predicted (1 when nothing is predicted).
     pub fn precision(&self) -> f64 {
         share(self.tp, self.predicted)
     }
+    /// True positives among the gold (1 when the gold is empty).
     pub fn recall(&self) -> f64 {
         share(self.tp, self.gold)
     }
+    /// Harmonic mean of precision and recall.
     pub fn f1(&self) -> f64 {
         harmonic(self.precision(), self.recall())
     }
@@ -110,19 +123,28 @@ impl Counts {
 /// Scores of one document pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairScore {
+    /// Id of the pair's first document (as the gold orients the pair).
     pub a: String,
+    /// Id of its second document.
     pub b: String,
+    /// Gold links of the pair.
     pub gold_links: usize,
+    /// Predicted links of the pair (a passage without links counts one).
     pub predicted_links: usize,
+    /// The link measure's counts (character pairs).
     pub link: Counts,
+    /// The coverage measure's counts (characters).
     pub coverage: Counts,
 }
 
 /// Scores of a whole alignment.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
+    /// Every unordered pair of documents.
     pub pairs: Vec<PairScore>,
+    /// The link measure over all pairs.
     pub link: Counts,
+    /// The coverage measure over all pairs.
     pub coverage: Counts,
 }
 
@@ -350,19 +372,28 @@ impl UnitCounts {
 /// Unit scores of one document pair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitPairScore {
+    /// Id of the pair's first document (as the gold orients the pair).
     pub a: String,
+    /// Id of its second document.
     pub b: String,
+    /// Gold links of the pair.
     pub gold_links: usize,
+    /// Predicted links of the pair (a passage without links counts one).
     pub predicted_links: usize,
+    /// Unit precision and recall counts.
     pub units: UnitCounts,
+    /// Unit coverage counts (unmatched spans as negatives).
     pub coverage: Counts,
 }
 
 /// Unit scores of a whole alignment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnitReport {
+    /// Every unordered pair of documents.
     pub pairs: Vec<UnitPairScore>,
+    /// Unit counts over all pairs.
     pub units: UnitCounts,
+    /// Unit coverage over all pairs.
     pub coverage: Counts,
 }
 

@@ -68,8 +68,6 @@
 
 #![warn(missing_docs)]
 
-// Being reworked on another branch; documented there.
-#[allow(missing_docs)]
 pub mod align;
 pub mod chars;
 pub mod collate;
@@ -77,7 +75,6 @@ pub mod corpus;
 pub mod dedup;
 pub mod diff;
 pub mod encoder;
-#[allow(missing_docs)]
 pub mod eval;
 pub mod normalize;
 pub mod output;

@@ -39,10 +39,12 @@ pub struct Vectors {
 }
 
 impl Vectors {
+    /// The number of sentences.
     pub fn len(&self) -> usize {
         self.vecs.len()
     }
 
+    /// Whether the text has no sentence.
     pub fn is_empty(&self) -> bool {
         self.vecs.is_empty()
     }
@@ -115,6 +117,7 @@ impl std::fmt::Debug for CorpusDf {
 }
 
 impl CorpusDf {
+    /// An empty table of 2^`bits` counters (`bits` clamped to 8..=32).
     pub fn new(bits: u32) -> CorpusDf {
         let bits = bits.clamp(8, 32);
         CorpusDf {

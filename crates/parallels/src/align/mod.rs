@@ -40,7 +40,9 @@ pub enum PassageKind {
 /// A pair of aligned spans inside a passage (linked sentences).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Link {
+    /// The linked sentences of A (original code points).
     pub a: Span,
+    /// The linked sentences of B.
     pub b: Span,
     /// The similarity the link stands on, in [0, 1]: between texts of one
     /// language the cosine of the sentences' n-gram vectors (lexical);
@@ -58,11 +60,16 @@ pub struct Link {
 /// A stretch of A and a stretch of B that share material.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Passage {
+    /// A copy or two versions of one source.
     pub kind: PassageKind,
+    /// The passage's stretch of A (original code points).
     pub a: Span,
+    /// The passage's stretch of B.
     pub b: Span,
     /// Length-weighted mean link similarity, in [0, 1].
     pub score: f64,
+    /// The linked sentences inside the passage, in order (a verbatim copy
+    /// has none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<Link>,
 }
@@ -84,8 +91,11 @@ pub fn covered_chars(mut spans: Vec<Span>) -> u64 {
 /// Everything that decides an alignment.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// What the matchers see of the text (width, script, numerals, …).
     pub normalize: NormalizeOptions,
+    /// The sentence aligner for parallel versions.
     pub parallel: ParallelParams,
+    /// The token matcher for copies.
     pub verbatim: verbatim::VerbatimParams,
     /// Drop short passages that cross the main alignment of two versions
     /// (see `coherent` in this module).
@@ -116,6 +126,7 @@ impl Default for Options {
 /// A text made ready for alignment: normalized and segmented.
 #[derive(Clone, Debug)]
 pub struct Prepared {
+    /// Sentences and tokens, with spans into the original text.
     pub seg: Segmented,
     /// Length of the original text in code points.
     pub chars: u32,
@@ -137,11 +148,13 @@ fn round4(x: f64) -> f64 {
 }
 
 impl Aligner {
+    /// An aligner with these options.
     pub fn new(opts: Options) -> Aligner {
         let normalizer = Normalizer::new(opts.normalize.clone());
         Aligner { opts, normalizer }
     }
 
+    /// The options it aligns with.
     pub fn options(&self) -> &Options {
         &self.opts
     }

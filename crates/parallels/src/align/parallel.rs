@@ -131,9 +131,13 @@ impl Default for ParallelParams {
 /// One link of a chain: sentence ranges `[a0, a1)` and `[b0, b1)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SentLink {
+    /// First sentence of A.
     pub a0: u32,
+    /// One past the last sentence of A.
     pub a1: u32,
+    /// First sentence of B.
     pub b0: u32,
+    /// One past the last sentence of B.
     pub b1: u32,
     /// Cosine similarity of the two groups.
     pub sim: f32,
@@ -148,7 +152,11 @@ pub struct SentLink {
 /// A chain of links, in order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chain {
+    /// The links, by increasing sentence in both texts.
     pub links: Vec<SentLink>,
+    /// The chain's local-alignment score (see the module doc): what its
+    /// links earn above the pair's threshold, less what its skipped
+    /// sentences cost.
     pub score: f32,
 }
 
@@ -494,7 +502,9 @@ struct Cell {
 /// threshold τ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SentenceAlignment {
+    /// The chains, best first.
     pub chains: Vec<Chain>,
+    /// The pair's threshold: a link's similarity must exceed it.
     pub tau: f32,
 }
 

@@ -74,9 +74,13 @@ impl Default for VerbatimParams {
 /// A copy in token coordinates: `A[a0..a1]` copies `B[b0..b1]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TokenCopy {
+    /// First token of A.
     pub a0: u32,
+    /// One past the last token of A.
     pub a1: u32,
+    /// First token of B.
     pub b0: u32,
+    /// One past the last token of B.
     pub b1: u32,
     /// Seed hits `(i, j)` inside the copy, by increasing `i`: the token
     /// correspondence, used to place link boundaries.

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Wall time and peak memory of two builds on the same jobs, run in turns
+# (before, after, before, after, …) so that a busy machine slows both
+# alike; the ratio of medians is the figure to read.
+#
+#   bash bench/compare_speed.sh BEFORE_BIN AFTER_BIN
+#
+# Jobs: align on the 1 MB gen_parallel.py pair (JSON out; AFTER_ARGS_ALIGN
+# adds flags to the after build only, e.g. --no-semantic when the before
+# build has no sentence encoder), scan on the 100 MB gen_scan.py corpus
+# (JSON Lines tables), dedup on the 30M gen_dedup.py corpus. Corpora are
+# generated once into bench/data (as bench_scan.sh and bench_dedup.sh do).
+#
+#   RUNS=3        runs per build and job
+#   JOBS="align scan dedup"
+#   AFTER_ARGS_ALIGN=""
+set -euo pipefail
+bench=$(cd "$(dirname "$0")" && pwd)
+before=$(realpath "$1")
+after=$(realpath "$2")
+RUNS=${RUNS:-3}
+JOBS=${JOBS:-"align scan dedup"}
+AFTER_ARGS_ALIGN=${AFTER_ARGS_ALIGN:-}
+data=$bench/data
+venv=$bench/.venv
+[ -x "$venv/bin/python" ] || bash "$bench/setup.sh" >&2
+py=$venv/bin/python
+mkdir -p "$data"
+[ -f "$data/parallel-1M/a.txt" ] || "$py" "$bench/gen_parallel.py" --size 1M --seed 1 --out "$data/parallel-1M" >&2
+[ -s "$data/scan-100M/docs.jsonl" ] || "$py" "$bench/gen_scan.py" --size 100M --seed 1 --format jsonl --out "$data/scan-100M" >&2
+[ -s "$data/dedup-30M/docs.jsonl" ] || "$py" "$bench/gen_dedup.py" --size 30M --seed 1 --out "$data/dedup-30M" >&2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# one timed run: prints "seconds max_rss_kb"
+timed() {
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
+    cat "$work/stderr" >&2
+    exit 1
+  }
+  cat "$work/time"
+}
+
+job() { # job build-name binary
+  local bin=$2 extra=""
+  [ "$1" = after ] && extra=$AFTER_ARGS_ALIGN
+  case $3 in
+    align) timed "$bin" align "$data/parallel-1M/a.txt" "$data/parallel-1M/b.txt" --format json -o "$work/out.json" $extra ;;
+    scan) rm -rf "$work/scan"; timed "$bin" scan "$data/scan-100M/docs.jsonl" -o "$work/scan" ;;
+    dedup) timed "$bin" dedup "$data/dedup-30M/docs.jsonl" -o "$work/kept.jsonl" ;;
+  esac
+}
+
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| job | before: wall s | after: wall s | median ratio after/before | peak RSS before → after (MB) |"
+echo "|---|---|---|---|---|"
+for j in $JOBS; do
+  b_times=() a_times=() b_rss=0 a_rss=0
+  for _ in $(seq "$RUNS"); do
+    read -r t m < <(job before "$before" "$j"); b_times+=("$t"); ((m > b_rss)) && b_rss=$m
+    read -r t m < <(job after "$after" "$j"); a_times+=("$t"); ((m > a_rss)) && a_rss=$m
+  done
+  median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+  bm=$(median "${b_times[@]}") am=$(median "${a_times[@]}")
+  echo "| $j | ${b_times[*]} | ${a_times[*]} | $(awk -v a="$am" -v b="$bm" 'BEGIN {printf "%.2f", a / b}') | $((b_rss / 1024)) → $((a_rss / 1024)) |"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
