@@ -1,5 +1,6 @@
 //! `parallels dedup`: flags, progress bars and the closing summary.
 
+use parallels::read::shown;
 use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::Bars;
 use crate::scan::TableFormat;
@@ -158,7 +159,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     if args.format == TableFormat::Jsonl && args.output.is_dir() {
         bail!(
             "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
-            args.output.display()
+            shown(&args.output)
         );
     }
     // Nothing is written (not even a folder) when an output would
@@ -168,7 +169,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         TableFormat::Parquet => parquet_outputs(&inputs, &args.output)?
             .into_iter()
             .zip(&inputs)
-            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", input.path().display()), out))
+            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", shown(&input.path())), out))
             .collect(),
     };
     if let Some(removed) = &args.removed {
@@ -219,11 +220,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let write_start = Instant::now();
     let written = match args.format {
         TableFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)
-            .with_context(|| format!("{}: cannot write the kept records", args.output.display()))?,
+            .with_context(|| format!("{}: cannot write the kept records", shown(&args.output)))?,
         TableFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
     };
     if let Some(path) = &args.removed {
-        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", path.display()))?;
+        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", shown(&path)))?;
     }
     let write_time = write_start.elapsed();
 
@@ -246,6 +247,9 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         summary.skipped_total(),
         if skipped.is_empty() { String::new() } else { format!(" ({})", skipped.join(", ")) }
     );
+    if let Some(warning) = summary.repaired_warning() {
+        eprintln!("parallels: warning: {warning}");
+    }
     if args.paragraphs {
         eprintln!("paragraphs: {} removed from {} kept documents", s.paragraphs_removed, s.trimmed);
     }
@@ -262,7 +266,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         s.candidates_time.as_secs_f64(),
         write_time.as_secs_f64(),
         s.documents as f64 / secs.max(1e-9),
-        args.output.display(),
+        shown(&args.output),
         if written.rewritten > 0 { format!(" ({} records rewritten without repeated paragraphs)", written.rewritten) } else { String::new() }
     );
     Ok(ExitCode::SUCCESS)
@@ -276,14 +280,14 @@ fn jaccard_pairs(
     args: &DedupArgs,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
-    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", pairs.display()))?;
+    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", shown(&pairs)))?;
     let pairs: Vec<(String, String)> = listed
         .lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, l)| match l.split_once('\t') {
             Some((a, b)) => Ok((a.to_string(), b.to_string())),
-            None => bail!("{}:{}: expected two ids separated by a tab", pairs.display(), i + 1),
+            None => bail!("{}:{}: expected two ids separated by a tab", shown(&pairs), i + 1),
         })
         .collect::<Result<_>>()?;
     let wanted: std::collections::HashSet<&str> = pairs.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();
