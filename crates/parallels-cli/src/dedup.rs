@@ -1,6 +1,5 @@
 //! `parallels dedup`: flags, progress bars and the closing summary.
 
-use parallels::read::shown;
 use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::Bars;
 use crate::scan::TableFormat;
@@ -10,6 +9,7 @@ use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
+use parallels::read::shown;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -169,7 +169,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         TableFormat::Parquet => parquet_outputs(&inputs, &args.output)?
             .into_iter()
             .zip(&inputs)
-            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", shown(&input.path())), out))
+            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", shown(input.path())), out))
             .collect(),
     };
     if let Some(removed) = &args.removed {
@@ -224,7 +224,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         TableFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
     };
     if let Some(path) = &args.removed {
-        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", shown(&path)))?;
+        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", shown(path)))?;
     }
     let write_time = write_start.elapsed();
 
@@ -280,14 +280,14 @@ fn jaccard_pairs(
     args: &DedupArgs,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
-    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", shown(&pairs)))?;
+    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", shown(pairs)))?;
     let pairs: Vec<(String, String)> = listed
         .lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, l)| match l.split_once('\t') {
             Some((a, b)) => Ok((a.to_string(), b.to_string())),
-            None => bail!("{}:{}: expected two ids separated by a tab", shown(&pairs), i + 1),
+            None => bail!("{}:{}: expected two ids separated by a tab", shown(pairs), i + 1),
         })
         .collect::<Result<_>>()?;
     let wanted: std::collections::HashSet<&str> = pairs.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();

@@ -258,7 +258,7 @@ pub(crate) struct NewFolder {
 impl NewFolder {
     pub(crate) fn create(path: &Path) -> Result<NewFolder> {
         let created = (!path.exists()).then(|| path.to_path_buf());
-        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", shown(&path)))?;
+        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", shown(path)))?;
         Ok(NewFolder { created })
     }
 }
@@ -386,13 +386,13 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
             let mut out = std::fs::OpenOptions::new()
                 .write(true)
                 .open(p)
-                .with_context(|| format!("{}: cannot open for writing", shown(&p)))?;
-            out.write_all(bytes).with_context(|| format!("{}: cannot write", shown(&p)))?;
+                .with_context(|| format!("{}: cannot open for writing", shown(p)))?;
+            out.write_all(bytes).with_context(|| format!("{}: cannot write", shown(p)))?;
         }
         Some(p) => {
-            p.file_name().with_context(|| format!("{}: not a file name", shown(&p)))?;
+            p.file_name().with_context(|| format!("{}: not a file name", shown(p)))?;
             if let Err(e) = parallels::plumbing::write_atomic(p, bytes) {
-                bail!("{}: cannot write: {e}", shown(&p));
+                bail!("{}: cannot write: {e}", shown(p));
             }
         }
     }
@@ -400,12 +400,12 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {
-    let gold_text = std::fs::read_to_string(&args.gold)
-        .with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
+    let gold_text =
+        std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
     let gold: parallels::eval::Gold =
         serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", shown(&args.gold)))?;
-    let pred_text = std::fs::read_to_string(&args.predicted)
-        .with_context(|| format!("{}: cannot read", shown(&args.predicted)))?;
+    let pred_text =
+        std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", shown(&args.predicted)))?;
     let pred: AlignOutput = serde_json::from_str(&pred_text)
         .with_context(|| format!("{}: not a `parallels align --format json` output", shown(&args.predicted)))?;
     let bad_gold = |e: String| anyhow::anyhow!("{}: {e}", shown(&args.gold));

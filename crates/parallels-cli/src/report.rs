@@ -1,11 +1,11 @@
 //! `parallels report`: the HTML report of a scan's results folder.
 
-use parallels::read::shown;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
 use parallels::plumbing::{check_outputs, OutputFile};
+use parallels::read::shown;
 use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
 use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
@@ -31,13 +31,13 @@ pub struct ReportArgs {
 
 /// One JSON object per line; an error names the file and line.
 fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", shown(&path)))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", shown(path)))?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(k, l)| {
             serde_json::from_str(l)
-                .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", shown(&path), k + 1))
+                .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", shown(path), k + 1))
         })
         .collect()
 }
@@ -48,10 +48,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         if dir.join("documents.parquet").exists() {
             bail!(
                 "{}: the report reads the JSON Lines tables; run `parallels scan` without --format parquet",
-                shown(&dir)
+                shown(dir)
             );
         }
-        bail!("{}: not a `parallels scan` results folder (no documents.jsonl)", shown(&dir));
+        bail!("{}: not a `parallels scan` results folder (no documents.jsonl)", shown(dir));
     }
     let documents: Vec<ScanDocument> = read_lines(&dir.join("documents.jsonl"))?;
     let passages: Vec<ScanPassage> = read_lines(&dir.join("passages.jsonl"))?;

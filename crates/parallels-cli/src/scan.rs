@@ -1,12 +1,12 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
-use parallels::read::shown;
 use crate::args::{CorpusArgs, NormalizeArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
+use parallels::read::shown;
 use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -138,7 +138,8 @@ mod not_utf8 {
         if !write_named(&sb, b"crawl-\xE4.jsonl", &crawl()) {
             return;
         }
-        let (code, _, stderr) = run_os(&sb, &[b"dedup", b"crawl-\xE4.jsonl", b"-o", b"out.jsonl", b"--removed", b"rm.jsonl"]);
+        let (code, _, stderr) =
+            run_os(&sb, &[b"dedup", b"crawl-\xE4.jsonl", b"-o", b"out.jsonl", b"--removed", b"rm.jsonl"]);
         assert_eq!(code, Some(0), "{stderr}");
         let removed = String::from_utf8(sb.read("rm.jsonl")).unwrap();
         assert!(removed.contains(r#""source":"crawl-\udce4.jsonl:2""#), "{removed}");
@@ -256,7 +257,8 @@ fn item11_a_truncated_gzip_crawl_names_the_line_and_keeps_what_came_before() {
     sb.write("cut.jsonl.gz", &compressed[..compressed.len() * 2 / 3]);
     let run = sb.run(&["dedup", "cut.jsonl.gz", "-o", "out.jsonl"]);
     run.success();
-    let message = run.stderr.lines().find(|l| l.contains("cannot read on from this line")).expect("the problem is named");
+    let message =
+        run.stderr.lines().find(|l| l.contains("cannot read on from this line")).expect("the problem is named");
     assert!(message.starts_with("parallels: warning: cut.jsonl.gz:") || message.starts_with("cut.jsonl.gz:"), "{run}");
     assert!(message.ends_with("; the rest of the file is skipped"), "{run}");
     assert!(run.stderr.contains("records skipped (1 unreadable)"), "{run}");

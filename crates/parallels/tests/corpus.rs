@@ -825,7 +825,10 @@ fn every_origin_names_its_input_its_place_and_its_bytes() {
     for (doc, (line, bom)) in docs.iter().zip([(1usize, 3u64), (3, 0), (6, 0), (7, 0)]) {
         let origin = &doc.origin;
         assert_eq!(origin.input, 0);
-        assert_eq!(origin.source, Source { file: Path::new(&arg(&path)).into(), position: Position::Line(line as u64) });
+        assert_eq!(
+            origin.source,
+            Source { file: Path::new(&arg(&path)).into(), position: Position::Line(line as u64) }
+        );
         assert_eq!(origin.source.to_string(), format!("{}:{line}", arg(&path)));
         let bytes = origin.bytes.clone().unwrap();
         assert_eq!(bytes, line_start[line - 1] + bom..line_start[line], "line {line}");
@@ -875,7 +878,8 @@ fn zstd(bytes: &[u8]) -> Vec<u8> {
 
 /// JSON Lines with a BOM, CRLF, a blank line, a malformed line, a missing
 /// text and a last line without a line feed.
-const CRAWL: &[u8] = b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"one\",\"url\":\"u\"}\r\n\n{\"id\":\"b\",\"text\":\"two\"}\n\
+const CRAWL: &[u8] =
+    b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"one\",\"url\":\"u\"}\r\n\n{\"id\":\"b\",\"text\":\"two\"}\n\
 {not json}\n{\"id\":\"c\"}\n{\"id\":\"d\",\"text\":\"four\"}";
 
 /// Items with their sources' file names replaced by `FILE`, the texts and
@@ -920,7 +924,8 @@ fn gzip_and_zstd_json_lines_read_as_the_plain_file_does() {
 #[test]
 fn gzip_members_and_zstd_frames_are_read_one_after_the_other() {
     let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (b"{\"id\":\"a\",\"text\":\"one\"}\n".as_slice(), b"{\"id\":\"b\",\"text\":\"two\"}\n".as_slice());
+    let (first, second) =
+        (b"{\"id\":\"a\",\"text\":\"one\"}\n".as_slice(), b"{\"id\":\"b\",\"text\":\"two\"}\n".as_slice());
     for (name, bytes) in
         [("m.jsonl.gz", [gzip(first), gzip(second)].concat()), ("m.jsonl.zst", [zstd(first), zstd(second)].concat())]
     {
@@ -1024,13 +1029,13 @@ fn lone_surrogate_escapes_are_read_as_replacement_characters_and_counted() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("py.jsonl");
     let lines = [
-        r#"{"id":"a","text":"x\ud800y"}"#,           // a lone high surrogate
-        r#"{"id":"b","text":"\udc80\udcff end"}"#,    // lone low ones (surrogateescape)
+        r#"{"id":"a","text":"x\ud800y"}"#,             // a lone high surrogate
+        r#"{"id":"b","text":"\udc80\udcff end"}"#,     // lone low ones (surrogateescape)
         r#"{"id":"c","text":"pair \ud83d\ude00 ok"}"#, // a pair is one character
         r#"{"id":"d","text":"not an escape: \\ud800"}"#,
-        r#"{"id":"e","text":"cut \ud83d"}"#,          // a high one at the end
+        r#"{"id":"e","text":"cut \ud83d"}"#, // a high one at the end
         r#"{"id":"f\udfff","text":"in the id", "\ud800k": "in a key"}"#,
-        r#"{"id":"g","text":"\ud800" "broken"}"#,     // malformed anyway
+        r#"{"id":"g","text":"\ud800" "broken"}"#,    // malformed anyway
         r#"{"id":"h","text":"\ud800\ud83d\ude00"}"#, // lone, then a pair
     ];
     fs::write(&path, lines.join("\n")).unwrap();
@@ -1108,7 +1113,8 @@ fn names_that_are_not_utf8_stay_two_documents_with_their_exact_paths() {
     assert_eq!(json, format!("\"{}/new\\nline\\u001b[31m.txt\"", arg(&root)));
     // The path read back finds the file again.
     let back: Source = serde_json::from_str(&serde_json::to_string(&docs[2].origin.source).unwrap()).unwrap();
-    let again: Vec<CorpusDoc> = reader(&[back.file.to_path_buf()], CorpusOptions::default()).map(Result::unwrap).collect();
+    let again: Vec<CorpusDoc> =
+        reader(&[back.file.to_path_buf()], CorpusOptions::default()).map(Result::unwrap).collect();
     assert_eq!(again[0].text, "第一篇");
 }
 
@@ -1120,7 +1126,7 @@ fn a_json_lines_file_whose_name_is_not_utf8_keeps_its_name_in_every_source() {
     if fs::write(&path, gzip(b"{\"id\":\"a\",\"text\":\"one\"}\n{\"id\":\"a\",\"text\":\"two\"}\n")).is_err() {
         return;
     }
-    let items: Vec<_> = reader(&[path.clone()], CorpusOptions::default()).collect();
+    let items: Vec<_> = reader(std::slice::from_ref(&path), CorpusOptions::default()).collect();
     let doc = items[0].as_ref().unwrap();
     assert_eq!(doc.origin.source, Source { file: path.as_path().into(), position: Position::Line(1) });
     let json = serde_json::to_string(&doc.origin.source).unwrap();
@@ -1128,7 +1134,10 @@ fn a_json_lines_file_whose_name_is_not_utf8_keeps_its_name_in_every_source() {
     assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), doc.origin.source);
     let duplicate = items[1].as_ref().unwrap_err();
     let shown = format!("{}/crawl-\\xE4.jsonl.gz", arg(dir.path()));
-    assert_eq!(duplicate.to_string(), format!("{shown}:2: duplicate id \"a\": first used by {shown}:1; this one is skipped"));
+    assert_eq!(
+        duplicate.to_string(),
+        format!("{shown}:2: duplicate id \"a\": first used by {shown}:1; this one is skipped")
+    );
 }
 
 #[test]
@@ -1153,7 +1162,8 @@ mod properties {
 
     /// Every item, with the file name taken out.
     fn read_all(path: &Path, options: &CorpusOptions) -> Vec<String> {
-        let items: Vec<_> = CorpusReader::new(vec![Input::Jsonl(path.to_path_buf())], options.clone()).unwrap().collect();
+        let items: Vec<_> =
+            CorpusReader::new(vec![Input::Jsonl(path.to_path_buf())], options.clone()).unwrap().collect();
         let file = arg(path);
         items
             .iter()

@@ -315,7 +315,10 @@ fn a_damaged_compressed_file_is_an_error_naming_it() {
     assert!(matches!(error, ReadError::Io { .. }), "{error:?}");
     let message = error.to_string();
     assert!(message.starts_with(&format!("{}: cannot read it: ", path.display())), "{message}");
-    assert!(message.ends_with("a complete, undamaged compressed file (test it with `gzip -t` or `zstd -t`)"), "{message}");
+    assert!(
+        message.ends_with("a complete, undamaged compressed file (test it with `gzip -t` or `zstd -t`)"),
+        "{message}"
+    );
     let path = write(&dir, "not.txt.zst", b"plain text, not zstd");
     assert!(matches!(read_document(&path).unwrap_err(), ReadError::Io { .. }));
 }
@@ -330,7 +333,7 @@ fn the_size_limit_counts_decompressed_bytes() {
         format!("{}: more than the limit of 99999 bytes per document once decompressed", path.display())
     );
     assert_eq!(parallels::read::read_document_within(&path, 100_000).unwrap().text.len(), 100_000);
-    let plain = write(&dir, "big.txt", &vec![b'x'; 100]);
+    let plain = write(&dir, "big.txt", &[b'x'; 100]);
     let error = parallels::read::read_document_within(&plain, 99).unwrap_err();
     assert_eq!(error.to_string(), format!("{}: more than the limit of 99 bytes per document", plain.display()));
 }
