@@ -300,3 +300,20 @@ fn item11_other_compressions_and_archives_are_refused_with_a_hint() {
         assert!(!sb.path().join("results").exists(), "{run}");
     }
 }
+
+#[test]
+fn item10_a_repaired_record_that_loses_a_paragraph_is_rewritten_with_replacement_characters() {
+    let sb = Sandbox::new();
+    let para = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。";
+    let other = "十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。";
+    let third = "码头上常年停泊着来自荷兰、英格兰和丹麦的商船，城墙修建于一五六〇年代。";
+    let text = serde_json::to_string(&format!("{third}@@\n{para}")).unwrap().replace("@@", "\\ud800");
+    let python = format!("{{\"id\":\"b\",\"text\":{text},\"url\":\"x\"}}\n");
+    sb.write("crawl.jsonl", [line("a", &format!("{para}\n{other}")), python].concat());
+    let run = sb.run(&["dedup", "crawl.jsonl", "-o", "clean.jsonl", "--paragraphs", "--min-paragraph-tokens", "1"]);
+    run.success();
+    assert!(run.stderr.contains("paragraphs: 1 removed from 1 kept documents"), "{run}");
+    let kept = String::from_utf8(sb.read("clean.jsonl")).unwrap();
+    let second = kept.lines().nth(1).unwrap();
+    assert_eq!(second, format!("{{\"id\":\"b\",\"text\":\"{third}\u{FFFD}\\n\",\"url\":\"x\"}}"));
+}

@@ -317,8 +317,14 @@ fn copy_records<'a>(
                 run = 0..0;
                 let ending = if bytes.ends_with(b"\r\n") { 2 } else { usize::from(bytes.ends_with(b"\n")) };
                 let body = &bytes[..bytes.len() - ending];
-                let rewritten =
-                    replace_text(body, text_field, |text| without_lines(text, drop)).ok_or(changed("no text field"))?;
+                // A record read with its lone surrogates repaired (see
+                // `corpus`) is rewritten from its repaired form.
+                let rewritten = replace_text(body, text_field, |text| without_lines(text, drop))
+                    .or_else(|| {
+                        let (repaired, _) = crate::corpus::repair_lone_surrogates(std::str::from_utf8(body).ok()?)?;
+                        replace_text(repaired.as_bytes(), text_field, |text| without_lines(text, drop))
+                    })
+                    .ok_or(changed("no text field"))?;
                 w.write_all(&rewritten)?;
                 w.write_all(if ending == 0 { b"\n" } else { &bytes[bytes.len() - ending..] })?;
                 written.rewritten += 1;
