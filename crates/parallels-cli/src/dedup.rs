@@ -162,6 +162,19 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
             shown(&args.output)
         );
     }
+    // The output is not compressed: a `.gz` or `.zst` name would be a lie
+    // that the next reading (of that very name) trips over.
+    for (flag, path) in [("-o", Some(&args.output)), ("--removed", args.removed.as_ref())] {
+        if let Some(path) = path.filter(|p| parallels::read::Compression::of(p).is_some()) {
+            if flag == "--removed" || args.format == TableFormat::Jsonl {
+                bail!(
+                    "{flag} {}: dedup writes JSON Lines uncompressed; give a name without .gz or .zst and \
+                     compress the file afterwards (e.g. `gzip`, `zstd`)",
+                    shown(path)
+                );
+            }
+        }
+    }
     // Nothing is written (not even a folder) when an output would
     // overwrite an input or another output.
     let mut outputs = match args.format {

@@ -317,3 +317,20 @@ fn item10_a_repaired_record_that_loses_a_paragraph_is_rewritten_with_replacement
     let second = kept.lines().nth(1).unwrap();
     assert_eq!(second, format!("{{\"id\":\"b\",\"text\":\"{third}\u{FFFD}\\n\",\"url\":\"x\"}}"));
 }
+
+#[test]
+fn item11_dedup_refuses_to_write_uncompressed_records_under_a_compressed_name() {
+    let sb = Sandbox::new();
+    let compressed = gzip(crawl().as_bytes());
+    sb.write("crawl.jsonl.gz", &compressed);
+    for args in [
+        ["dedup", "crawl.jsonl.gz", "-o", "crawl.jsonl.gz", "--removed", "rm.jsonl"],
+        ["dedup", "crawl.jsonl.gz", "-o", "clean.jsonl", "--removed", "rm.jsonl.zst"],
+    ] {
+        let run = sb.run(&args);
+        run.code(2);
+        assert!(run.stderr.contains("dedup writes JSON Lines uncompressed; give a name without .gz or .zst"), "{run}");
+        assert_eq!(sb.read("crawl.jsonl.gz"), compressed);
+        assert_eq!(sb.list("."), ["crawl.jsonl.gz"], "{run}");
+    }
+}

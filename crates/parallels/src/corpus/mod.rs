@@ -150,8 +150,8 @@ mod walk;
 mod written;
 
 pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
-pub use reader::{BatchStop, CorpusReader};
 pub use jsonl::repair_lone_surrogates;
+pub use reader::{BatchStop, CorpusReader};
 pub use written::json_path;
 
 use inputs::FileKind;
