@@ -13,7 +13,7 @@ pub struct CorpusArgs {
     /// Inputs: folders of text files (read recursively), JSON Lines files,
     /// Parquet files, or quoted glob patterns such as 'data/*.parquet'.
     #[arg(required = true, value_name = "INPUT")]
-    pub inputs: Vec<String>,
+    pub inputs: Vec<std::path::PathBuf>,
     /// JSON Lines / Parquet field holding the document id.
     #[arg(long, default_value_t = CorpusOptions::default().id_field, value_name = "FIELD")]
     pub id: String,

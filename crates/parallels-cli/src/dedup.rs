@@ -9,6 +9,7 @@ use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
+use parallels::read::shown;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -158,8 +159,21 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     if args.format == TableFormat::Jsonl && args.output.is_dir() {
         bail!(
             "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
-            args.output.display()
+            shown(&args.output)
         );
+    }
+    // The output is not compressed: a `.gz` or `.zst` name would be a lie
+    // that the next reading (of that very name) trips over.
+    for (flag, path) in [("-o", Some(&args.output)), ("--removed", args.removed.as_ref())] {
+        if let Some(path) = path.filter(|p| parallels::read::Compression::of(p).is_some()) {
+            if flag == "--removed" || args.format == TableFormat::Jsonl {
+                bail!(
+                    "{flag} {}: dedup writes JSON Lines uncompressed; give a name without .gz or .zst and \
+                     compress the file afterwards (e.g. `gzip`, `zstd`)",
+                    shown(path)
+                );
+            }
+        }
     }
     // Nothing is written (not even a folder) when an output would
     // overwrite an input or another output.
@@ -168,7 +182,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         TableFormat::Parquet => parquet_outputs(&inputs, &args.output)?
             .into_iter()
             .zip(&inputs)
-            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", input.path().display()), out))
+            .map(|(out, input)| OutputFile::new(format!("-o (the output of {})", shown(input.path())), out))
             .collect(),
     };
     if let Some(removed) = &args.removed {
@@ -219,11 +233,11 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let write_start = Instant::now();
     let written = match args.format {
         TableFormat::Jsonl => write_jsonl(&inputs, &corpus, &result, &args.output)
-            .with_context(|| format!("{}: cannot write the kept records", args.output.display()))?,
+            .with_context(|| format!("{}: cannot write the kept records", shown(&args.output)))?,
         TableFormat::Parquet => write_parquet(&inputs, &corpus, &result, &args.output)?,
     };
     if let Some(path) = &args.removed {
-        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", path.display()))?;
+        write_removed(&result, path).with_context(|| format!("{}: cannot write the removed list", shown(path)))?;
     }
     let write_time = write_start.elapsed();
 
@@ -246,6 +260,9 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         summary.skipped_total(),
         if skipped.is_empty() { String::new() } else { format!(" ({})", skipped.join(", ")) }
     );
+    if let Some(warning) = summary.repaired_warning() {
+        eprintln!("parallels: warning: {warning}");
+    }
     if args.paragraphs {
         eprintln!("paragraphs: {} removed from {} kept documents", s.paragraphs_removed, s.trimmed);
     }
@@ -262,7 +279,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         s.candidates_time.as_secs_f64(),
         write_time.as_secs_f64(),
         s.documents as f64 / secs.max(1e-9),
-        args.output.display(),
+        shown(&args.output),
         if written.rewritten > 0 { format!(" ({} records rewritten without repeated paragraphs)", written.rewritten) } else { String::new() }
     );
     Ok(ExitCode::SUCCESS)
@@ -276,14 +293,14 @@ fn jaccard_pairs(
     args: &DedupArgs,
 ) -> Result<ExitCode> {
     use rayon::prelude::*;
-    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", pairs.display()))?;
+    let listed = std::fs::read_to_string(pairs).with_context(|| format!("{}: cannot read", shown(pairs)))?;
     let pairs: Vec<(String, String)> = listed
         .lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, l)| match l.split_once('\t') {
             Some((a, b)) => Ok((a.to_string(), b.to_string())),
-            None => bail!("{}:{}: expected two ids separated by a tab", pairs.display(), i + 1),
+            None => bail!("{}:{}: expected two ids separated by a tab", shown(pairs), i + 1),
         })
         .collect::<Result<_>>()?;
     let wanted: std::collections::HashSet<&str> = pairs.iter().flat_map(|(a, b)| [a.as_str(), b.as_str()]).collect();

@@ -13,7 +13,7 @@ use parallels::align::{Aligner, Options, ParallelParams};
 use parallels::collate::collate;
 use parallels::output::AlignOutput;
 use parallels::plumbing::{check_outputs, OutputFile};
-use parallels::read::{read_document, Document};
+use parallels::read::{read_document, shown, Document};
 use parallels::report::text::{TextView, MIN_WIDTH};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -258,7 +258,7 @@ pub(crate) struct NewFolder {
 impl NewFolder {
     pub(crate) fn create(path: &Path) -> Result<NewFolder> {
         let created = (!path.exists()).then(|| path.to_path_buf());
-        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", path.display()))?;
+        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", shown(path)))?;
         Ok(NewFolder { created })
     }
 }
@@ -283,13 +283,13 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
                 if d.replaced > 0 {
                     eprintln!(
                         "parallels: warning: {}: {} undecodable byte sequence(s) replaced by U+FFFD (read as {})",
-                        d.path.display(),
+                        shown(&d.path),
                         d.replaced,
                         d.encoding
                     );
                 }
                 if d.text.trim().is_empty() {
-                    eprintln!("parallels: warning: {}: empty file; it can share nothing", d.path.display());
+                    eprintln!("parallels: warning: {}: empty file; it can share nothing", shown(&d.path));
                 }
                 docs.push(d);
             }
@@ -338,7 +338,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
 
     if let Some(path) = &args.html {
-        let paths: Vec<String> = docs.iter().map(|d| d.path.display().to_string()).collect();
+        let paths: Vec<String> = docs.iter().map(|d| shown(&d.path).to_string()).collect();
         let report_docs: Vec<parallels::report::ReportDoc> = docs
             .iter()
             .zip(ids)
@@ -392,13 +392,13 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
             let mut out = std::fs::OpenOptions::new()
                 .write(true)
                 .open(p)
-                .with_context(|| format!("{}: cannot open for writing", p.display()))?;
-            out.write_all(bytes).with_context(|| format!("{}: cannot write", p.display()))?;
+                .with_context(|| format!("{}: cannot open for writing", shown(p)))?;
+            out.write_all(bytes).with_context(|| format!("{}: cannot write", shown(p)))?;
         }
         Some(p) => {
-            p.file_name().with_context(|| format!("{}: not a file name", p.display()))?;
+            p.file_name().with_context(|| format!("{}: not a file name", shown(p)))?;
             if let Err(e) = parallels::plumbing::write_atomic(p, bytes) {
-                bail!("{}: cannot write: {e}", p.display());
+                bail!("{}: cannot write: {e}", shown(p));
             }
         }
     }
@@ -406,15 +406,15 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {
-    let gold_text = std::fs::read_to_string(&args.gold)
-        .with_context(|| format!("{}: cannot read gold file", args.gold.display()))?;
+    let gold_text =
+        std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
     let gold: parallels::eval::Gold =
-        serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", args.gold.display()))?;
-    let pred_text = std::fs::read_to_string(&args.predicted)
-        .with_context(|| format!("{}: cannot read", args.predicted.display()))?;
+        serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", shown(&args.gold)))?;
+    let pred_text =
+        std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", shown(&args.predicted)))?;
     let pred: AlignOutput = serde_json::from_str(&pred_text)
-        .with_context(|| format!("{}: not a `parallels align --format json` output", args.predicted.display()))?;
-    let bad_gold = |e: parallels::eval::EvalError| anyhow::anyhow!("{}: {e}", args.gold.display());
+        .with_context(|| format!("{}: not a `parallels align --format json` output", shown(&args.predicted)))?;
+    let bad_gold = |e: parallels::eval::EvalError| anyhow::anyhow!("{}: {e}", shown(&args.gold));
     let table = if args.units {
         parallels::eval::evaluate_units(&gold, &pred).map_err(bad_gold)?.table()
     } else {

@@ -5,6 +5,7 @@ use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
 use parallels::plumbing::{check_outputs, OutputFile};
+use parallels::read::shown;
 use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
 use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
@@ -30,13 +31,13 @@ pub struct ReportArgs {
 
 /// One JSON object per line; an error names the file and line.
 fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", shown(path)))?;
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(k, l)| {
             serde_json::from_str(l)
-                .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", path.display(), k + 1))
+                .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", shown(path), k + 1))
         })
         .collect()
 }
@@ -47,19 +48,19 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         if dir.join("documents.parquet").exists() {
             bail!(
                 "{}: the report reads the JSON Lines tables; run `parallels scan` without --format parquet",
-                dir.display()
+                shown(dir)
             );
         }
-        bail!("{}: not a `parallels scan` results folder (no documents.jsonl)", dir.display());
+        bail!("{}: not a `parallels scan` results folder (no documents.jsonl)", shown(dir));
     }
     let documents: Vec<ScanDocument> = read_lines(&dir.join("documents.jsonl"))?;
     let passages: Vec<ScanPassage> = read_lines(&dir.join("passages.jsonl"))?;
     let clusters: Vec<ScanCluster> = read_lines(&dir.join("clusters.jsonl"))?;
     let summary_path = dir.join("summary.json");
     let summary: ScanSummary = serde_json::from_slice(
-        &std::fs::read(&summary_path).with_context(|| format!("{}: cannot read", summary_path.display()))?,
+        &std::fs::read(&summary_path).with_context(|| format!("{}: cannot read", shown(&summary_path)))?,
     )
-    .with_context(|| format!("{}: not the summary.json of a `parallels scan`", summary_path.display()))?;
+    .with_context(|| format!("{}: not the summary.json of a `parallels scan`", shown(&summary_path)))?;
 
     // The texts the pages show: the top pairs and the members of the
     // clusters listed.
@@ -81,7 +82,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     for d in documents.iter().filter(|d| ids.contains(d.id.as_str())) {
         needed.insert(&d.source);
     }
-    let mut files: Vec<String> = needed.iter().map(|s| s.file.to_string()).collect();
+    // Paths as the scan read them, byte for byte (not necessarily UTF-8).
+    let mut files: Vec<PathBuf> = needed.iter().map(|s| s.file.to_path_buf()).collect();
     files.sort();
     files.dedup();
     let options = CorpusOptions {
@@ -110,7 +112,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         eprintln!(
             "parallels: warning: {} source file(s) not found, e.g. {} (sources are paths as the scan saw them: run `report` from the folder `scan` ran in); their pairs get no page",
             missing.len(),
-            missing[0]
+            shown(&missing[0])
         );
     }
     let aligner = Aligner::new(Options::default());
@@ -139,10 +141,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     // a table or a text it was made from.
     let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
     let tables = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
-    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().map(PathBuf::from)))?;
+    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().cloned()))?;
     crate::remove_stale(&outputs);
     std::fs::create_dir_all(args.output.join("pairs"))
-        .with_context(|| format!("{}: cannot create the report folder", args.output.display()))?;
+        .with_context(|| format!("{}: cannot create the report folder", shown(&args.output)))?;
     for page in &pages {
         let path = args.output.join(&page.path);
         crate::write_output(Some(&path), page.html.as_bytes())?;
@@ -151,7 +153,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         "report: {} page(s) ({} pair page(s)); open {}",
         pages.len(),
         pages.len() - 1,
-        args.output.join("index.html").display()
+        shown(&args.output.join("index.html"))
     );
     Ok(ExitCode::SUCCESS)
 }

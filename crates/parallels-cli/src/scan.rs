@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
+use parallels::read::shown;
 use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,7 +104,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let result = result?;
     if result.stats.documents == 0 {
         let skipped = result.corpus.skipped_total();
-        result.remove_work().with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+        result.remove_work().with_context(|| format!("{}: cannot remove", shown(&work.dir)))?;
         bars.hidden_problems();
         bail!("{}; nothing was written", nothing_read(skipped));
     }
@@ -111,10 +112,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         TableFormat::Jsonl => write_jsonl(&result, &args.output),
         TableFormat::Parquet => write_parquet(&result, &args.output),
     }
-    .with_context(|| format!("{}: cannot write the results", args.output.display()))?;
+    .with_context(|| format!("{}: cannot write the results", shown(&args.output)))?;
     // What the summary below needs; the rest goes with the work folder.
     let (corpus, stats, resumed) = (result.corpus.clone(), result.stats.clone(), result.resumed.clone());
-    result.remove_work().with_context(|| format!("{}: cannot remove", work.dir.display()))?;
+    result.remove_work().with_context(|| format!("{}: cannot remove", shown(&work.dir)))?;
     let summary = &corpus;
 
     let (s, r) = (&stats, &resumed);
@@ -146,6 +147,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         summary.skipped_total(),
         if skipped.is_empty() { String::new() } else { format!(" ({})", skipped.join(", ")) }
     );
+    if let Some(warning) = summary.repaired_warning() {
+        eprintln!("parallels: warning: {warning}");
+    }
     eprintln!(
         "candidate pairs: {}; aligned pairs: {}; passages: {}; clusters: {}",
         s.candidate_pairs, s.aligned_pairs, s.passages, s.clusters
@@ -160,7 +164,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         "time: {:.1} s; peak memory: {}; results in {}",
         start.elapsed().as_secs_f64(),
         peak_rss_mib().map_or("unknown".to_string(), |m| format!("{m:.0} MiB")),
-        args.output.display()
+        shown(&args.output)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -14,8 +14,10 @@
 //!
 //! A document's id is its file name without the extension ([`Document::id`]);
 //! where two inputs share that name (`a/ch1.txt`, `b/ch1.txt`), both are
-//! known by their whole paths instead. The same path given twice is an
-//! error ([`SameInputTwice`]): it would be aligned with itself.
+//! known by their whole paths instead, as [`read::shown`](crate::read::shown)
+//! writes them (so that names which differ only in bytes that are not
+//! UTF-8 stay apart). The same path given twice is an error
+//! ([`SameInputTwice`]): it would be aligned with itself.
 
 use crate::align::{Aligner, Prepared};
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
@@ -38,7 +40,7 @@ pub fn document_ids(docs: &[Document]) -> Result<Vec<String>, SameInputTwice> {
         .map(|d| {
             let clash = docs.iter().filter(|o| o.id == d.id).count() > 1;
             if clash {
-                d.path.display().to_string()
+                crate::read::shown(&d.path).to_string()
             } else {
                 d.id.clone()
             }
@@ -90,7 +92,7 @@ pub fn collate(aligner: &Aligner, docs: &[Document]) -> Result<Collation, SameIn
         .zip(&prepared)
         .map(|((d, id), p)| DocumentInfo {
             id: id.clone(),
-            path: d.path.display().to_string(),
+            path: d.path.clone(),
             chars: p.chars as u64,
             encoding: d.encoding.clone(),
         })
@@ -141,6 +143,6 @@ mod tests {
         let pairs: Vec<(&str, &str)> = c.output.pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
         assert_eq!(pairs, [("x", "z")]);
         assert_eq!(c.output.documents[2].chars, text.chars().count() as u64);
-        assert_eq!(c.output.documents[1].path, "y.txt");
+        assert_eq!(c.output.documents[1].path, PathBuf::from("y.txt"));
     }
 }

@@ -250,7 +250,7 @@ struct Scored {
 /// gold pair key that does not split into two known documents.
 fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, EvalError> {
     let docs: BTreeMap<String, String> = if gold.documents.is_empty() {
-        pred.documents.iter().map(|d| (d.id.clone(), d.path.clone())).collect()
+        pred.documents.iter().map(|d| (d.id.clone(), d.path.display().to_string())).collect()
     } else {
         gold.documents.clone()
     };

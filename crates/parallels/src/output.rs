@@ -6,6 +6,7 @@
 
 use crate::align::Passage;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 
 /// The schema tag of [`AlignOutput`].
 pub const ALIGN_SCHEMA: &str = "parallels.align/1";
@@ -15,8 +16,11 @@ pub const ALIGN_SCHEMA: &str = "parallels.align/1";
 pub struct DocumentInfo {
     /// Its id (unique in the output).
     pub id: String,
-    /// The path it was read from.
-    pub path: String,
+    /// The path it was read from, byte for byte: a path that is not UTF-8
+    /// is written with lone surrogate escapes
+    /// ([`json_path`](crate::corpus::json_path)).
+    #[serde(with = "crate::corpus::json_path")]
+    pub path: PathBuf,
     /// Length of the decoded text in code points.
     pub chars: u64,
     /// The encoding it was decoded from.

@@ -92,8 +92,29 @@
 //!
 //! An empty input (no bytes, or only a BOM) is valid: empty text.
 //! Everything is linear in the input size, and no input makes it panic.
+//!
+//! # Compressed files
+//!
+//! A file whose name ends in `.gz` (gzip, several members read one after
+//! the other, as `zcat` does) or `.zst`/`.zstd` (Zstandard, several frames
+//! likewise) is decompressed as it is read ([`open_decompressed`], a
+//! stream: nothing is held whole but what the caller keeps), and the rules
+//! above apply to what comes out. The document's id drops both extensions
+//! (`a.txt.gz` → `a`). A damaged or truncated stream is an error naming the
+//! file ([`ReadError::Io`] with the decompressor's reason).
+//! [`read_document_within`] stops at a limit of decompressed bytes, so a
+//! small file that inflates to gigabytes is refused, not read.
+//!
+//! # Paths in messages
+//!
+//! A file name may hold any byte but `/` and NUL: line feeds, terminal
+//! escape sequences, bytes that are not UTF-8. Messages show paths through
+//! [`shown`], which escapes what a terminal would act on or could not show
+//! (`\n`, `\u{1b}`, `\xFF`, …) and leaves every other path as it is.
 
-use std::io::ErrorKind;
+use std::fmt;
+use std::fs::File;
+use std::io::{ErrorKind, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -187,19 +208,19 @@ pub enum DecodeError {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// No file at the path.
-    #[error("{path}: no such file; check the path")]
+    #[error("{}: no such file; check the path", shown(path))]
     NotFound {
         /// The path.
         path: PathBuf,
     },
     /// A folder where a file was expected.
-    #[error("{path}: is a directory, not a text file; give the text files inside it")]
+    #[error("{}: is a directory, not a text file; give the text files inside it", shown(path))]
     IsDirectory {
         /// The path.
         path: PathBuf,
     },
     /// NUL bytes, or too many control characters.
-    #[error("{path}: looks like a binary file ({reason}); give a text file")]
+    #[error("{}: looks like a binary file ({reason}); give a text file", shown(path))]
     Binary {
         /// The file.
         path: PathBuf,
@@ -208,8 +229,9 @@ pub enum ReadError {
     },
     /// Even the best guess of the encoding leaves too much undecodable.
     #[error(
-        "{path}: cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
+        "{}: cannot be decoded as text: read as {encoding}, {replaced} of {chars} characters \
          are undecodable (first bad byte at offset {offset}); {}",
+        shown(path),
         advice(encoding)
     )]
     Undecodable {
@@ -224,14 +246,39 @@ pub enum ReadError {
         /// Byte offset of the first undecodable sequence.
         offset: usize,
     },
-    /// The file cannot be read.
-    #[error("{path}: cannot read it: {source}; check that it is a readable file")]
+    /// The file cannot be read (or, compressed, decompressed).
+    #[error("{}: cannot read it: {source}; check that it is a readable file{}", shown(path), damaged(path))]
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's error.
+        /// The operating system's (or the decompressor's) error.
         source: std::io::Error,
     },
+    /// More than the limit of [`read_document_within`] (after
+    /// decompression, for a compressed file).
+    #[error("{}: more than the limit of {limit} bytes per document{}", shown(path), decompressed(path))]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+}
+
+/// What to add to a read error of a compressed file.
+fn damaged(path: &Path) -> &'static str {
+    match Compression::of(path) {
+        Some(_) => " and a complete, undamaged compressed file (test it with `gzip -t` or `zstd -t`)",
+        None => "",
+    }
+}
+
+/// What to add to the size of a compressed file.
+fn decompressed(path: &Path) -> &'static str {
+    match Compression::of(path) {
+        Some(_) => " once decompressed",
+        None => "",
+    }
 }
 
 /// What to do about an undecodable file read as `encoding`.
@@ -252,7 +299,8 @@ impl ReadError {
             | ReadError::IsDirectory { path }
             | ReadError::Binary { path, .. }
             | ReadError::Undecodable { path, .. }
-            | ReadError::Io { path, .. } => path,
+            | ReadError::Io { path, .. }
+            | ReadError::TooLarge { path, .. } => path,
         }
     }
 
@@ -267,12 +315,19 @@ impl ReadError {
     }
 }
 
-/// Read and decode one text file (see the module docs for the rules).
+/// Read and decode one text file (see the module docs for the rules),
+/// decompressing a `.gz` or `.zst` file.
 pub fn read_document(path: &Path) -> Result<Document, ReadError> {
-    let bytes = read_bytes(path)?;
+    read_document_within(path, u64::MAX)
+}
+
+/// [`read_document`], refusing a file of more than `limit` bytes (counted
+/// after decompression) with [`ReadError::TooLarge`] without reading on.
+pub fn read_document_within(path: &Path, limit: u64) -> Result<Document, ReadError> {
+    let bytes = read_bytes(path, limit)?;
     let decoded = decode(&bytes).map_err(|e| ReadError::from_decode(path, e))?;
     Ok(Document {
-        id: path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        id: document_id(path),
         path: path.to_path_buf(),
         text: decoded.text,
         encoding: decoded.encoding,
@@ -280,7 +335,16 @@ pub fn read_document(path: &Path) -> Result<Document, ReadError> {
     })
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
+/// A text file's id: its name without the extension (and without a
+/// compression extension before it: `a.txt.gz` → `a`), shown as
+/// [`shown`] shows it, so that two names that differ only in bytes that
+/// are not UTF-8 keep different ids.
+pub fn document_id(path: &Path) -> String {
+    let plain = Compression::strip(path);
+    plain.file_stem().map(|s| shown(Path::new(s)).to_string()).unwrap_or_default()
+}
+
+fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let owned = || path.to_path_buf();
     let classify = |source: std::io::Error| match source.kind() {
         ErrorKind::NotFound => ReadError::NotFound { path: owned() },
@@ -291,7 +355,97 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
     if meta.is_dir() {
         return Err(ReadError::IsDirectory { path: owned() });
     }
-    std::fs::read(path).map_err(classify)
+    let compressed = Compression::of(path).is_some();
+    if !compressed && meta.is_file() && meta.len() > limit {
+        return Err(ReadError::TooLarge { path: owned(), limit });
+    }
+    let reader = open_decompressed(path).map_err(classify)?;
+    let mut bytes = Vec::with_capacity(if compressed { 0 } else { meta.len().min(limit) as usize });
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(classify)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge { path: owned(), limit });
+    }
+    Ok(bytes)
+}
+
+/// A compression that input files may have, known by their last
+/// extension (compared without case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// `.gz`: gzip, one or several members.
+    Gzip,
+    /// `.zst` or `.zstd`: Zstandard, one or several frames.
+    Zstd,
+}
+
+impl Compression {
+    /// The compression a file's name says it has, if any.
+    pub fn of(path: &Path) -> Option<Compression> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "gz" => Some(Compression::Gzip),
+            "zst" | "zstd" => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The path without its compression extension (`a.jsonl.gz` →
+    /// `a.jsonl`); the path itself when it has none.
+    pub fn strip(path: &Path) -> std::borrow::Cow<'_, Path> {
+        match Compression::of(path) {
+            Some(_) => path.with_extension("").into(),
+            None => path.into(),
+        }
+    }
+}
+
+/// Open a file for reading, decompressing it as it is read when its name
+/// ends in `.gz`, `.zst` or `.zstd` (see [`Compression`]). Errors of a
+/// damaged stream come from the reads, as [`std::io::Error`]s.
+pub fn open_decompressed(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
+    let file = File::open(path)?;
+    Ok(match Compression::of(path) {
+        None => Box::new(file),
+        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file))),
+        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(file)?),
+    })
+}
+
+/// A path as messages show it: see [`shown`].
+#[derive(Clone, Copy, Debug)]
+pub struct Shown<'a>(&'a Path);
+
+/// `path` for a message: as it is, except that control characters are
+/// escaped (`\n`, `\r`, `\t`, other ones as `\u{1b}`), and so are the
+/// characters that reorder text on a terminal (bidirectional overrides and
+/// isolates, U+202A–U+202E and U+2066–U+2069), and each byte that is not
+/// part of valid UTF-8 is written `\xFF`. A file name cannot then move the
+/// cursor, change colours, or hide behind U+FFFD; two names that differ
+/// only in such bytes are shown apart.
+pub fn shown(path: &Path) -> Shown<'_> {
+    Shown(path)
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.0.as_os_str().as_encoded_bytes().utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\n' => f.write_str("\\n")?,
+                    '\r' => f.write_str("\\r")?,
+                    '\t' => f.write_str("\\t")?,
+                    c if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') => {
+                        write!(f, "\\u{{{:x}}}", c as u32)?
+                    }
+                    c => fmt::Write::write_char(f, c)?,
+                }
+            }
+            for byte in chunk.invalid() {
+                write!(f, "\\x{byte:02X}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Decode the bytes of a text file: detect the encoding, decode, and check

@@ -25,7 +25,7 @@ fn output(ids: &[&str], texts: &[String], pairs: Vec<PairOutput>) -> AlignOutput
         .zip(texts)
         .map(|(id, t)| DocumentInfo {
             id: id.to_string(),
-            path: String::new(),
+            path: Default::default(),
             chars: chars(t) as u64,
             encoding: "utf-8".into(),
         })

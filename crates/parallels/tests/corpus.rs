@@ -38,7 +38,7 @@ fn arg(path: &Path) -> String {
     path.to_str().expect("test paths are UTF-8").to_owned()
 }
 
-fn reader(args: &[String], options: CorpusOptions) -> CorpusReader {
+fn reader<A: AsRef<Path>>(args: &[A], options: CorpusOptions) -> CorpusReader {
     CorpusReader::new(resolve(args).unwrap(), options).unwrap()
 }
 
@@ -658,15 +658,21 @@ fn resolve_sorts_out_arguments_and_refuses_bad_ones() {
             Input::Dir { path: dir.path().to_path_buf(), root: dir.path().to_path_buf() },
         ]
     );
-    let error = resolve(&[arg(&path("g.jsonl.gz"))]).unwrap_err();
-    assert!(error.to_string().contains("decompress"), "{error}");
+    assert_eq!(resolve(&[arg(&path("g.jsonl.gz"))]).unwrap(), vec![Input::Jsonl(path("g.jsonl.gz"))]);
+    for name in ["h.tar.gz", "i.jsonl.bz2", "j.parquet.gz", "k.zip"] {
+        fs::write(path(name), "").unwrap();
+        let error = resolve(&[arg(&path(name))]).unwrap_err();
+        assert!(matches!(error, CorpusError::Unsupported { .. }), "{error:?}");
+        assert!(error.to_string().starts_with(&format!("{}: ", arg(&path(name)))), "{error}");
+        assert!(error.to_string().contains("decompress"), "{error}");
+    }
     let error = resolve(&[arg(&path("missing.jsonl"))]).unwrap_err();
     assert_eq!(error.to_string(), format!("{}: no such file or folder; check the path", arg(&path("missing.jsonl"))));
     let pattern = arg(&path("*.nothing"));
     let error = resolve(std::slice::from_ref(&pattern)).unwrap_err();
     assert!(matches!(error, CorpusError::NoMatch { .. }), "{error:?}");
     assert!(error.to_string().starts_with(&pattern), "{error}");
-    assert!(matches!(resolve(&[]).unwrap_err(), CorpusError::NoInput));
+    assert!(matches!(resolve::<String>(&[]).unwrap_err(), CorpusError::NoInput));
     assert!(matches!(resolve(&[arg(&path("a**b"))]).unwrap_err(), CorpusError::Pattern { .. }));
 }
 
@@ -819,7 +825,10 @@ fn every_origin_names_its_input_its_place_and_its_bytes() {
     for (doc, (line, bom)) in docs.iter().zip([(1usize, 3u64), (3, 0), (6, 0), (7, 0)]) {
         let origin = &doc.origin;
         assert_eq!(origin.input, 0);
-        assert_eq!(origin.source, Source { file: arg(&path).into(), position: Position::Line(line as u64) });
+        assert_eq!(
+            origin.source,
+            Source { file: Path::new(&arg(&path)).into(), position: Position::Line(line as u64) }
+        );
         assert_eq!(origin.source.to_string(), format!("{}:{line}", arg(&path)));
         let bytes = origin.bytes.clone().unwrap();
         assert_eq!(bytes, line_start[line - 1] + bom..line_start[line], "line {line}");
@@ -834,9 +843,9 @@ fn every_origin_names_its_input_its_place_and_its_bytes() {
 fn sources_read_back_as_they_are_written() {
     let written = [
         Source::whole("corpus/2021/a.txt"),
-        Source { file: "data/crawl.jsonl".into(), position: Position::Line(12) },
-        Source { file: "x.NDJSON".into(), position: Position::Line(1) },
-        Source { file: "data/part-0.parquet".into(), position: Position::Row(0) },
+        Source { file: Path::new("data/crawl.jsonl").into(), position: Position::Line(12) },
+        Source { file: Path::new("x.NDJSON").into(), position: Position::Line(1) },
+        Source { file: Path::new("data/part-0.parquet").into(), position: Position::Row(0) },
         Source::whole("notes:12"),
         Source::whole("a#3.txt"),
     ];
@@ -851,4 +860,396 @@ fn sources_read_back_as_they_are_written() {
     assert_eq!(Source::parse("x.jsonl#3"), Source::whole("x.jsonl#3"));
     assert_eq!(Source::parse("x.jsonl:"), Source::whole("x.jsonl:"));
     assert_eq!(Source::parse("x.jsonl:+3"), Source::whole("x.jsonl:+3"));
+}
+
+// ---------------------------------------------------------------------
+// Compressed input (issue 15, item 11).
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+fn zstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::encode_all(bytes, 3).unwrap()
+}
+
+/// JSON Lines with a BOM, CRLF, a blank line, a malformed line, a missing
+/// text and a last line without a line feed.
+const CRAWL: &[u8] =
+    b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"one\",\"url\":\"u\"}\r\n\n{\"id\":\"b\",\"text\":\"two\"}\n\
+{not json}\n{\"id\":\"c\"}\n{\"id\":\"d\",\"text\":\"four\"}";
+
+/// Items with their sources' file names replaced by `FILE`, the texts and
+/// metadata, and each record's bytes in `plain`.
+fn described(items: &[Result<CorpusDoc, Problem>], file: &Path, plain: &[u8]) -> Vec<String> {
+    let file = arg(file);
+    items
+        .iter()
+        .map(|item| match item {
+            Ok(d) => {
+                let bytes = d.origin.bytes.clone().unwrap();
+                let record = String::from_utf8_lossy(&plain[bytes.start as usize..bytes.end as usize]).into_owned();
+                format!("{} {} {:?} {:?} {record:?}", d.id, d.origin.source, d.text, d.meta).replace(&file, "FILE")
+            }
+            Err(p) => p.to_string().replace(&file, "FILE"),
+        })
+        .collect()
+}
+
+#[test]
+fn gzip_and_zstd_json_lines_read_as_the_plain_file_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("crawl.jsonl");
+    fs::write(&plain, CRAWL).unwrap();
+    let expected = described(&reader(&[arg(&plain)], CorpusOptions::default()).collect::<Vec<_>>(), &plain, CRAWL);
+    assert_eq!(expected.len(), 5, "{expected:#?}");
+    assert!(expected[2].starts_with("FILE:4: malformed JSON"), "{expected:#?}");
+    for (name, bytes) in [
+        ("crawl.jsonl.gz", gzip(CRAWL)),
+        ("crawl.jsonl.zst", zstd(CRAWL)),
+        ("crawl.ndjson.ZSTD", zstd(CRAWL)),
+        ("crawl.jsonl.GZ", gzip(CRAWL)),
+    ] {
+        let path = dir.path().join(name);
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(resolve(&[arg(&path)]).unwrap(), vec![Input::Jsonl(path.clone())]);
+        let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
+        assert_eq!(described(&items, &path, CRAWL), expected, "{name}");
+    }
+}
+
+#[test]
+fn gzip_members_and_zstd_frames_are_read_one_after_the_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) =
+        (b"{\"id\":\"a\",\"text\":\"one\"}\n".as_slice(), b"{\"id\":\"b\",\"text\":\"two\"}\n".as_slice());
+    for (name, bytes) in
+        [("m.jsonl.gz", [gzip(first), gzip(second)].concat()), ("m.jsonl.zst", [zstd(first), zstd(second)].concat())]
+    {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        let ids: Vec<String> = reader(&[arg(&path)], CorpusOptions::default()).map(|d| d.unwrap().id).collect();
+        assert_eq!(ids, ["a", "b"], "{name}");
+    }
+}
+
+#[test]
+fn a_damaged_or_truncated_stream_keeps_the_records_before_and_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (1..=2000).map(|i| format!("{{\"id\":\"{i}\",\"text\":\"text number {i}\"}}\n")).collect();
+    for (name, compressed) in [("t.jsonl.gz", gzip(lines.as_bytes())), ("t.jsonl.zst", zstd(lines.as_bytes()))] {
+        for cut in [compressed.len() / 2, compressed.len() - 3] {
+            let path = dir.path().join(name);
+            fs::write(&path, &compressed[..cut]).unwrap();
+            let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
+            let (docs, problems): (Vec<_>, Vec<_>) = items.into_iter().partition(Result::is_ok);
+            assert_eq!(problems.len(), 1, "{name} cut at {cut}: {problems:?}");
+            let problem = problems[0].as_ref().unwrap_err();
+            assert_eq!(problem.kind, ProblemKind::Unreadable);
+            // Reading stopped at the line after the last whole record.
+            assert_eq!(problem.source, format!("{}:{}", arg(&path), docs.len() + 1), "{problem}");
+            assert!(problem.message.starts_with("cannot read on from this line: "), "{problem}");
+            assert!(problem.message.ends_with("; the rest of the file is skipped"), "{problem}");
+            // Cut in its trailer, the stream still gives every record.
+            assert!(docs.len() < 2000 || cut == compressed.len() - 3, "{name} cut at {cut}");
+            // The records before are whole and in order.
+            for (k, d) in docs.iter().enumerate() {
+                assert_eq!(d.as_ref().unwrap().id, (k + 1).to_string());
+            }
+        }
+    }
+    // Not compressed at all.
+    let path = dir.path().join("plain.jsonl.gz");
+    fs::write(&path, "{\"id\":\"a\",\"text\":\"b\"}\n").unwrap();
+    let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
+    assert_eq!(rows(&items), vec![problem(ProblemKind::Unreadable, &format!("{}:1", arg(&path)))]);
+}
+
+#[test]
+fn compressed_text_files_in_folders_count_by_their_inner_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("texts");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::write(root.join("a.txt.gz"), gzip("第一篇".as_bytes())).unwrap();
+    fs::write(root.join("sub/b.md.zst"), zstd("第二篇".as_bytes())).unwrap();
+    fs::write(root.join("c.txt"), "第三篇").unwrap();
+    fs::write(root.join("d.csv.gz"), gzip(b"x,y")).unwrap();
+    // GB18030 inside gzip is detected as any text file.
+    let (gb, _, _) = encoding_rs::GB18030.encode("中华人民共和国的历史很长，文献也很多。");
+    fs::write(root.join("gb.txt.gz"), gzip(&gb)).unwrap();
+    fs::write(root.join("broken.txt.gz"), &gzip("第四篇".as_bytes())[..12]).unwrap();
+    let mut reader = reader(&[arg(&root)], CorpusOptions::default());
+    let items: Vec<_> = reader.by_ref().collect();
+    let path = |name: &str| arg(&root.join(name));
+    assert_eq!(
+        rows(&items),
+        vec![
+            doc("a", &path("a.txt.gz"), "utf-8", None),
+            problem(ProblemKind::Unreadable, &path("broken.txt.gz")),
+            doc("c", &path("c.txt"), "utf-8", None),
+            doc("gb", &path("gb.txt.gz"), "gb18030", None),
+            doc("sub/b", &path("sub/b.md.zst"), "utf-8", None),
+        ]
+    );
+    let texts: Vec<&str> = items.iter().filter_map(|d| d.as_ref().ok()).map(|d| d.text.as_str()).collect();
+    assert_eq!(texts, ["第一篇", "第三篇", "中华人民共和国的历史很长，文献也很多。", "第二篇"]);
+    let broken = items[1].as_ref().unwrap_err();
+    assert!(broken.message.contains("cannot read it"), "{broken}");
+    assert!(broken.message.contains("gzip -t"), "{broken}");
+    assert_eq!(reader.summary().other_extension, 1);
+}
+
+#[test]
+fn a_compressed_text_file_that_inflates_past_the_limit_is_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.txt.gz");
+    // 1 MB of text in a file of about a kilobyte.
+    fs::write(&path, gzip(&vec![b'a'; 1 << 20])).unwrap();
+    assert!(fs::metadata(&path).unwrap().len() < 5000);
+    let options = CorpusOptions { max_document_bytes: 1000, ..CorpusOptions::default() };
+    let items: Vec<_> = reader(&[arg(&path)], options).collect();
+    assert_eq!(rows(&items), vec![problem(ProblemKind::TooLarge, &arg(&path))]);
+    let message = &items[0].as_ref().unwrap_err().message;
+    assert_eq!(message, "more than the limit of 1000 bytes per document once decompressed; it is skipped");
+    // Exactly the limit is read.
+    fs::write(&path, gzip(&vec![b'a'; 1000])).unwrap();
+    let options = CorpusOptions { max_document_bytes: 1000, ..CorpusOptions::default() };
+    let docs: Vec<_> = reader(&[arg(&path)], options).map(Result::unwrap).collect();
+    assert_eq!((docs[0].id.as_str(), docs[0].text.len()), ("bomb", 1000));
+}
+
+// ---------------------------------------------------------------------
+// Lone surrogates (issue 15, item 10).
+
+#[test]
+fn lone_surrogate_escapes_are_read_as_replacement_characters_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("py.jsonl");
+    let lines = [
+        r#"{"id":"a","text":"x\ud800y"}"#,             // a lone high surrogate
+        r#"{"id":"b","text":"\udc80\udcff end"}"#,     // lone low ones (surrogateescape)
+        r#"{"id":"c","text":"pair \ud83d\ude00 ok"}"#, // a pair is one character
+        r#"{"id":"d","text":"not an escape: \\ud800"}"#,
+        r#"{"id":"e","text":"cut \ud83d"}"#, // a high one at the end
+        r#"{"id":"f\udfff","text":"in the id", "\ud800k": "in a key"}"#,
+        r#"{"id":"g","text":"\ud800" "broken"}"#,    // malformed anyway
+        r#"{"id":"h","text":"\ud800\ud83d\ude00"}"#, // lone, then a pair
+    ];
+    fs::write(&path, lines.join("\n")).unwrap();
+    let mut reader = reader(&[arg(&path)], CorpusOptions::default());
+    let items: Vec<_> = reader.by_ref().collect();
+    let got: Vec<Result<(String, String, usize), String>> = items
+        .iter()
+        .map(|item| match item {
+            Ok(d) => Ok((d.id.clone(), d.text.clone(), d.replaced)),
+            Err(p) => Err(p.to_string().replace(&arg(&path), "FILE")),
+        })
+        .collect();
+    let ok = |id: &str, text: &str, replaced: usize| Ok((id.to_owned(), text.to_owned(), replaced));
+    assert_eq!(
+        got,
+        vec![
+            ok("a", "x\u{FFFD}y", 1),
+            ok("b", "\u{FFFD}\u{FFFD} end", 2),
+            ok("c", "pair 😀 ok", 0),
+            ok("d", "not an escape: \\ud800", 0),
+            ok("e", "cut \u{FFFD}", 1),
+            ok("f\u{FFFD}", "in the id", 2),
+            Err("FILE:7: malformed JSON: expected `,` or `}` at column 27".to_owned()),
+            ok("h", "\u{FFFD}😀", 1),
+        ]
+    );
+    assert_eq!(items[5].as_ref().unwrap().meta, meta(json!({"\u{FFFD}k": "in a key"})));
+    let summary = reader.summary();
+    assert_eq!(summary.repaired, 5);
+    assert_eq!(summary.first_repaired.as_deref(), Some(format!("{}:1", arg(&path)).as_str()));
+    let warning = summary.repaired_warning().unwrap();
+    assert!(warning.starts_with("5 JSON Lines record(s) held lone surrogate escapes"), "{warning}");
+    assert!(warning.ends_with(&format!("the first at {}:1", arg(&path))), "{warning}");
+    // Nothing repaired: no warning, and the summary is written as before.
+    assert_eq!(parallels::corpus::Summary::default().repaired_warning(), None);
+    let value = serde_json::to_value(parallels::corpus::Summary::default()).unwrap();
+    assert!(value.get("repaired").is_none() && value.get("first_repaired").is_none(), "{value}");
+}
+
+// ---------------------------------------------------------------------
+// File names that are not UTF-8 (issue 15, item 3).
+
+#[cfg(unix)]
+fn os_path(dir: &Path, name: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    dir.join(std::ffi::OsStr::from_bytes(name))
+}
+
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_stay_two_documents_with_their_exact_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("texts");
+    fs::create_dir(&root).unwrap();
+    let (ff, fe) = (os_path(&root, b"\xFF.txt"), os_path(&root, b"\xFE.txt"));
+    if fs::write(&ff, "第一篇").is_err() {
+        return; // a file system that refuses such names
+    }
+    fs::write(&fe, "第二篇").unwrap();
+    fs::write(os_path(&root, b"new\nline\x1b[31m.txt"), "第三篇").unwrap();
+    let docs: Vec<CorpusDoc> = reader(&[arg(&root)], CorpusOptions::default()).map(Result::unwrap).collect();
+    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["new\\nline\\u{1b}[31m", "\\xFE", "\\xFF"]);
+    assert_eq!(*docs[1].origin.source.file, *fe);
+    assert_eq!(*docs[2].origin.source.file, *ff);
+    assert_eq!(docs[2].origin.source.to_string(), format!("{}/\\xFF.txt", arg(&root)));
+    // Written in JSON with lone surrogate escapes, read back exactly.
+    for d in &docs {
+        let json = serde_json::to_string(&d.origin.source).unwrap();
+        assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), d.origin.source, "{json}");
+    }
+    let json = serde_json::to_string(&docs[2].origin.source).unwrap();
+    assert_eq!(json, format!("\"{}/\\udcff.txt\"", arg(&root)));
+    let json = serde_json::to_string(&docs[0].origin.source).unwrap();
+    assert_eq!(json, format!("\"{}/new\\nline\\u001b[31m.txt\"", arg(&root)));
+    // The path read back finds the file again.
+    let back: Source = serde_json::from_str(&serde_json::to_string(&docs[2].origin.source).unwrap()).unwrap();
+    let again: Vec<CorpusDoc> =
+        reader(&[back.file.to_path_buf()], CorpusOptions::default()).map(Result::unwrap).collect();
+    assert_eq!(again[0].text, "第一篇");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_json_lines_file_whose_name_is_not_utf8_keeps_its_name_in_every_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = os_path(dir.path(), b"crawl-\xE4.jsonl.gz");
+    if fs::write(&path, gzip(b"{\"id\":\"a\",\"text\":\"one\"}\n{\"id\":\"a\",\"text\":\"two\"}\n")).is_err() {
+        return;
+    }
+    let items: Vec<_> = reader(std::slice::from_ref(&path), CorpusOptions::default()).collect();
+    let doc = items[0].as_ref().unwrap();
+    assert_eq!(doc.origin.source, Source { file: path.as_path().into(), position: Position::Line(1) });
+    let json = serde_json::to_string(&doc.origin.source).unwrap();
+    assert!(json.ends_with("/crawl-\\udce4.jsonl.gz:1\""), "{json}");
+    assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), doc.origin.source);
+    let duplicate = items[1].as_ref().unwrap_err();
+    let shown = format!("{}/crawl-\\xE4.jsonl.gz", arg(dir.path()));
+    assert_eq!(
+        duplicate.to_string(),
+        format!("{shown}:2: duplicate id \"a\": first used by {shown}:1; this one is skipped")
+    );
+}
+
+#[test]
+fn a_path_that_is_utf8_is_written_as_before() {
+    for source in [Source::whole("a/b c.txt"), Source::whole("引号\"与\\反斜杠.txt")] {
+        let json = serde_json::to_string(&source).unwrap();
+        assert_eq!(json, serde_json::to_string(source.file.to_str().unwrap()).unwrap());
+        assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), source);
+    }
+    // Other lone surrogates in a written source (not from us) read as U+FFFD.
+    let source: Source = serde_json::from_str(r#""a\ud800.txt""#).unwrap();
+    assert_eq!(source, Source::whole("a\u{FFFD}.txt"));
+}
+
+// ---------------------------------------------------------------------
+// Properties: random and mutated JSON Lines, plain and compressed, never
+// make the reader panic, and compressed input reads as the plain bytes do.
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every item, with the file name taken out.
+    fn read_all(path: &Path, options: &CorpusOptions) -> Vec<String> {
+        let items: Vec<_> =
+            CorpusReader::new(vec![Input::Jsonl(path.to_path_buf())], options.clone()).unwrap().collect();
+        let file = arg(path);
+        items
+            .iter()
+            .map(|item| match item {
+                Ok(d) => format!("{:?} {:?} {:?} {:?} {:?}", d.id, d.text, d.meta, d.origin.bytes, d.replaced),
+                Err(p) => p.to_string().replacen(&file, "FILE", 1),
+            })
+            .collect()
+    }
+
+    /// Lines of JSON-ish text: records, escapes (surrogates among them),
+    /// broken syntax, BOMs and line endings.
+    fn jsonish() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"{\"id\":\"".to_vec()),
+            Just(b"\",\"text\":\"".to_vec()),
+            Just(b"\"}\n".to_vec()),
+            Just(b"\\ud800".to_vec()),
+            Just(b"\\udc80".to_vec()),
+            Just(b"\\ud83d\\ude00".to_vec()),
+            Just(b"\\\\".to_vec()),
+            Just(b"\\u00".to_vec()),
+            Just(b"\r\n".to_vec()),
+            Just(b"\xEF\xBB\xBF".to_vec()),
+            Just(b"[".to_vec()),
+            Just("中文".as_bytes().to_vec()),
+            proptest::collection::vec(any::<u8>(), 0..8),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn jsonl_reading_never_panics_and_compression_changes_nothing(bytes in jsonish(), limit in 8u64..200) {
+            let dir = tempfile::tempdir().unwrap();
+            let options = CorpusOptions { max_document_bytes: limit, ..CorpusOptions::default() };
+            let plain = dir.path().join("x.jsonl");
+            fs::write(&plain, &bytes).unwrap();
+            let expected = read_all(&plain, &options);
+            for (name, compressed) in [("x.jsonl.gz", gzip(&bytes)), ("x.jsonl.zst", zstd(&bytes))] {
+                let path = dir.path().join(name);
+                fs::write(&path, compressed).unwrap();
+                prop_assert_eq!(&read_all(&path, &options), &expected);
+            }
+        }
+
+        #[test]
+        fn damaged_compressed_input_never_panics(
+            bytes in jsonish(),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            for (name, mut compressed) in [("x.jsonl.gz", gzip(&bytes)), ("x.jsonl.zst", zstd(&bytes))] {
+                for (at, byte) in &flips {
+                    let at = at.index(compressed.len());
+                    compressed[at] ^= byte;
+                }
+                compressed.truncate(cut.index(compressed.len() + 1));
+                let path = dir.path().join(name);
+                fs::write(&path, &compressed).unwrap();
+                read_all(&path, &CorpusOptions::default());
+                let text = dir.path().join(name.replace("jsonl", "txt"));
+                fs::write(&text, &compressed).unwrap();
+                let _ = CorpusReader::new(resolve(&[arg(&text)]).unwrap(), CorpusOptions::default()).unwrap().count();
+            }
+        }
+
+        #[cfg(unix)]
+        #[test]
+        fn any_path_is_written_and_read_back_exactly(name in proptest::collection::vec(1u8..=255, 1..24), line in 0u64..5) {
+            use std::os::unix::ffi::OsStrExt;
+            let name: Vec<u8> = b"f".iter().copied().chain(name.into_iter().filter(|&b| b != b'/')).collect();
+            let file = Path::new(std::ffi::OsStr::from_bytes(&name));
+            let source = if line == 0 { Source::whole(file) } else {
+                Source { file: file.with_extension("jsonl").into(), position: Position::Line(line) }
+            };
+            let json = serde_json::to_string(&source).unwrap();
+            let back: Source = serde_json::from_str(&json).unwrap();
+            // A text file whose own name ends in `.jsonl:7` is the one form
+            // that cannot be told apart (see `Source::parse`).
+            if Source::parse_path(&source.file) == Source::whole(&source.file) {
+                prop_assert_eq!(back, source);
+            }
+        }
+    }
 }

@@ -275,3 +275,85 @@ fn id_is_the_file_name_without_extension() {
     let doc = read_document(&write(&dir, "README", b"text")).unwrap();
     assert_eq!(doc.id, "README");
 }
+
+// ---------------------------------------------------------------------
+// Compressed files and paths in messages (issue 15, items 10 and 11).
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[test]
+fn compressed_files_are_decoded_as_their_contents() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fixture_text("zh_utf8.txt");
+    let gb = encode(encoding_rs::GB18030, &text);
+    for (name, bytes, encoding) in [
+        ("a.txt.gz", gzip(text.as_bytes()), "utf-8"),
+        ("b.txt.zst", zstd::encode_all(text.as_bytes(), 1).unwrap(), "utf-8"),
+        ("c.md.GZ", gzip(&gb), "gb18030"),
+        ("d.zstd", zstd::encode_all(utf16_with_bom(&text, false).as_slice(), 1).unwrap(), "utf-16le"),
+    ] {
+        let path = write(&dir, name, &bytes);
+        let doc = read_document(&path).unwrap();
+        assert_eq!((doc.text.as_str(), doc.encoding.as_str()), (text.as_str(), encoding), "{name}");
+        assert_eq!(doc.path, path);
+    }
+    assert_eq!(read_document(&dir.path().join("a.txt.gz")).unwrap().id, "a");
+    assert_eq!(read_document(&dir.path().join("d.zstd")).unwrap().id, "d");
+}
+
+#[test]
+fn a_damaged_compressed_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = gzip("第一章 风起\n".repeat(100).as_bytes());
+    let path = write(&dir, "cut.txt.gz", &whole[..whole.len() / 2]);
+    let error = read_document(&path).unwrap_err();
+    assert!(matches!(error, ReadError::Io { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.starts_with(&format!("{}: cannot read it: ", path.display())), "{message}");
+    assert!(
+        message.ends_with("a complete, undamaged compressed file (test it with `gzip -t` or `zstd -t`)"),
+        "{message}"
+    );
+    let path = write(&dir, "not.txt.zst", b"plain text, not zstd");
+    assert!(matches!(read_document(&path).unwrap_err(), ReadError::Io { .. }));
+}
+
+#[test]
+fn the_size_limit_counts_decompressed_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "big.txt.gz", &gzip(&vec![b'x'; 100_000]));
+    let error = parallels::read::read_document_within(&path, 99_999).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("{}: more than the limit of 99999 bytes per document once decompressed", path.display())
+    );
+    assert_eq!(parallels::read::read_document_within(&path, 100_000).unwrap().text.len(), 100_000);
+    let plain = write(&dir, "big.txt", &[b'x'; 100]);
+    let error = parallels::read::read_document_within(&plain, 99).unwrap_err();
+    assert_eq!(error.to_string(), format!("{}: more than the limit of 99 bytes per document", plain.display()));
+}
+
+#[test]
+fn paths_in_messages_are_escaped() {
+    use parallels::read::shown;
+    let show = |p: &str| shown(Path::new(p)).to_string();
+    assert_eq!(show("corpus/第一章 a.txt"), "corpus/第一章 a.txt");
+    assert_eq!(show("a\nb\r\tc.txt"), "a\\nb\\r\\tc.txt");
+    assert_eq!(show("\x1b[31mred\x1b[0m.txt"), "\\u{1b}[31mred\\u{1b}[0m.txt");
+    assert_eq!(show("\u{7f}\u{85}.txt"), "\\u{7f}\\u{85}.txt");
+    assert_eq!(show("abc\u{202e}txt.exe"), "abc\\u{202e}txt.exe");
+    let error = read_document(Path::new("missing\x1b]0;title\x07.txt")).unwrap_err();
+    assert_eq!(error.to_string(), "missing\\u{1b}]0;title\\u{7}.txt: no such file; check the path");
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = Path::new(std::ffi::OsStr::from_bytes(b"a\xFF\xFEb\xE4\xB8.txt"));
+        assert_eq!(shown(path).to_string(), "a\\xFF\\xFEb\\xE4\\xB8.txt");
+        assert_eq!(parallels::read::document_id(path), "a\\xFF\\xFEb\\xE4\\xB8");
+    }
+}

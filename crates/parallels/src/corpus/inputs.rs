@@ -5,6 +5,8 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use crate::read::{shown, Compression};
+
 use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
@@ -50,7 +52,7 @@ impl Input {
 /// One file under the inputs, as [`fingerprint`] sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileStamp {
-    /// The path, displayed.
+    /// The path, as [`read::shown`](crate::read::shown) shows it.
     pub path: String,
     /// Size in bytes.
     pub len: u64,
@@ -72,7 +74,7 @@ pub fn fingerprint(inputs: &[Input], options: &CorpusOptions) -> Vec<FileStamp> 
             }
             Err(_) => (0, 0),
         };
-        FileStamp { path: path.display().to_string(), len, modified }
+        FileStamp { path: shown(path).to_string(), len, modified }
     }
     let extensions = wanted_extensions(options);
     // What the walk counts and the problems it meets are the reader's to
@@ -119,20 +121,24 @@ pub fn input_files<'a>(inputs: &'a [Input], options: &CorpusOptions) -> impl Ite
 }
 
 /// Turn command-line arguments into inputs (see the module docs): existing
-/// paths by kind, glob patterns expanded and sorted.
-pub fn resolve(args: &[String]) -> Result<Vec<Input>, CorpusError> {
+/// paths by kind, glob patterns expanded and sorted. Arguments are paths,
+/// not necessarily UTF-8 (a pattern must be).
+pub fn resolve<A: AsRef<Path>>(args: &[A]) -> Result<Vec<Input>, CorpusError> {
     if args.is_empty() {
         return Err(CorpusError::NoInput);
     }
     let mut inputs = Vec::new();
     for arg in args {
-        let path = Path::new(arg);
+        let path = arg.as_ref();
+        let pattern = path.to_str().filter(|arg| is_pattern(arg));
         match fs::metadata(path) {
             Ok(meta) => {
                 let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 inputs.push(classify(path.to_path_buf(), meta.is_dir(), root)?);
             }
-            Err(e) if e.kind() == ErrorKind::NotFound && is_pattern(arg) => inputs.extend(expand(arg)?),
+            Err(e) if e.kind() == ErrorKind::NotFound && pattern.is_some() => {
+                inputs.extend(expand(pattern.unwrap_or_default())?)
+            }
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 return Err(CorpusError::NotFound { path: path.to_path_buf() })
             }
@@ -195,22 +201,30 @@ fn glob_root(pattern: &str) -> PathBuf {
 }
 
 /// What a file given as input is read as, by its extension (compared
-/// without case).
+/// without case); for a `.gz` or `.zst` file, by the extension before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum FileKind {
     Jsonl,
     Parquet,
+    /// Compressed in a way that is not read, or an archive.
     Compressed,
+    /// A compressed Parquet file (Parquet compresses inside).
+    CompressedParquet,
     Text,
 }
 
 impl FileKind {
     pub(super) fn of(path: &Path) -> FileKind {
-        let extension = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let compressed = Compression::of(path).is_some();
+        let inner = Compression::strip(path);
+        let extension = inner.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
         match extension.as_deref() {
             Some("jsonl" | "ndjson" | "json") => FileKind::Jsonl,
+            Some("parquet") if compressed => FileKind::CompressedParquet,
             Some("parquet") => FileKind::Parquet,
-            Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar") => FileKind::Compressed,
+            Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar" | "br" | "lzma") => {
+                FileKind::Compressed
+            }
             _ => FileKind::Text,
         }
     }
@@ -226,8 +240,17 @@ fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusE
         FileKind::Compressed => {
             return Err(CorpusError::Unsupported {
                 path,
-                reason: "compressed and archive files are not read; decompress or unpack it first \
-                         (e.g. `gunzip -k`)"
+                reason: "archives and compression other than gzip (.gz) and Zstandard (.zst) are not read; \
+                         decompress or unpack it first (e.g. `xz -dk`, `tar -xf`), or recompress it with gzip \
+                         or zstd"
+                    .to_owned(),
+            })
+        }
+        FileKind::CompressedParquet => {
+            return Err(CorpusError::Unsupported {
+                path,
+                reason: "a compressed Parquet file is not read (Parquet compresses its columns itself); \
+                         decompress it first (e.g. `gunzip -k`)"
                     .to_owned(),
             })
         }

@@ -1,8 +1,21 @@
 //! JSON Lines: one record per line, read line by line within
-//! [`CorpusOptions::max_document_bytes`], each line's bytes and place kept
-//! for its [`Origin`].
+//! [`CorpusOptions::max_document_bytes`] (from a `.gz` or `.zst` file as it
+//! is decompressed), each line's bytes and place kept for its [`Origin`].
+//!
+//! # Lone surrogates
+//!
+//! Python's `json.dumps` writes a string holding a lone surrogate (text
+//! decoded with `surrogateescape`, or cut in the middle of a pair) as
+//! `\ud800`-style escapes without their pair. That is not Unicode, and
+//! serde_json refuses the whole line ("lone leading surrogate in hex
+//! escape"). Such a record is **repaired, not skipped**: each lone
+//! surrogate escape reads as U+FFFD (the replacement is an escape of the
+//! same length, `\ufffd`, so columns of later errors stay right), the
+//! record counts in [`Summary::repaired`] and its `replaced`, and the
+//! commands warn with the count and the first record's `file:line`. A pair
+//! (`\ud83d\ude00`) is a character, as always. The bytes of the line are
+//! not changed: `dedup` copies a kept record as it was.
 
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
 use std::path::Path;
@@ -12,14 +25,17 @@ use serde_json::Value;
 
 use super::reader::RawDoc;
 use super::{missing, null, wrong_type, CorpusOptions, Origin, Problem, ProblemKind, Summary};
+use crate::read::{open_decompressed, shown};
 
 /// Buffer size of the JSON Lines reader.
 const JSONL_BUFFER_BYTES: usize = 64 * 1024;
 
 /// A JSON Lines file being read line by line.
 pub(super) struct JsonlSource {
-    pub(super) display: Arc<str>,
-    reader: BufReader<File>,
+    pub(super) file: Arc<Path>,
+    /// The path as messages show it.
+    display: String,
+    reader: BufReader<Box<dyn Read + Send>>,
     /// Lines read so far (the number of the current line).
     line: u64,
     /// Bytes of the file read so far (the end of the current line).
@@ -33,14 +49,16 @@ pub(super) struct JsonlSource {
 }
 
 impl JsonlSource {
-    /// Open a JSON Lines file (counted in `summary`).
+    /// Open a JSON Lines file (counted in `summary`), decompressing a
+    /// `.gz` or `.zst` file.
     pub(super) fn open(path: &Path, summary: &mut Summary) -> Result<JsonlSource, Problem> {
-        let display = path.display().to_string();
-        let file = File::open(path)
+        let display = shown(path).to_string();
+        let file = open_decompressed(path)
             .map_err(|e| Problem::new(display.as_str(), ProblemKind::Unreadable, format!("cannot open it: {e}")))?;
         summary.files += 1;
         Ok(JsonlSource {
-            display: display.into(),
+            file: path.into(),
+            display,
             reader: BufReader::with_capacity(JSONL_BUFFER_BYTES, file),
             line: 0,
             offset: 0,
@@ -169,9 +187,20 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
             return malformed(source(), message);
         }
     };
+    let mut repaired = 0;
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
-        Err(e) => return malformed(source(), json_error_message(&e)),
+        Err(e) => match repair_lone_surrogates(text) {
+            // The line parses once its lone surrogates are U+FFFD: read it so.
+            Some((fixed, count)) => match serde_json::from_str(&fixed) {
+                Ok(value) => {
+                    repaired = count;
+                    value
+                }
+                Err(e) => return malformed(source(), json_error_message(&e)),
+            },
+            None => return malformed(source(), json_error_message(&e)),
+        },
     };
     let Value::Object(mut map) = value else {
         return malformed(source(), format!("{}, not an object; each line must be one JSON object", json_kind(&value)));
@@ -219,7 +248,58 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
             }
         },
     };
-    Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: 0, group, meta: map, origin })
+    Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: repaired, group, meta: map, origin })
+}
+
+/// `line` with every escape of a lone surrogate (`\ud800`–`\udfff` not
+/// part of a high–low pair) inside a string replaced by `\ufffd`, and how
+/// many there were; `None` when there is none. Linear; escaped
+/// backslashes (`\\ud800`, a backslash and text) are not escapes.
+pub fn repair_lone_surrogates(line: &str) -> Option<(String, usize)> {
+    let bytes = line.as_bytes();
+    let hex4 = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(digits, 16).ok().filter(|_| digits.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    // `\u` escape at `at` (the backslash) of a surrogate: its value.
+    let surrogate_at = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex4(at + 2))
+            .flatten()
+            .filter(|c| (0xD800..=0xDFFF).contains(c))
+    };
+    let mut lone = Vec::new();
+    let (mut k, mut in_string) = (0, false);
+    while k < bytes.len() {
+        match bytes[k] {
+            b'"' => {
+                in_string = !in_string;
+                k += 1;
+            }
+            b'\\' if in_string => match surrogate_at(k) {
+                Some(0xD800..=0xDBFF) if surrogate_at(k + 6).is_some_and(|low| low >= 0xDC00) => k += 12,
+                Some(_) => {
+                    lone.push(k);
+                    k += 6;
+                }
+                None => k += 2,
+            },
+            _ => k += 1,
+        }
+    }
+    if lone.is_empty() {
+        return None;
+    }
+    let mut fixed = String::with_capacity(line.len());
+    let mut from = 0;
+    for &at in &lone {
+        fixed.push_str(&line[from..at]);
+        fixed.push_str("\\ufffd");
+        from = at + 6;
+    }
+    fixed.push_str(&line[from..]);
+    Some((fixed, lone.len()))
 }
 
 /// serde's message with the column, without its "line 1" (a record is one

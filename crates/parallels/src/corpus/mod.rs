@@ -23,10 +23,30 @@
 //!   symbolic links to folders are not followed. Skipped entries are counted
 //!   in the [`Summary`], not reported one by one;
 //! * a **`.jsonl`, `.ndjson` or `.json`** file: JSON Lines, one object per
-//!   line;
+//!   line; also compressed, **`.jsonl.gz`** or **`.jsonl.zst`** (and
+//!   `.zstd`), decompressed as it is read (see below);
 //! * a **`.parquet`** file;
-//! * a compressed file (`.gz`, `.zst`, …): refused with a hint to decompress;
+//! * a text file compressed with gzip or Zstandard (`a.txt.gz`,
+//!   `a.md.zst`): decompressed, then decoded as any text file; in folders
+//!   too, where its inner extension (`txt`) is the one compared with
+//!   [`CorpusOptions::extensions`];
+//! * another compressed or archive file (`.bz2`, `.xz`, `.zip`, `.tar.gz`,
+//!   `.parquet.gz`, …): refused with a hint to decompress;
 //! * any other file: one text file.
+//!
+//! # Compressed input
+//!
+//! A `.gz` file (one or several gzip members, as `zcat` reads them) or a
+//! `.zst`/`.zstd` file (one or several Zstandard frames) is decompressed
+//! as it is read ([`read::open_decompressed`](crate::read::open_decompressed)):
+//! a JSON Lines file line by line, as the plain file would be, so memory
+//! stays that of one line. Everything that counts bytes counts the
+//! decompressed ones: line numbers, [`Origin::bytes`] (offsets in the
+//! decompressed stream, which `dedup` reads again the same way),
+//! [`CorpusOptions::max_document_bytes`] (a text file is refused once it
+//! inflates past it). A damaged or truncated stream is a [`Problem`] at the
+//! line where reading stopped (`file:line: cannot read on from this line:
+//! …`; the records before it are kept), or, for a text file, the file.
 //!
 //! An argument that names no path but contains `*`, `?` or `[` is a glob
 //! pattern: its matches (sorted by path; `*` does not cross `/` nor match a
@@ -37,11 +57,16 @@
 //!
 //! | input | id | source | group |
 //! | --- | --- | --- | --- |
-//! | text file in a folder | path relative to the folder, without its extension, `/`-separated: `2021/06/a`; with several folders given, relative to each folder's parent (`a/2021/06/a`), so that equal names in two folders stay apart | the path | with `group_by_dir`, the relative folder: `2021/06`, or `.` at the top |
+//! | text file in a folder | path relative to the folder, without its extension (and a compression extension), `/`-separated: `2021/06/a`; with several folders given, relative to each folder's parent (`a/2021/06/a`), so that equal names in two folders stay apart | the path | with `group_by_dir`, the relative folder: `2021/06`, or `.` at the top |
 //! | text file matched by a glob | path relative to the pattern's literal folder prefix (`corpus` in `corpus/**/*.txt`), without extension | the path | as above |
 //! | text file named alone | file name without extension | the path | `.` |
 //! | JSON Lines record | the id field: a string as is, a number as written (`7`, `1.5`) | `path:line` (1-based) | the group field as a string (numbers and booleans as written) |
 //! | Parquet row | the id column: a string, or an integer written in decimal | `path#row` (0-based, as in Arrow and pandas) | the group column as a string |
+//!
+//! A file name that is not valid UTF-8 gives an id in which each byte that
+//! is not part of valid UTF-8 is written `\xFF`, and control characters
+//! are escaped (`\n`, `\u{1b}`): the form of [`read::shown`](crate::read::shown).
+//! Two such names stay two ids.
 //!
 //! Every document carries its [`Origin`]: the index of its input, its
 //! [`Source`] (the file and a [`Position`] in it: whole, line or row, the
@@ -84,7 +109,10 @@
 //! * `walk.rs`: the one walk of a folder (sorted, hidden entries and other
 //!   extensions skipped), used by the reader and the fingerprint, and how a
 //!   text file's path gives its id and group;
-//! * `jsonl.rs`: JSON Lines, line by line, each record's bytes kept;
+//! * `jsonl.rs`: JSON Lines, line by line, each record's bytes kept; lone
+//!   surrogate escapes repaired;
+//! * `written.rs`: how a [`Source`] is written in JSON and read back,
+//!   losslessly for paths that are not UTF-8;
 //! * `parquet.rs`: Parquet, batch by batch, the columns planned from the
 //!   footer;
 //! * `reader.rs`: [`CorpusReader`], which opens each input by its kind and
@@ -112,14 +140,19 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::read::shown;
+
 mod inputs;
 mod jsonl;
 mod parquet;
 mod reader;
 mod walk;
+mod written;
 
 pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
+pub use jsonl::repair_lone_surrogates;
 pub use reader::{BatchStop, CorpusReader};
+pub use written::json_path;
 
 use inputs::FileKind;
 
@@ -145,8 +178,9 @@ pub struct CorpusDoc {
     /// `utf-8`, or for text files the encoding
     /// [`read::decode`](crate::read::decode) detected.
     pub encoding: String,
-    /// Undecodable byte sequences replaced by U+FFFD (text files only;
-    /// worth a warning when not 0).
+    /// Undecodable byte sequences replaced by U+FFFD in a text file, or
+    /// lone surrogate escapes read as U+FFFD in a JSON Lines record (see
+    /// [`Summary::repaired`]); worth a warning when not 0.
     pub replaced: usize,
     /// Documents of one group are never compared with each other.
     pub group: Option<String>,
@@ -169,23 +203,30 @@ pub enum Position {
 /// The file a document came from and its place in it: what the outputs
 /// write as a document's `source`.
 ///
-/// Displayed (and serialized, as a string) as `path` for a text file,
-/// `path:line` for a JSON Lines record and `path#row` for a Parquet row,
-/// the path as it was given or found by walking a folder.
-/// [`Source::parse`] reads that form back.
+/// Serialized as a string: `path` for a text file, `path:line` for a JSON
+/// Lines record and `path#row` for a Parquet row, the path as it was given
+/// or found by walking a folder, byte for byte. [`Source::parse`] reads
+/// that form back. A path that is not valid UTF-8 is written with each byte
+/// that is not part of valid UTF-8 as a lone surrogate escape, `\udc80` to
+/// `\udcff` for the bytes 80 to FF (Python's `surrogateescape`:
+/// `os.fsencode(json.loads(line)["source"])` gives the bytes back); the
+/// deserializer reads that back into the same bytes, so `report` finds the
+/// file again. Displayed (in messages) through
+/// [`read::shown`](crate::read::shown): control characters and bytes that
+/// are not UTF-8 escaped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Source {
-    /// The file's path, displayed (lossily, if it is not UTF-8). Shared by
-    /// every record of one file.
-    pub file: Arc<str>,
+    /// The file's path, as given or walked (not necessarily UTF-8). Shared
+    /// by every record of one file.
+    pub file: Arc<Path>,
     /// The place in the file.
     pub position: Position,
 }
 
 impl Source {
     /// A whole text file.
-    pub fn whole(file: impl Into<Arc<str>>) -> Source {
-        Source { file: file.into(), position: Position::Whole }
+    pub fn whole(file: impl AsRef<Path>) -> Source {
+        Source { file: file.as_ref().into(), position: Position::Whole }
     }
 
     /// A source as [`Display`](fmt::Display) writes it, read back: `path:N`
@@ -195,16 +236,21 @@ impl Source {
     /// ends in `.jsonl:7` or `.parquet#7` reads back as a record: the
     /// written form cannot tell them apart.
     pub fn parse(written: &str) -> Source {
+        Source::parse_path(Path::new(written))
+    }
+
+    /// [`Source::parse`] of a written form that is a path (not necessarily
+    /// UTF-8): `path:N`, `path#N` and `path` as there.
+    pub fn parse_path(written: &Path) -> Source {
         let number =
-            |n: &str| (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then(|| n.parse().ok()).flatten();
-        if let Some((file, row)) = written.rsplit_once('#') {
-            if let (Some(row), FileKind::Parquet) = (number(row), FileKind::of(Path::new(file))) {
-                return Source { file: file.into(), position: Position::Row(row) };
-            }
-        }
-        if let Some((file, line)) = written.rsplit_once(':') {
-            if let (Some(line), FileKind::Jsonl) = (number(line), FileKind::of(Path::new(file))) {
-                return Source { file: file.into(), position: Position::Line(line) };
+            |n: &[u8]| (!n.is_empty() && n.iter().all(|b| b.is_ascii_digit())).then(|| written::decimal(n)).flatten();
+        let bytes = written.as_os_str().as_encoded_bytes();
+        for (mark, kind) in [(b'#', FileKind::Parquet), (b':', FileKind::Jsonl)] {
+            let Some(at) = bytes.iter().rposition(|&b| b == mark) else { continue };
+            let file = written::prefix(written, at);
+            if let (Some(n), true) = (number(&bytes[at + 1..]), FileKind::of(&file) == kind) {
+                let position = if mark == b'#' { Position::Row(n) } else { Position::Line(n) };
+                return Source { file: file.into(), position };
             }
         }
         Source::whole(written)
@@ -213,24 +259,12 @@ impl Source {
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let file = shown(&self.file);
         match self.position {
-            Position::Whole => f.write_str(&self.file),
-            Position::Line(line) => write!(f, "{}:{line}", self.file),
-            Position::Row(row) => write!(f, "{}#{row}", self.file),
+            Position::Whole => write!(f, "{file}"),
+            Position::Line(line) => write!(f, "{file}:{line}"),
+            Position::Row(row) => write!(f, "{file}#{row}"),
         }
-    }
-}
-
-impl Serialize for Source {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Source {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let written = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        Ok(Source::parse(&written))
     }
 }
 
@@ -381,6 +415,14 @@ pub struct Summary {
     /// Problems by kind. Each one skipped a record, a file, a folder, or the
     /// rest of a file.
     pub skipped: BTreeMap<ProblemKind, u64>,
+    /// JSON Lines records read with U+FFFD in place of a lone surrogate
+    /// escape (`\ud800` without its pair; Python writes them). Written
+    /// only when not 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repaired: u64,
+    /// The first of those records, as `file:line`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_repaired: Option<String>,
     /// Hidden files and folders not walked into.
     pub hidden: u64,
     /// Files in walked folders skipped for their extension.
@@ -390,6 +432,10 @@ pub struct Summary {
     pub not_regular: u64,
     /// Parquet columns not kept in `meta`, by name, with their type.
     pub ignored_columns: BTreeMap<String, String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -402,6 +448,20 @@ impl Summary {
     pub fn skipped_total(&self) -> u64 {
         self.skipped.values().sum()
     }
+
+    /// The warning about records read with lone surrogates repaired, if
+    /// there were any: how many, and the first one's `file:line`.
+    pub fn repaired_warning(&self) -> Option<String> {
+        (self.repaired > 0).then(|| {
+            format!(
+                "{} JSON Lines record(s) held lone surrogate escapes (\\ud800-\\udfff without their pair, as \
+                 Python writes text it could not decode); they were read with U+FFFD in their place, the first \
+                 at {}",
+                self.repaired,
+                self.first_repaired.as_deref().unwrap_or("?")
+            )
+        })
+    }
 }
 
 /// Why a corpus cannot be read at all.
@@ -411,7 +471,7 @@ pub enum CorpusError {
     #[error("no input given; give a folder of text files, a .jsonl or .parquet file, or a glob pattern")]
     NoInput,
     /// An argument that is neither a path nor a pattern.
-    #[error("{path}: no such file or folder; check the path")]
+    #[error("{}: no such file or folder; check the path", shown(path))]
     NotFound {
         /// The argument.
         path: PathBuf,
@@ -431,7 +491,7 @@ pub enum CorpusError {
         message: String,
     },
     /// A file of a kind that is not read (compressed, an archive).
-    #[error("{path}: {reason}")]
+    #[error("{}: {reason}", shown(path))]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -440,7 +500,8 @@ pub enum CorpusError {
     },
     /// A Parquet file without the id, text or group column.
     #[error(
-        "{path}: no column \"{column}\" (the {role} column, chosen with --{role}); its columns are: {}",
+        "{}: no column \"{column}\" (the {role} column, chosen with --{role}); its columns are: {}",
+        shown(path),
         list_columns(columns)
     )]
     MissingColumn {
@@ -454,7 +515,7 @@ pub enum CorpusError {
         columns: Vec<String>,
     },
     /// A Parquet id, text or group column of a type that cannot be read.
-    #[error("{path}: column \"{column}\" is of type {found}; the {role} column must be {expected}")]
+    #[error("{}: column \"{column}\" is of type {found}; the {role} column must be {expected}", shown(path))]
     ColumnType {
         /// The file.
         path: PathBuf,
@@ -471,7 +532,7 @@ pub enum CorpusError {
     #[error("{0}")]
     Options(String),
     /// An input that cannot be looked at.
-    #[error("{path}: cannot read it: {source}")]
+    #[error("{}: cannot read it: {source}", shown(path))]
     Io {
         /// The input.
         path: PathBuf,

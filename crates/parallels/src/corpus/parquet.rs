@@ -206,7 +206,9 @@ struct ParquetColumns {
 
 /// A Parquet file being read batch by batch.
 pub(super) struct ParquetSource {
-    display: Arc<str>,
+    file: Arc<Path>,
+    /// The path as messages show it.
+    display: String,
     reader: ParquetRecordBatchReader,
     columns: ParquetColumns,
     batch: Option<RecordBatch>,
@@ -220,7 +222,7 @@ impl ParquetSource {
     /// Open a Parquet file and plan which columns to read (counted in
     /// `summary`, with the columns not read).
     pub(super) fn open(path: &Path, options: &CorpusOptions, summary: &mut Summary) -> Result<ParquetSource, Problem> {
-        let display = path.display().to_string();
+        let display = crate::read::shown(path).to_string();
         let unreadable = |message: String| Problem::new(display.as_str(), ProblemKind::Unreadable, message);
         let file = File::open(path).map_err(|e| unreadable(format!("cannot open it: {e}")))?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -250,7 +252,8 @@ impl ParquetSource {
         summary.files += 1;
         summary.bytes += len;
         Ok(ParquetSource {
-            display: display.into(),
+            file: path.into(),
+            display,
             reader,
             columns,
             batch: None,
@@ -268,7 +271,7 @@ impl ParquetSource {
                     let row = self.row_in_batch;
                     self.row_in_batch += 1;
                     let number = self.batch_start + row as u64;
-                    let source = Source { file: self.display.clone(), position: Position::Row(number) };
+                    let source = Source { file: self.file.clone(), position: Position::Row(number) };
                     let origin = Origin { input, source, bytes: None };
                     return Some(parquet_row(batch, row, &self.columns, origin, options));
                 }

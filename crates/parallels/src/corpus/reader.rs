@@ -2,7 +2,6 @@
 //! through the empty and duplicate checks, problems counted.
 
 use std::collections::VecDeque;
-use std::fs;
 use std::ops::Range;
 use std::path::Path;
 
@@ -15,7 +14,7 @@ use super::parquet::{self, ParquetSource};
 use super::walk::{folder_group, id_from_relative, relative_to, wanted_extensions, Walk};
 use super::{CorpusDoc, CorpusError, CorpusOptions, Input, Origin, Position, Problem, ProblemKind, Source, Summary};
 use crate::plumbing::Progress;
-use crate::read;
+use crate::read::{self, shown, ReadError};
 
 /// A document before the empty and duplicate checks.
 pub(super) struct RawDoc {
@@ -121,7 +120,7 @@ impl CorpusReader {
                 Ok((line, range)) => {
                     let start = bytes.len();
                     bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
-                    let source = Source { file: jsonl.display.clone(), position: Position::Line(line) };
+                    let source = Source { file: jsonl.file.clone(), position: Position::Line(line) };
                     let origin = Origin { input, source, bytes: Some(range) };
                     Unparsed::Line { bytes: start..bytes.len(), origin }
                 }
@@ -186,6 +185,11 @@ impl CorpusReader {
         }
         self.seen.insert(raw.id.as_str().into(), (raw.origin.source.clone(), raw.numeric_id));
         self.summary.documents += 1;
+        if raw.replaced > 0 && matches!(raw.origin.source.position, Position::Line(_)) {
+            // Lone surrogates read as U+FFFD.
+            self.summary.repaired += 1;
+            self.summary.first_repaired.get_or_insert_with(|| raw.origin.source.to_string());
+        }
         Ok(CorpusDoc {
             id: raw.id,
             origin: raw.origin,
@@ -198,15 +202,21 @@ impl CorpusReader {
     }
 
     fn read_text(&mut self, path: &Path, root: &Path, input: usize) -> Result<RawDoc, Problem> {
-        let source = path.display().to_string();
-        let len = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
+        let source = shown(path).to_string();
+        let len = std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| m.len());
         let max = self.options.max_document_bytes;
-        if let Some(len) = len.filter(|&len| len > max) {
+        if let Some(len) = len.filter(|&len| len > max && read::Compression::of(path).is_none()) {
             let message = format!("{len} bytes, more than the limit of {max} bytes per document; it is skipped");
             return Err(Problem::new(source, ProblemKind::TooLarge, message));
         }
-        let doc = read::read_document(path).map_err(|e| {
-            Problem::new(source.as_str(), ProblemKind::Unreadable, without_prefix(e.to_string(), &source))
+        let doc = read::read_document_within(path, max).map_err(|e| {
+            let kind = match e {
+                ReadError::TooLarge { .. } => ProblemKind::TooLarge,
+                _ => ProblemKind::Unreadable,
+            };
+            let message = without_prefix(e.to_string(), &source);
+            let message = if kind == ProblemKind::TooLarge { format!("{message}; it is skipped") } else { message };
+            Problem::new(source.as_str(), kind, message)
         })?;
         self.summary.files += 1;
         self.summary.bytes += len.unwrap_or(0);
@@ -220,7 +230,7 @@ impl CorpusReader {
             replaced: doc.replaced,
             group,
             meta: Map::new(),
-            origin: Origin { input, source: Source::whole(source), bytes: None },
+            origin: Origin { input, source: Source::whole(path), bytes: None },
         })
     }
 }

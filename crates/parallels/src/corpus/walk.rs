@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use super::{CorpusOptions, Problem, ProblemKind, Summary};
+use crate::read::{shown, Compression};
 
 /// `path` relative to `root` (a leading `./` on either does not matter);
 /// the file name if `path` is not under `root`.
@@ -18,9 +19,9 @@ pub(super) fn relative_to(path: &Path, root: &Path) -> PathBuf {
     }
 }
 
-/// `2021/06/a.txt` → `2021/06/a`.
+/// `2021/06/a.txt` → `2021/06/a` (`2021/06/a.txt.gz` too).
 pub(super) fn id_from_relative(relative: &Path) -> String {
-    join_components(&relative.with_extension(""))
+    join_components(&Compression::strip(relative).with_extension(""))
 }
 
 /// `2021/06/a.txt` → `2021/06`; `a.txt` → `.`.
@@ -40,7 +41,7 @@ fn join_components(path: &Path) -> String {
             if !out.is_empty() {
                 out.push('/');
             }
-            out.push_str(&name.to_string_lossy());
+            out.push_str(&shown(Path::new(name)).to_string());
         }
     }
     out
@@ -109,7 +110,7 @@ fn list_folder(
     pending: &mut VecDeque<Problem>,
 ) -> Result<Vec<Entry>, Problem> {
     let unreadable =
-        |path: &Path, message: String| Problem::new(path.display().to_string(), ProblemKind::Unreadable, message);
+        |path: &Path, message: String| Problem::new(shown(path).to_string(), ProblemKind::Unreadable, message);
     let listing = fs::read_dir(dir).map_err(|e| unreadable(dir, format!("cannot list the folder: {e}")))?;
     let mut entries = Vec::new();
     for entry in listing {
@@ -158,12 +159,13 @@ fn list_folder(
     Ok(entries)
 }
 
-/// `extensions` are lower case; empty takes every file.
+/// `extensions` are lower case; empty takes every file. A compressed
+/// file's extension is the one before `.gz` or `.zst` (`a.txt.gz`: `txt`).
 fn wanted_extension(path: &Path, extensions: &[String]) -> bool {
     if extensions.is_empty() {
         return true;
     }
-    match path.extension() {
+    match Compression::strip(path).extension() {
         Some(ext) => {
             let ext = ext.to_string_lossy().to_lowercase();
             extensions.contains(&ext)

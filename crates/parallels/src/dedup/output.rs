@@ -214,7 +214,13 @@ fn copy_jsonl(
         let doc = &result.docs[d as usize];
         (doc.origin.bytes.clone().unwrap_or_default(), &doc.fate)
     });
-    copy_records(File::open(path)?, COPY_BLOCK, records, text_field, w, written).map_err(|e| match e {
+    // A compressed input is decompressed again: the ranges are offsets in
+    // the decompressed stream. Reading stops after the last record, so
+    // that a stream damaged after it (the reader reported that) is not
+    // read again.
+    let last = docs.iter().filter_map(|&d| result.docs[d as usize].origin.bytes.as_ref()).map(|r| r.end).max();
+    let input = crate::read::open_decompressed(path)?.take(last.unwrap_or(0));
+    copy_records(input, COPY_BLOCK, records, text_field, w, written).map_err(|e| match e {
         CopyError::Io(e) => e,
         CopyError::Changed { at, what } => io::Error::other(format!(
             "{}: the record at byte {at} changed since it was read ({what}); was the file modified during the run?",
@@ -311,8 +317,14 @@ fn copy_records<'a>(
                 run = 0..0;
                 let ending = if bytes.ends_with(b"\r\n") { 2 } else { usize::from(bytes.ends_with(b"\n")) };
                 let body = &bytes[..bytes.len() - ending];
-                let rewritten =
-                    replace_text(body, text_field, |text| without_lines(text, drop)).ok_or(changed("no text field"))?;
+                // A record read with its lone surrogates repaired (see
+                // `corpus`) is rewritten from its repaired form.
+                let rewritten = replace_text(body, text_field, |text| without_lines(text, drop))
+                    .or_else(|| {
+                        let (repaired, _) = crate::corpus::repair_lone_surrogates(std::str::from_utf8(body).ok()?)?;
+                        replace_text(repaired.as_bytes(), text_field, |text| without_lines(text, drop))
+                    })
+                    .ok_or(changed("no text field"))?;
                 w.write_all(&rewritten)?;
                 w.write_all(if ending == 0 { b"\n" } else { &bytes[bytes.len() - ending..] })?;
                 written.rewritten += 1;

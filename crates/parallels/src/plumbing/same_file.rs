@@ -127,17 +127,17 @@ impl fmt::Display for Clash {
                 "{} {}: the same file as the input {}; writing it would destroy the input. \
                  Nothing was written; give the output another path",
                 output.role,
-                output.path.display(),
-                input.display()
+                crate::read::shown(&output.path),
+                crate::read::shown(input)
             ),
             Clash::Outputs { first, second } => write!(
                 f,
                 "{} {} and {} {} are the same file; one output would overwrite the other. \
                  Nothing was written; give them different paths",
                 first.role,
-                first.path.display(),
+                crate::read::shown(&first.path),
                 second.role,
-                second.path.display()
+                crate::read::shown(&second.path)
             ),
         }
     }
