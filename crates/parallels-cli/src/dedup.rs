@@ -24,9 +24,11 @@ pub struct DedupArgs {
     output: PathBuf,
     /// Also write the removed documents here, as JSON Lines: id, source,
     /// reason (exact, near, empty_after_paragraphs), duplicate_of (the kept
-    /// id), duplicate_of_source, similarity (to the kept document: exact
-    /// Jaccard with the default --verify exact, the signatures' estimate
-    /// with --verify signature; 1 for an exact duplicate).
+    /// id), duplicate_of_source, similarity (to the kept document, as the
+    /// decision measured it: exact Jaccard for a pair near the threshold,
+    /// the signatures' estimate for a pair they settled, 0.95 or more at
+    /// 0.8, and for every pair with --verify signature; 1 for an exact
+    /// duplicate).
     #[arg(long, value_name = "FILE")]
     removed: Option<PathBuf>,
     /// Jaccard similarity (of n-gram shingle sets) at and above which two

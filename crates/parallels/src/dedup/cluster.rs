@@ -66,15 +66,15 @@ pub(crate) struct Joins {
     /// Pairs (smaller index first) that the signatures did not settle,
     /// sorted, without repeats, not yet in one cluster.
     pub unsettled: Vec<(u32, u32)>,
-    /// Documents in a pair the signatures joined.
-    pub joined: Vec<bool>,
+    /// Documents read.
+    pub n: usize,
 }
 
 impl Joins {
     /// Documents that need an exact shingle set: both ends of every pair
-    /// joined or left unsettled, in order.
+    /// left unsettled, in order.
     pub fn needed(&self) -> Vec<u32> {
-        let mut needed = self.joined.clone();
+        let mut needed = vec![false; self.n];
         for &(a, b) in &self.unsettled {
             needed[a as usize] = true;
             needed[b as usize] = true;
@@ -85,7 +85,7 @@ impl Joins {
     /// Clusters of two or more, in order of their first member (the root,
     /// the smallest index of each set).
     pub fn clusters(mut self) -> Vec<Vec<u32>> {
-        let n = self.joined.len();
+        let n = self.n;
         let roots: Vec<u32> = (0..n as u32).map(|d| self.uf.find(d)).collect();
         let mut size = vec![0u32; n];
         for &r in &roots {
@@ -118,7 +118,6 @@ pub(crate) fn candidates(
 ) -> Result<Joins, DedupError> {
     let n = table.exact.len();
     let mut uf = UnionFind::new(n);
-    let mut joined = vec![false; n];
     let mut unsettled: Vec<(u32, u32)> = Vec::new();
     let k = table.perms;
     let settle = match opts.verify {
@@ -167,8 +166,6 @@ pub(crate) fn candidates(
             if m >= settle.accept_at_least {
                 stats.verified_pairs += 1;
                 uf.union(other, r.doc);
-                joined[other as usize] = true;
-                joined[r.doc as usize] = true;
             } else if m > settle.reject_at_most {
                 unsettled.push((other, r.doc));
             }
@@ -186,5 +183,5 @@ pub(crate) fn candidates(
     unsettled.sort_unstable();
     unsettled.dedup();
     unsettled.retain(|&(a, b)| uf.find(a) != uf.find(b));
-    Ok(Joins { uf, unsettled, joined })
+    Ok(Joins { uf, unsettled, n })
 }

@@ -39,7 +39,10 @@
 //!    above the threshold are joined in a union-find.
 //! 5. **Keep**: in each cluster one document is kept by [`Keep`]; the
 //!    others are removed, each reported with the kept one and their
-//!    similarity (exact with [`Verify::Exact`]).
+//!    similarity as the decision measured it: exact when both documents
+//!    went through the exact check, else the signatures' estimate (with
+//!    [`Verify::Exact`], an estimate far above the threshold: 0.95 or more
+//!    at 0.8).
 //! 6. **Paragraphs** (`paragraphs`, optional): in the kept documents, in
 //!    input order, a line whose normalized tokens equal those of a line of
 //!    an earlier kept document is dropped; a document left without tokens
@@ -231,8 +234,9 @@ pub enum Fate {
     /// order), which repeat paragraphs of earlier kept documents.
     Trimmed(Vec<u32>),
     /// Removed: a duplicate of document `of` (an index into
-    /// [`DedupResult::docs`]), with their similarity (exact with
-    /// [`Verify::Exact`], estimated with [`Verify::Signature`]); for [`Reason::EmptyAfterParagraphs`], `of`
+    /// [`DedupResult::docs`]), with their similarity (exact when both went
+    /// through the exact check of [`Verify::Exact`], else the signatures'
+    /// estimate); for [`Reason::EmptyAfterParagraphs`], `of`
     /// is the document that first had its last paragraph.
     Removed {
         /// Why.
@@ -433,15 +437,8 @@ pub fn dedup(
         Verify::Exact => {
             let needed = joins.needed();
             let hasher = hasher.unwrap_or_else(|| opts.hasher());
-            let exact = verify::shingle_sets(
-                &needed,
-                &docs,
-                &table,
-                reader.inputs(),
-                reader.options(),
-                &hasher,
-                progress,
-            )?;
+            let exact =
+                verify::shingle_sets(&needed, &docs, &table, reader.inputs(), reader.options(), &hasher, progress)?;
             stats.exact_docs = exact.len() as u64;
             stats.exact_pairs = joins.unsettled.len() as u64;
             let similar: Vec<bool> = joins

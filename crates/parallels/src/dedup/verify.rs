@@ -2,9 +2,10 @@
 //! from the threshold, exact shingle sets decide the rest.
 //!
 //! Takes the candidate pairs the band buckets give (`cluster`) and hands
-//! on which of them are duplicates, and the exact shingle sets of every
-//! document that took part in a near-duplicate join (so that the removed
-//! list can give each removed document's exact similarity to the kept one).
+//! on which of them are duplicates, and the exact shingle sets of the
+//! documents of the pairs it checked (so that the removed list can give
+//! the exact similarity of a removed document to the kept one when the
+//! decision needed it).
 //!
 //! # Why not the estimate alone
 //!
@@ -35,9 +36,8 @@
 //!
 //! Shingle sets are not kept while sketching (they are about as large as
 //! the text). Once the candidates are known, the documents that need one
-//! (both ends of every pair left to the exact check, and of every pair the
-//! signatures joined) are read again and normalized and shingled as in the
-//! first pass, and nothing else is:
+//! (both ends of every pair left to the exact check) are read again and
+//! normalized and shingled as in the first pass, and nothing else is:
 //!
 //! * a JSON Lines record is read from its bytes in the file
 //!   ([`Origin::bytes`](crate::corpus::Origin::bytes)) and parsed alone;
