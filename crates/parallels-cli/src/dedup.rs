@@ -48,7 +48,7 @@ pub struct DedupArgs {
     /// make a pair at the threshold a candidate with probability ≥ 0.99,
     /// the one that lets through the fewest pairs below it (16 bands × 6
     /// rows at 0.8 and 128 permutations; datasketch's 9 × 13 catches a pair
-    /// at 0.8 only 42% of the time).
+    /// at 0.8 only 40% of the time).
     #[arg(long, value_name = "B", requires = "rows",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     bands: Option<usize>,

@@ -237,8 +237,6 @@ fn exact_copies_share_the_first_ones_signature() {
     assert_eq!(r.stats.removed_exact, 2);
     assert_eq!(r.stats.removed_near, 1);
 }
-    );
-}
 
 /// A text repeated byte for byte takes its sketch from the first copy
 /// without normalizing it again; the result is the one the full path gives.

@@ -26,7 +26,7 @@
 //!
 //! (`s` taken as uniform on `[0, 1]`): of the curves that reach the recall,
 //! the steepest. At `t = 0.8` and `k = 128` this is 16 bands of 6 rows:
-//! `P(0.8) = 0.992`, `P(0.85) = 0.9991`, `P(0.7) = 0.87`, `P(0.5) = 0.22`,
+//! `P(0.8) = 0.992`, `P(0.85) = 0.9995`, `P(0.7) = 0.87`, `P(0.5) = 0.22`,
 //! `P(0.3) = 0.012`; at 0.7 it is 17 × 4, at 0.9 it is 11 × 10. Unrelated
 //! documents (similarity near 0) are still almost never candidates; pairs at
 //! 0.5–0.8 often are, and verification turns them away. The price against
@@ -46,7 +46,7 @@
 //!
 //! (weights ½ and ½), as datasketch's `MinHashLSH` does: 9 bands of 13 rows
 //! at 0.8, whose curve starts its climb at about 0.85 and catches a pair at
-//! 0.8 only 42% of the time. It is no longer the default. The integrals are
+//! 0.8 only 40% of the time. It is no longer the default. The integrals are
 //! computed with Simpson's rule on 256 intervals (the integrands are smooth
 //! polynomials in `s`, so this is exact to far below any difference that
 //! changes the choice, except for exact ties).

@@ -439,7 +439,7 @@ pub fn dedup(
             let hasher = hasher.unwrap_or_else(|| opts.hasher());
             let exact =
                 verify::shingle_sets(&needed, &docs, &table, reader.inputs(), reader.options(), &hasher, progress)?;
-            stats.exact_docs = exact.len() as u64;
+            stats.exact_docs = exact.documents() as u64;
             stats.exact_pairs = joins.unsettled.len() as u64;
             let similar: Vec<bool> = joins
                 .unsettled

@@ -141,7 +141,7 @@ impl ExactSets {
     }
 
     /// Documents with a set.
-    pub fn len(&self) -> usize {
+    pub fn documents(&self) -> usize {
         self.sets.iter().filter(|s| s.is_some()).count()
     }
 
@@ -153,6 +153,9 @@ impl ExactSets {
         }
     }
 }
+
+/// A document's set, or why it could not be made.
+type Made = Result<Box<[u32]>, String>;
 
 /// The exact shingle set of a token sequence, as stored.
 fn set_of(hasher: &MinHasher, tokens: &[u64]) -> Box<[u32]> {
@@ -180,7 +183,7 @@ pub(crate) fn shingle_sets(
         origin.bytes.is_some() && matches!(inputs.get(origin.input), Some(Input::Jsonl(_)))
     };
     // One document's set, from its text, checked against the first pass.
-    let make = |d: u32, text: &str| -> Result<Box<[u32]>, String> {
+    let make = |d: u32, text: &str| -> Made {
         let tokens = hasher.tokens(text);
         let same = !tokens.is_empty() && Some(minhash::sequence_hash(&tokens)) == table.exact[d as usize];
         if same {
@@ -209,7 +212,7 @@ pub(crate) fn shingle_sets(
                 batch.push((d, record));
                 at += 1;
                 if batch.len() == BATCH_DOCS || bytes >= BATCH_BYTES || !of_this(at) {
-                    let made: Vec<(u32, Result<Box<[u32]>, String>)> = std::mem::take(&mut batch)
+                    let made: Vec<(u32, Made)> = std::mem::take(&mut batch)
                         .into_par_iter()
                         .map(|(d, record)| (d, text_of(&record, &corpus.text_field).and_then(|t| make(d, &t))))
                         .collect();
@@ -237,8 +240,7 @@ pub(crate) fn shingle_sets(
                 mine.push((d, &batch[(d - first) as usize]));
                 wanted.next();
             }
-            let made: Vec<(u32, Result<Box<[u32]>, String>)> =
-                mine.into_par_iter().map(|(d, doc)| (d, make(d, &doc.text))).collect();
+            let made: Vec<(u32, Made)> = mine.into_par_iter().map(|(d, doc)| (d, make(d, &doc.text))).collect();
             progress.advance(made.len() as u64);
             for (d, set) in made {
                 let doc = &docs[d as usize];
