@@ -6,6 +6,8 @@
 #
 # Environment (all optional):
 #   EVAL_SIZE=6M          corpus for the accuracy scores (gen_dedup.py --size)
+#   SPREAD=800            planted pairs spread over exact Jaccard 0.6-1.0 on a
+#                         second EVAL_SIZE corpus (seed SEED+1; issue 14)
 #   SPEED_SIZE=30M        corpus for the speed comparison
 #   SEED=1                generator seed
 #   ROUNDS=5              timed runs of each tool (odd; the median is reported)
@@ -19,7 +21,7 @@
 # The Python baselines (in one script below) shingle character 5-grams of the
 # raw text, without normalization; parallels shingles normalized tokens.
 # rensa needs a band count that divides 128: 16 bands of 8 rows (datasketch
-# and parallels choose 9 bands of 13 rows for 0.8).
+# chooses 9 bands of 13 rows for 0.8; parallels, for recall, 16 bands of 6).
 # The Markdown report goes to stdout and to bench/out/dedup-<date>.md.
 set -euo pipefail
 
@@ -30,6 +32,7 @@ cd "$root"
 EVAL_SIZE=${EVAL_SIZE:-6M}
 SPEED_SIZE=${SPEED_SIZE:-30M}
 SEED=${SEED:-1}
+SPREAD=${SPREAD:-800}
 ROUNDS=${ROUNDS:-5}
 DATA=${DATA:-$bench/data}
 # shellcheck source=bench/setup.sh
@@ -44,6 +47,12 @@ py=$venv/bin/python
 parallels_bin
 
 mkdir -p "$DATA" "$bench/out"
+spread_dir=$DATA/dedup-$EVAL_SIZE-s$((SEED + 1))-spread$SPREAD
+if [ ! -s "$spread_dir/docs.jsonl" ]; then
+    say "generating $spread_dir"
+    "$py" "$bench/gen_dedup.py" --size "$EVAL_SIZE" --seed $((SEED + 1)) --spread "$SPREAD" --bin "$bin" \
+        --out "$spread_dir" >&2
+fi
 for size in "$EVAL_SIZE" "$SPEED_SIZE"; do
     dir=$DATA/dedup-$size-s$SEED
     if [ ! -s "$dir/docs.jsonl" ]; then
@@ -120,8 +129,20 @@ report=$bench/out/dedup-$stamp.md
     echo '```'
     "$py" "$bench/eval_dedup.py" --data "$DATA/dedup-$EVAL_SIZE-s$SEED" --bin "$bin"
     echo
-    echo "with --verify exact:"
-    "$py" "$bench/eval_dedup.py" --data "$DATA/dedup-$EVAL_SIZE-s$SEED" --bin "$bin" --extra "--verify exact"
+    echo "with --verify signature:"
+    "$py" "$bench/eval_dedup.py" --data "$DATA/dedup-$EVAL_SIZE-s$SEED" --bin "$bin" --extra "--verify signature"
+    echo '```'
+    echo
+    echo "## Pairs spread over exact Jaccard 0.6-1.0 ($SPREAD planted pairs, $EVAL_SIZE corpus, seed $((SEED + 1)))"
+    echo
+    echo '```'
+    "$py" "$bench/eval_dedup.py" --data "$spread_dir" --bin "$bin"
+    echo
+    echo "with --verify signature:"
+    "$py" "$bench/eval_dedup.py" --data "$spread_dir" --bin "$bin" --extra "--verify signature"
+    echo
+    echo "with datasketch's bands (--bands 9 --rows 13) and --verify signature (the defaults before issue 14):"
+    "$py" "$bench/eval_dedup.py" --data "$spread_dir" --bin "$bin" --extra "--bands 9 --rows 13 --verify signature"
     echo '```'
     echo
     data=$DATA/dedup-$SPEED_SIZE-s$SEED/docs.jsonl
@@ -170,6 +191,11 @@ report=$bench/out/dedup-$stamp.md
         "$(echo "${wall[datasketch]} / ${wall[parallels]}" | bc -l)" \
         "$(echo "${wall[rensa]} / ${wall[parallels]}" | bc -l)" \
         "$(echo "${wall[rensa]} / ${wall[parallels-1-thread]}" | bc -l)"
+    echo
+    echo "Accuracy of the last round's outputs against exact-Jaccard truth (bench/score_kept.py):"
+    echo
+    "$py" "$bench/score_kept.py" --data "$DATA/dedup-$SPEED_SIZE-s$SEED" --bin "$bin" \
+        parallels="$work/p.jsonl" rensa="$work/rensa.jsonl" datasketch="$work/datasketch.jsonl"
     echo
     echo "parallels' own summary (all threads):"
     echo

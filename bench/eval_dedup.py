@@ -27,6 +27,14 @@ Measures:
   macro F1, as text-dedup reports on its benchmark.
 * **recall by edit**: share of gold pairs (source, copy) found, by the edit
   the copy received.
+* **by similarity band** (issue 14): the planted source-copy pairs by their
+  exact similarity, in bands of 0.05 from 0.6 (below 0.6 in one row): how
+  many the run put in one cluster ("broken up": one of the two removed as a
+  duplicate). At or above the threshold that is recall; below it, a decoy
+  wrongly joined.
+* **removed without a true duplicate**: removed documents that are in no
+  gold pair (no document of the judged pairs is at or above the threshold
+  with them), as a share of all removed documents.
 
     bench/.venv-dedup/bin/python bench/eval_dedup.py --data /tmp/dd6 --bin target/release/parallels
 """
@@ -120,6 +128,16 @@ def main(argv: list[str] | None = None) -> int:
             c[0] += 1
             c[1] += pair in predicted
     below = sum(1 for pair in copy_edit if pair not in gold)
+    bands: dict[str, list[int]] = {}
+    for pair in copy_edit:
+        j = exact.get(pair, 0.0)
+        lo = min(int(j * 20 + 1e-9), 19) / 20 if j >= 0.6 else None
+        key = f"{lo:.2f}-{lo + 0.05:.2f}" if lo is not None else "<0.60"
+        c = bands.setdefault(key, [0, 0])
+        c[0] += 1
+        c[1] += pair in predicted
+    removed_ids = [x["id"] for x in removed]
+    unjustified = [x for x in removed_ids if x not in gold_dup]
     scores = {
         "command": " ".join(cmd[:1] + ["dedup", "docs.jsonl"] + cmd[3:4] + cmd[7:]),
         "documents": len(all_ids), "planted_pairs": len(planted), "gold_pairs": len(gold),
@@ -129,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         "documents_text_dedup": {"dup_precision": d_p, "dup_recall": d_r, "nondup_precision": n_p,
                                  "nondup_recall": n_r, "macro_f1": (d_f + n_f) / 2},
         "recall_by_edit": {k: [v[1], v[0]] for k, v in sorted(by_edit.items())},
+        "by_band": {k: {"pairs": v[0], "in_one_cluster": v[1]} for k, v in sorted(bands.items())},
+        "removed": len(removed_ids), "removed_without_true_duplicate": len(unjustified),
         "seconds": seconds,
         "summary": run.stderr.strip().splitlines(),
     }
@@ -141,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pairs (removed->kept): P {scores['links']['precision']:.4f} of {len(links)}")
     print(f"documents (text-dedup): dup P {d_p:.4f} R {d_r:.4f}; non-dup P {n_p:.4f} R {n_r:.4f}; macro F1 {(d_f + n_f) / 2:.4f}")
     print("recall by edit: " + ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in sorted(by_edit.items())))
+    share = len(unjustified) / len(removed_ids) if removed_ids else 0.0
+    print(f"removed {len(removed_ids)}; without a true duplicate {len(unjustified)} ({100 * share:.2f}%)")
+    print("planted pairs by exact similarity: band | pairs | in one cluster | share")
+    for k, v in sorted(bands.items()):
+        kind = "duplicate" if k != "<0.60" and float(k[:4]) >= args.threshold else "decoy"
+        print(f"  {k} ({kind}) | {v[0]} | {v[1]} | {v[1] / v[0]:.3f}")
     return 0
 
 

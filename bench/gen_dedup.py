@@ -22,6 +22,21 @@ each made by one or two of these edits:
   opencc-python-reimplemented, first candidate, as gen_scan.py reads it);
 * ``exact``: unchanged (an exact copy).
 
+With ``--spread N`` the copies are planted differently, for the issue-14
+evaluation: N source-copy pairs whose exact Jaccard similarity *on the
+shingles of `parallels dedup`* (normalized tokens, 5 per shingle) is spread
+evenly over 0.6-1.0, N/8 pairs in each band of 0.05: the four bands from 0.8
+up are duplicates at the default threshold, the four below it decoys. Each
+copy gets Han characters substituted, inserted or deleted at a rate aimed at
+a similarity drawn in its band, and one more edit of the list above in a
+third of the copies (boilerplate, reordering); a third of the copies are
+written in traditional script. The similarity is measured, not assumed: the
+candidate copies are scored by the binary's hidden ``--jaccard-pairs`` mode
+(``--bin``), the very code and shingles of the run, and a copy goes into the
+band its measured similarity falls in (drawn again until every band is
+full). Other documents get no copies. ``groups.jsonl`` then also gives each
+pair's measured ``jaccard``.
+
 Every document then goes into a random position (seeded). Writes into --out:
 
 * ``docs.jsonl``: {"id", "text", "url", "group"}, where group is the planted
@@ -37,6 +52,8 @@ uses (see bench/eval_dedup.py): the generator cannot know how normalization
 folds its edits.
 
     bench/.venv-dedup/bin/python bench/gen_dedup.py --size 6M --seed 1 --out /tmp/dd
+    bench/.venv-dedup/bin/python bench/gen_dedup.py --size 6M --seed 2 --spread 800 \
+        --bin target/release/parallels --out /tmp/dd-spread
 """
 
 from __future__ import annotations
@@ -44,7 +61,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -135,6 +154,66 @@ def make_copy(paras: list[str], kinds: list[str], pool: str, s2t: dict[int, str]
     return out
 
 
+SPREAD_LO, SPREAD_HI, SPREAD_BANDS = 0.6, 1.0, 8
+
+
+def measure(bin_path: Path, pairs: list[tuple[list[str], list[str]]]) -> list[float]:
+    """Exact Jaccard of each (source, copy) on the shingles of `parallels dedup`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        with (tmp / "docs.jsonl").open("w", encoding="utf-8") as f:
+            for i, (a, b) in enumerate(pairs):
+                f.write(json.dumps({"id": f"a{i}", "text": "\n".join(a)}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"id": f"b{i}", "text": "\n".join(b)}, ensure_ascii=False) + "\n")
+        (tmp / "pairs.tsv").write_text("".join(f"a{i}\tb{i}\n" for i in range(len(pairs))))
+        run = subprocess.run([str(bin_path), "dedup", str(tmp / "docs.jsonl"), "-o", str(tmp / "unused.jsonl"),
+                              "--jaccard-pairs", str(tmp / "pairs.tsv")], capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"gen_dedup.py: --jaccard-pairs failed:\n{run.stderr}")
+        return [float(line.split("\t")[2]) for line in run.stdout.splitlines()]
+
+
+def spread_copies(sources: list[list[str]], n: int, pool: str, s2t: dict[int, str], bin_path: Path,
+                  rng: random.Random) -> dict[int, tuple[list[str], list[str], float]]:
+    """n copies of distinct sources, n / SPREAD_BANDS in each band of measured similarity."""
+    width = (SPREAD_HI - SPREAD_LO) / SPREAD_BANDS
+    per_band = n // SPREAD_BANDS
+    filled = [0] * SPREAD_BANDS
+    out: dict[int, tuple[list[str], list[str], float]] = {}
+    free = list(range(len(sources)))
+    rng.shuffle(free)
+    for _ in range(200):
+        want = [b for b in range(SPREAD_BANDS) if filled[b] < per_band]
+        if not want:
+            return out
+        tries = []
+        for b in want:
+            for _ in range(2 * (per_band - filled[b]) + 4):
+                if not free:
+                    sys.exit("gen_dedup.py: not enough source documents for --spread; raise --size")
+                i = free.pop()
+                j = rng.uniform(SPREAD_LO + b * width, SPREAD_LO + (b + 1) * width)
+                # Each edited character changes about 5 shingles: J ~ (1-5p)/(1+5p).
+                rate = max(0.0, (1 - j) / (5 * (1 + j)))
+                kinds = ["edit"]
+                if rng.random() < 1 / 3:
+                    kinds.append(rng.choice(["boilerplate+", "boilerplate-", "reorder"]))
+                if rng.random() < 1 / 3:
+                    kinds.append("traditional")
+                copy = edit(sources[i], rate, pool, rng)
+                copy = make_copy(copy, kinds[1:], pool, s2t, rng)
+                tries.append((i, copy, kinds))
+        js = measure(bin_path, [(sources[i], c) for i, c, _ in tries])
+        for (i, copy, kinds), j in zip(tries, js):
+            b = int((j - SPREAD_LO) // width) if j < SPREAD_HI else SPREAD_BANDS - 1
+            if SPREAD_LO <= j and 0 <= b < SPREAD_BANDS and filled[b] < per_band:
+                filled[b] += 1
+                out[i] = (copy, kinds, j)
+            else:
+                free.insert(0, i)
+    sys.exit(f"gen_dedup.py: could not fill the bands ({filled} of {per_band} each)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -143,7 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dup-share", type=float, default=0.3, help="share of documents that get copies")
     ap.add_argument("--corpus", type=Path, default=None)
+    ap.add_argument("--spread", type=int, default=0,
+                    help="plant this many pairs spread evenly over exact Jaccard 0.6-1.0 instead (needs --bin)")
+    ap.add_argument("--bin", type=Path, default=None, help="the parallels binary, to measure similarities (--spread)")
     args = ap.parse_args(argv)
+    if args.spread and not args.bin:
+        ap.error("--spread needs --bin (the parallels binary measures the similarities)")
     rng = random.Random(args.seed)
     paras = paragraphs(args.corpus or default_corpus())
     s2t, _ = load_s2t(None)
@@ -162,9 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     records = []  # (paragraphs, group, kinds)
     groups = []
     n_copies = 0
+    spread = spread_copies(sources, args.spread, pool, s2t, args.bin, rng) if args.spread else {}
     for i, d in enumerate(sources):
         sid = f"s{i:07d}"
-        if rng.random() < args.dup_share:
+        if args.spread:
+            if i in spread:
+                copy, kinds, j = spread[i]
+                cid = f"{sid}c0"
+                records.append((cid, copy, sid))
+                records.append((sid, d, sid))
+                groups.append({"group": sid, "members": [sid, cid], "edits": {cid: kinds}, "jaccard": j})
+                n_copies += 1
+            else:
+                records.append((sid, d, None))
+        elif rng.random() < args.dup_share:
             members = [(sid, [])]
             for c in range(rng.randint(*COPIES)):
                 kinds = [rng.choices(EDITS, EDIT_WEIGHTS)[0]]
@@ -193,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     with (args.out / "groups.jsonl").open("w", encoding="utf-8") as f:
         for g in groups:
             f.write(json.dumps(g, ensure_ascii=False) + "\n")
-    meta = {"seed": args.seed, "size": args.size, "passes": passes, "documents": len(records),
+    meta = {"seed": args.seed, "size": args.size, "spread": args.spread, "passes": passes, "documents": len(records),
             "sources": len(sources), "groups": len(groups), "copies": n_copies, "bytes": total}
     (args.out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(meta), file=sys.stderr)

@@ -82,10 +82,13 @@ enum Command {
     ///
     /// Texts are normalized first (traditional/simplified script, full/half
     /// width, numerals), then each document's token n-grams (Han characters
-    /// in Chinese, words elsewhere) are sketched with MinHash; documents whose
-    /// estimated Jaccard similarity reaches --threshold form clusters, and
-    /// one document per cluster is kept. Kept records are copied byte for
-    /// byte, in input order.
+    /// in Chinese, words elsewhere) are sketched with MinHash. LSH bands find
+    /// candidate pairs (a pair at --threshold with probability ≥ 0.99);
+    /// each is decided by its exact Jaccard similarity (shingles recomputed
+    /// for candidate documents only) unless its estimate is far from the
+    /// threshold. Documents whose similarity reaches --threshold form
+    /// clusters, and one document per cluster is kept. Kept records are
+    /// copied byte for byte, in input order.
     ///
     /// Examples:
     ///   parallels dedup crawl.jsonl -o clean.jsonl --removed removed.jsonl

@@ -36,6 +36,8 @@ pub struct CorpusReader {
     /// [`CorpusOptions::extensions`] in lower case, without dots.
     extensions: Vec<String>,
     inputs: std::iter::Enumerate<std::vec::IntoIter<Input>>,
+    /// Every input, as given (for [`CorpusReader::inputs`]).
+    given: Vec<Input>,
     /// The input being read and its index.
     current: Option<(Reading, usize)>,
     /// Problems found while listing a folder, handed on before going on.
@@ -66,6 +68,7 @@ impl CorpusReader {
         Ok(CorpusReader {
             options,
             extensions,
+            given: inputs.clone(),
             inputs: inputs.into_iter().enumerate(),
             current: None,
             pending: VecDeque::new(),
@@ -84,6 +87,13 @@ impl CorpusReader {
     /// The options the reader was made with.
     pub fn options(&self) -> &CorpusOptions {
         &self.options
+    }
+
+    /// The inputs the reader was made with, in order: what
+    /// [`Origin::input`](super::Origin::input) indexes (a stage that reads
+    /// documents again, such as `dedup`'s exact check, opens them).
+    pub fn inputs(&self) -> &[Input] {
+        &self.given
     }
 
     /// Count a problem; with `strict`, end the iteration after it.

@@ -14,17 +14,23 @@
 //!   earlier ones (at most [`DedupOptions::bucket_cap`] of them: a key
 //!   shared by thousands of documents is a template, and comparing with the
 //!   first few of them joins the copies all the same). A pair already in one
-//!   cluster is not compared again; a pair at or above the threshold is
-//!   joined.
+//!   cluster is not compared again. With [`Verify::Signature`] a pair whose
+//!   estimate is at or above the threshold is joined. With [`Verify::Exact`]
+//!   the count of equal signature values settles the pairs far from the
+//!   threshold ([`Settle`]), and the others are kept for the exact check
+//!   ([`super::verify`]), which the caller runs before [`Joins::clusters`].
 //!
 //! The union-find ([`UnionFind`]) keeps the smaller index as the root, and
-//! pairs are taken in sorted order on one thread, so the clusters do not
-//! depend on the number of threads.
+//! pairs are taken in sorted order on one thread (the exact check computes
+//! similarities in parallel and joins in sorted order), so the clusters do
+//! not depend on the number of threads.
 
 use std::io;
 
 use super::lsh::{band_key, Bands};
-use super::{DedupError, DedupOptions, Table};
+use super::minhash::matches;
+use super::verify::Settle;
+use super::{DedupError, DedupOptions, Table, Verify};
 use crate::plumbing::sort::{Record, Sorter};
 use crate::plumbing::{Progress, UnionFind};
 use rustc_hash::FxHashMap;
@@ -54,16 +60,74 @@ fn io_err(opts: &DedupOptions) -> impl Fn(io::Error) -> DedupError + '_ {
     move |source| DedupError::Io { path: opts.work_dir.clone(), source }
 }
 
-/// The clusters of duplicates (see the module docs).
-pub(crate) fn cluster(
+/// What the band buckets decided, and what is left to the exact check.
+pub(crate) struct Joins {
+    pub uf: UnionFind,
+    /// Pairs (smaller index first) that the signatures did not settle,
+    /// sorted, without repeats, not yet in one cluster.
+    pub unsettled: Vec<(u32, u32)>,
+    /// Documents read.
+    pub n: usize,
+}
+
+impl Joins {
+    /// Documents that need an exact shingle set: both ends of every pair
+    /// left unsettled, in order.
+    pub fn needed(&self) -> Vec<u32> {
+        let mut needed = vec![false; self.n];
+        for &(a, b) in &self.unsettled {
+            needed[a as usize] = true;
+            needed[b as usize] = true;
+        }
+        (0..needed.len() as u32).filter(|&d| needed[d as usize]).collect()
+    }
+
+    /// Clusters of two or more, in order of their first member (the root,
+    /// the smallest index of each set).
+    pub fn clusters(mut self) -> Vec<Vec<u32>> {
+        let n = self.n;
+        let roots: Vec<u32> = (0..n as u32).map(|d| self.uf.find(d)).collect();
+        let mut size = vec![0u32; n];
+        for &r in &roots {
+            size[r as usize] += 1;
+        }
+        let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut clusters: Vec<Vec<u32>> = Vec::new();
+        for (doc, &r) in roots.iter().enumerate() {
+            if size[r as usize] > 1 {
+                let k = *slot.entry(r).or_insert_with(|| {
+                    clusters.push(Vec::with_capacity(size[r as usize] as usize));
+                    clusters.len() - 1
+                });
+                clusters[k].push(doc as u32);
+            }
+        }
+        clusters.sort_unstable_by_key(|m| m[0]);
+        clusters
+    }
+}
+
+/// Exact duplicates and band candidates, joined or left for the exact
+/// check (see the module docs).
+pub(crate) fn candidates(
     table: &Table,
     opts: &DedupOptions,
     bands: Bands,
     stats: &mut super::DedupStats,
     progress: &dyn Progress,
-) -> Result<Vec<Vec<u32>>, DedupError> {
+) -> Result<Joins, DedupError> {
     let n = table.exact.len();
     let mut uf = UnionFind::new(n);
+    let mut unsettled: Vec<(u32, u32)> = Vec::new();
+    let k = table.perms;
+    let settle = match opts.verify {
+        // Joined at or above the threshold's count, never left unsettled.
+        Verify::Signature => {
+            let at = (opts.threshold * k as f64 - 1e-9).ceil() as i64;
+            Settle { reject_at_most: at - 1, accept_at_least: at }
+        }
+        Verify::Exact => Settle::new(opts.threshold, k),
+    };
     let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
     // Spills beyond `chunk` records into a temporary folder in `work_dir`,
     // removed with the sorter or its stream, whichever way this returns.
@@ -98,9 +162,12 @@ pub(crate) fn cluster(
                 continue;
             }
             stats.candidate_pairs += 1;
-            if table.similarity(other, r.doc, opts.verify) >= opts.threshold {
+            let m = matches(table.signature(other), table.signature(r.doc)) as i64;
+            if m >= settle.accept_at_least {
                 stats.verified_pairs += 1;
                 uf.union(other, r.doc);
+            } else if m > settle.reject_at_most {
+                unsettled.push((other, r.doc));
             }
         }
         if bucket.len() < opts.bucket_cap {
@@ -111,24 +178,10 @@ pub(crate) fn cluster(
             progress.advance(4096);
         }
     }
-    // Clusters of two or more, in order of their first member (the root,
-    // the smallest index of each set).
-    let roots: Vec<u32> = (0..n as u32).map(|d| uf.find(d)).collect();
-    let mut size = vec![0u32; n];
-    for &r in &roots {
-        size[r as usize] += 1;
-    }
-    let mut slot: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut clusters: Vec<Vec<u32>> = Vec::new();
-    for (doc, &r) in roots.iter().enumerate() {
-        if size[r as usize] > 1 {
-            let k = *slot.entry(r).or_insert_with(|| {
-                clusters.push(Vec::with_capacity(size[r as usize] as usize));
-                clusters.len() - 1
-            });
-            clusters[k].push(doc as u32);
-        }
-    }
-    clusters.sort_unstable_by_key(|m| m[0]);
-    Ok(clusters)
+    // Pairs that shared several bands were met several times; pairs joined
+    // through others since need no check.
+    unsettled.sort_unstable();
+    unsettled.dedup();
+    unsettled.retain(|&(a, b)| uf.find(a) != uf.find(b));
+    Ok(Joins { uf, unsettled, n })
 }

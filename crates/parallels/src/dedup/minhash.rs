@@ -241,12 +241,16 @@ pub fn estimate(a: &[u32], b: &[u32]) -> f64 {
     if a.is_empty() || a.len() != b.len() || a[0] == EMPTY && a.iter().all(|&v| v == EMPTY) {
         return 0.0;
     }
-    let same = a.iter().zip(b).filter(|(x, y)| x == y).count();
-    same as f64 / a.len() as f64
+    matches(a, b) as f64 / a.len() as f64
+}
+
+/// The number of positions where two signatures agree.
+pub fn matches(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
 }
 
 /// Exact Jaccard similarity of two sorted sets without repeats.
-pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
+pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 0.0;
     }

@@ -24,17 +24,26 @@
 //! 2. **Exact duplicates**: a document whose token-sequence hash was seen
 //!    before is joined to the first one with that hash and goes no further.
 //! 3. **Candidates** ([`lsh`], `cluster`): the signature is cut into bands
-//!    (chosen from the threshold, see [`lsh::optimal_params`]); one record
-//!    `(band key, document)` per band goes through the external sorter of
-//!    [`crate::plumbing::sort`], which spills beyond [`DedupOptions::memory`].
-//!    Documents that share a band key are candidate pairs; each is verified
-//!    (estimated Jaccard from the signatures, or exact Jaccard of the shingle
-//!    sets with [`Verify::Exact`]) and joined in a union-find when at or
-//!    above the threshold.
-//! 4. **Keep**: in each cluster one document is kept by [`Keep`]; the
+//!    (chosen from the threshold for recall, see [`lsh::recall_params`]: a
+//!    pair at the threshold is a candidate with probability 0.99 or more);
+//!    one record `(band key, document)` per band goes through the external
+//!    sorter of [`crate::plumbing::sort`], which spills beyond
+//!    [`DedupOptions::memory`]. Documents that share a band key are
+//!    candidate pairs.
+//! 4. **Verification** ([`verify`]): with [`Verify::Exact`] (the default),
+//!    the signatures settle only the pairs so far from the threshold that a
+//!    pair at it lands there once in a million; the others are decided by
+//!    the exact Jaccard similarity of their shingle sets, recomputed in a
+//!    second pass for the documents of candidate pairs alone. With
+//!    [`Verify::Signature`] the estimate decides every pair. Pairs at or
+//!    above the threshold are joined in a union-find.
+//! 5. **Keep**: in each cluster one document is kept by [`Keep`]; the
 //!    others are removed, each reported with the kept one and their
-//!    similarity.
-//! 5. **Paragraphs** (`paragraphs`, optional): in the kept documents, in
+//!    similarity as the decision measured it: exact when both documents
+//!    went through the exact check, else the signatures' estimate (with
+//!    [`Verify::Exact`], an estimate far above the threshold: 0.95 or more
+//!    at 0.8).
+//! 6. **Paragraphs** (`paragraphs`, optional): in the kept documents, in
 //!    input order, a line whose normalized tokens equal those of a line of
 //!    an earlier kept document is dropped; a document left without tokens
 //!    is removed.
@@ -44,9 +53,9 @@
 //! Per document: its signature (4 bytes per permutation: 512 bytes at 128),
 //! its source and id, and about 200 bytes of bookkeeping (entry, fate,
 //! hashes, empty vectors); with `--paragraphs`, 8 bytes per
-//! line; with [`Verify::Exact`], 8 bytes per distinct shingle (about the
-//! document's length in tokens: this mode is for evaluation and small
-//! corpora). Band records (12 bytes per band and document) are sorted within
+//! line. With [`Verify::Exact`], after the candidates: 4 bytes per distinct
+//! shingle (about 4 bytes per token) of each document in a candidate pair
+//! that the signatures did not turn away, and 8 bytes per such pair. Band records (12 bytes per band and document) are sorted within
 //! [`DedupOptions::memory`] and spilled beyond it. The tables of
 //! token-sequence hashes and of text hashes (a byte-for-byte repeat of a
 //! text is not normalized again) hold about 80 bytes per distinct document
@@ -61,14 +70,16 @@
 //!
 //! Signatures depend on the text alone (fixed permutation seeds); batches
 //! are sketched in parallel but recorded in input order; candidates are
-//! verified in the sorted order of band records, one at a time. The result
-//! is the same for any number of threads.
+//! settled in the sorted order of band records, one at a time, and the
+//! exact check joins its pairs in sorted order. The result is the same for
+//! any number of threads.
 
 mod cluster;
 pub mod lsh;
 pub mod minhash;
 pub mod output;
 mod paragraphs;
+pub mod verify;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -96,10 +107,13 @@ const BATCH_BYTES: usize = 8 << 20;
 /// How candidate pairs are verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Verify {
-    /// Estimated Jaccard similarity: the share of equal signature values.
-    #[default]
+    /// Estimated Jaccard similarity: the share of equal signature values
+    /// (standard error `sqrt(J(1−J)/perms)`, 0.035 at 0.8 and 128).
     Signature,
-    /// Exact Jaccard similarity of the shingle sets (kept in memory).
+    /// Exact Jaccard similarity of the shingle sets, recomputed in a second
+    /// pass for the documents of candidate pairs; the signatures settle
+    /// only pairs far from the threshold (see [`verify`]).
+    #[default]
     Exact,
 }
 
@@ -129,11 +143,12 @@ pub struct DedupOptions {
     pub perms: usize,
     /// Jaccard similarity at and above which two documents are duplicates.
     pub threshold: f64,
-    /// Explicit bands and rows; `None`: [`lsh::optimal_params`].
+    /// Explicit bands and rows; `None`: [`lsh::recall_params`] with
+    /// [`DedupOptions::candidate_recall`].
     pub bands: Option<Bands>,
-    /// Weights of the false-positive and false-negative areas when choosing
-    /// bands and rows.
-    pub weights: (f64, f64),
+    /// When bands and rows are chosen: the least probability with which a
+    /// pair at the threshold becomes a candidate.
+    pub candidate_recall: f64,
     /// How candidate pairs are confirmed.
     pub verify: Verify,
     /// Which document of a cluster is kept.
@@ -161,8 +176,8 @@ impl Default for DedupOptions {
             perms: 128,
             threshold: 0.8,
             bands: None,
-            weights: (0.5, 0.5),
-            verify: Verify::Signature,
+            candidate_recall: lsh::CANDIDATE_RECALL,
+            verify: Verify::default(),
             keep: Keep::First,
             paragraphs: false,
             min_paragraph_tokens: 1,
@@ -180,9 +195,10 @@ impl DedupOptions {
         MinHasher::with_normalizer(self.ngram, self.perms, Normalizer::new(self.normalize.clone()))
     }
 
-    /// The bands and rows in use: explicit, or optimal for the threshold.
+    /// The bands and rows in use: explicit, or chosen for recall at the
+    /// threshold.
     pub fn bands(&self) -> Bands {
-        self.bands.unwrap_or_else(|| lsh::optimal_params(self.threshold, self.perms, self.weights.0, self.weights.1))
+        self.bands.unwrap_or_else(|| lsh::recall_params(self.threshold, self.perms, self.candidate_recall))
     }
 }
 
@@ -218,8 +234,9 @@ pub enum Fate {
     /// order), which repeat paragraphs of earlier kept documents.
     Trimmed(Vec<u32>),
     /// Removed: a duplicate of document `of` (an index into
-    /// [`DedupResult::docs`]), with their similarity (estimated, or exact
-    /// with [`Verify::Exact`]); for [`Reason::EmptyAfterParagraphs`], `of`
+    /// [`DedupResult::docs`]), with their similarity (exact when both went
+    /// through the exact check of [`Verify::Exact`], else the signatures'
+    /// estimate); for [`Reason::EmptyAfterParagraphs`], `of`
     /// is the document that first had its last paragraph.
     Removed {
         /// Why.
@@ -271,6 +288,11 @@ pub struct DedupStats {
     pub rows: usize,
     /// Pairs that shared a band and were compared.
     pub candidate_pairs: u64,
+    /// Candidate pairs whose signatures did not settle them, checked on
+    /// exact shingle sets.
+    pub exact_pairs: u64,
+    /// Documents whose shingle sets were recomputed for the exact check.
+    pub exact_docs: u64,
     /// Candidate pairs at or above the threshold.
     pub verified_pairs: u64,
     /// Clusters of two or more documents.
@@ -280,8 +302,11 @@ pub struct DedupStats {
     #[serde(serialize_with = "secs")]
     pub sketch_time: Duration,
     #[serde(serialize_with = "secs")]
-    /// Finding and verifying candidates.
+    /// Finding candidates and settling them by their signatures.
     pub candidates_time: Duration,
+    #[serde(serialize_with = "secs")]
+    /// The exact check: reading documents again, shingles, similarities.
+    pub verify_time: Duration,
     #[serde(serialize_with = "secs")]
     /// The keep rule and paragraphs.
     pub keep_time: Duration,
@@ -331,8 +356,6 @@ struct Sketched {
     /// Line hashes (0 for a line below the paragraph minimum), with
     /// `--paragraphs`.
     lines: Vec<u64>,
-    /// Sorted shingle set, with [`Verify::Exact`].
-    shingles: Vec<u64>,
     keep_value: Option<f64>,
 }
 
@@ -347,7 +370,6 @@ pub(crate) struct Table {
     /// tokens.
     pub copy_of: Vec<Option<u32>>,
     pub lines: Vec<Vec<u64>>,
-    pub shingles: Vec<Vec<u64>>,
     pub keep_values: Vec<Option<f64>>,
 }
 
@@ -371,12 +393,18 @@ impl Table {
         }
     }
 
-    /// Similarity of two documents as the run measures it.
-    pub fn similarity(&self, a: u32, b: u32, verify: Verify) -> f64 {
-        match verify {
-            Verify::Signature => minhash::estimate(self.signature(a), self.signature(b)),
-            Verify::Exact => minhash::jaccard(&self.shingles[a as usize], &self.shingles[b as usize]),
-        }
+    /// The document whose signature (and shingles) `doc` has: the first
+    /// one with its tokens.
+    fn rep(&self, doc: u32) -> u32 {
+        self.copy_of[doc as usize].unwrap_or(doc)
+    }
+
+    /// Similarity of two documents as the run measures it: exact when both
+    /// have an exact shingle set (through the first document with their
+    /// tokens), the signatures' estimate otherwise.
+    fn similarity(&self, a: u32, b: u32, exact: &verify::ExactSets) -> f64 {
+        let (a, b) = (self.rep(a), self.rep(b));
+        exact.jaccard(a, b).unwrap_or_else(|| minhash::estimate(self.signature(a), self.signature(b)))
     }
 }
 
@@ -391,22 +419,50 @@ pub fn dedup(
 
     // 1. Read and sketch.
     let started = Instant::now();
-    let Sketches { mut docs, table, bands, text_bytes } = sketch_stage(reader, opts, progress)?;
+    let Sketches { mut docs, table, bands, text_bytes, hasher } = sketch_stage(reader, opts, progress)?;
     (stats.bands, stats.rows) = (bands.bands, bands.rows);
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
     stats.sketch_time = started.elapsed();
 
-    // 2–3. Exact duplicates, candidates, clusters.
+    // 2–3. Exact duplicates, candidates, settled by their signatures.
     let started = Instant::now();
-    let clusters = cluster::cluster(&table, opts, bands, &mut stats, progress)?;
+    let mut joins = cluster::candidates(&table, opts, bands, &mut stats, progress)?;
     stats.candidates_time = started.elapsed();
 
-    // 4. Keep one per cluster; 5. paragraphs.
+    // 4. The exact check of the pairs left.
+    let started = Instant::now();
+    let exact = match opts.verify {
+        Verify::Signature => verify::ExactSets::none(),
+        Verify::Exact => {
+            let needed = joins.needed();
+            let hasher = hasher.unwrap_or_else(|| opts.hasher());
+            let exact =
+                verify::shingle_sets(&needed, &docs, &table, reader.inputs(), reader.options(), &hasher, progress)?;
+            stats.exact_docs = exact.documents() as u64;
+            stats.exact_pairs = joins.unsettled.len() as u64;
+            let similar: Vec<bool> = joins
+                .unsettled
+                .par_iter()
+                .map(|&(a, b)| exact.jaccard(a, b).is_some_and(|j| j >= opts.threshold))
+                .collect();
+            for (&(a, b), similar) in joins.unsettled.iter().zip(similar) {
+                if similar {
+                    stats.verified_pairs += 1;
+                    joins.uf.union(a, b);
+                }
+            }
+            exact
+        }
+    };
+    let clusters = joins.clusters();
+    stats.verify_time = started.elapsed();
+
+    // 5. Keep one per cluster; 6. paragraphs.
     let started = Instant::now();
     progress.stage("keeping", None);
     stats.clusters = clusters.len() as u64;
-    keep_stage(&clusters, &mut docs, &table, opts);
+    keep_stage(&clusters, &mut docs, &table, opts, &exact);
     if opts.paragraphs {
         paragraphs::drop_repeated(&table, &mut docs);
     }
@@ -443,6 +499,8 @@ struct Sketches {
     bands: Bands,
     /// Bytes of text sketched.
     text_bytes: u64,
+    /// The hasher of the run, if a document was read.
+    hasher: Option<MinHasher>,
 }
 
 /// Stage 1: read the corpus and sketch every document. The reader runs on
@@ -463,14 +521,13 @@ fn sketch_stage(
             exact: Vec::new(),
             copy_of: Vec::new(),
             lines: Vec::new(),
-            shingles: Vec::new(),
             keep_values: Vec::new(),
         },
         firsts: FxHashMap::default(),
         raw_firsts: FxHashMap::default(),
     };
     let mut text_bytes = 0u64;
-    let (read, bands) = std::thread::scope(|scope| {
+    let (read, bands, hasher) = std::thread::scope(|scope| {
         // The optimal bands (a few milliseconds of integrals) are found while
         // the documents are sketched.
         let bands = scope.spawn(|| opts.bands());
@@ -487,7 +544,7 @@ fn sketch_stage(
             sketcher.add_batch(hasher, batch, opts, progress);
             Ok::<(), std::convert::Infallible>(())
         });
-        (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        (read, bands.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), hasher)
     });
     match read {
         Ok(()) => {}
@@ -497,7 +554,7 @@ fn sketch_stage(
         }
         Err(BatchStop::Consumer(never)) => match never {},
     }
-    Ok(Sketches { docs: sketcher.docs, table: sketcher.table, bands, text_bytes })
+    Ok(Sketches { docs: sketcher.docs, table: sketcher.table, bands, text_bytes, hasher })
 }
 
 /// The sketch stage's state between batches.
@@ -556,7 +613,6 @@ impl Sketcher {
             table.exact.push(s.exact);
             table.copy_of.push(copy);
             table.lines.push(s.lines);
-            table.shingles.push(s.shingles);
             table.keep_values.push(s.keep_value);
             self.docs.push(s.entry);
         }
@@ -565,7 +621,13 @@ impl Sketcher {
 
 /// Stage 4: in each cluster, keep one document by [`DedupOptions::keep`]
 /// and mark the others removed, with the kept one and their similarity.
-fn keep_stage(clusters: &[Vec<u32>], docs: &mut [DocEntry], table: &Table, opts: &DedupOptions) {
+fn keep_stage(
+    clusters: &[Vec<u32>],
+    docs: &mut [DocEntry],
+    table: &Table,
+    opts: &DedupOptions,
+    exact_sets: &verify::ExactSets,
+) {
     for members in clusters {
         let keeper = choose(members, docs, table, &opts.keep);
         for &m in members {
@@ -574,7 +636,7 @@ fn keep_stage(clusters: &[Vec<u32>], docs: &mut [DocEntry], table: &Table, opts:
             }
             let exact = table.exact[m as usize].is_some() && table.exact[m as usize] == table.exact[keeper as usize];
             let (reason, similarity) =
-                if exact { (Reason::Exact, 1.0) } else { (Reason::Near, table.similarity(m, keeper, opts.verify)) };
+                if exact { (Reason::Exact, 1.0) } else { (Reason::Near, table.similarity(m, keeper, exact_sets)) };
             docs[m as usize].fate = Fate::Removed { reason, of: keeper, similarity };
         }
     }
@@ -615,14 +677,6 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
     } else {
         Vec::new()
     };
-    let shingles = if opts.verify == Verify::Exact {
-        let mut sh = hasher.shingles_of(&tokens);
-        sh.sort_unstable();
-        sh.dedup();
-        sh
-    } else {
-        Vec::new()
-    };
     Sketched {
         entry: DocEntry {
             // The normalizer's length, unless the text was too long for it.
@@ -634,7 +688,6 @@ fn sketch(hasher: &MinHasher, doc: CorpusDoc, opts: &DedupOptions) -> Sketched {
         tokens,
         exact,
         lines,
-        shingles,
         keep_value,
     }
 }
@@ -650,7 +703,6 @@ fn copy_sketch(doc: CorpusDoc, first: u32, table: &Table, docs: &[DocEntry], opt
         tokens: Vec::new(),
         exact: table.exact[f],
         lines: table.lines[f].clone(),
-        shingles: table.shingles[f].clone(),
     }
 }
 
