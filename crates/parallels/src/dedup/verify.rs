@@ -41,7 +41,8 @@
 //!
 //! * a JSON Lines record is read from its bytes in the file
 //!   ([`Origin::bytes`](crate::corpus::Origin::bytes)) and parsed alone;
-//! * when one of them has no bytes of its own (a text file, a Parquet row),
+//! * when one of them has no bytes of its own (a text file, a Parquet row,
+//!   a record of a compressed file),
 //!   the corpus is read again from the start and only those documents are
 //!   shingled.
 //!
@@ -180,7 +181,10 @@ pub(crate) fn shingle_sets(
     progress.stage("verifying", Some(needed.len() as u64));
     let own_bytes = |d: u32| {
         let origin = &docs[d as usize].origin;
-        origin.bytes.is_some() && matches!(inputs.get(origin.input), Some(Input::Jsonl(_)))
+        // A compressed file has no byte offsets to seek to: it is read
+        // again from its start, below.
+        origin.bytes.is_some()
+            && matches!(inputs.get(origin.input), Some(Input::Jsonl(path)) if crate::read::Compression::of(path).is_none())
     };
     // One document's set, from its text, checked against the first pass.
     let make = |d: u32, text: &str| -> Made {
