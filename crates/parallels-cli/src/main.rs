@@ -331,7 +331,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     check_outputs(&outputs, &args.files)?;
     // Too long to align in memory: refused before it is read (a file) or
     // once decoded (a pipe), with what to do instead.
-    let limit = args.max_size << 20;
+    let limit = args.max_size.saturating_mul(1 << 20);
     let too_long = args.files.iter().filter_map(|f| {
         let len = std::fs::metadata(f).ok().filter(|m| m.is_file())?.len();
         (len > limit).then(|| (f.display().to_string(), len))
@@ -410,7 +410,7 @@ fn refuse_long_texts(files: Vec<(String, u64)>, max_mib: u64) -> Result<()> {
             "parallels: error: {path}: {:.1} MiB, longer than `align` takes (--max-size {max_mib} MiB); aligning it \
              would take about {:.1} GiB of memory (with a counterpart of its size, at up to {ALIGN_BYTES_PER_BYTE} bytes per byte of text)",
             mib(*len),
-            mib(len * ALIGN_BYTES_PER_BYTE * 2) / 1024.0
+            mib(len.saturating_mul(ALIGN_BYTES_PER_BYTE * 2)) / 1024.0
         );
     }
     bail!(

@@ -137,9 +137,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         drop(bytes);
         let path = PathBuf::from(file);
         let input = match source.position {
-            Position::Whole => {
-                Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path }
-            }
+            Position::Whole => Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path },
             Position::Line(_) => Input::Jsonl(path),
             Position::Row(_) => Input::Parquet(path),
         };

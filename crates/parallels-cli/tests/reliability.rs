@@ -469,16 +469,20 @@ fn size(sb: &Sandbox, rel: &str) -> u64 {
 #[test]
 fn item6_scan_failing_to_write_a_table_leaves_the_earlier_tables_whole() {
     let sb = Sandbox::new();
-    let (v1, v2, v4) = (fixture_text("v1.txt"), fixture_text("v2.txt"), fixture_text("v4.txt"));
+    let (v1, v2) = (fixture_text("v1.txt"), fixture_text("v2.txt"));
     sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v2);
     let args = ["scan", "corpus", "-o", "results", "--pairs-per-checkpoint", "1"];
     sb.run(&args).success();
     let earlier = contents(&sb, "results");
-    // The corpus grows; the same scan of it, unhindered, shows the sizes.
-    sb.write("corpus/c.txt", &v4).write("corpus/d.txt", &v1).write("corpus/e.txt", &v2);
+    // The corpus grows (eight more copies: passages.jsonl grows with the
+    // pairs, every work file with the texts); the same scan of it,
+    // unhindered, shows the sizes.
+    for k in 0..8 {
+        sb.write(&format!("corpus/copy{k}.txt"), &v1);
+    }
     sb.run(&["scan", "corpus", "-o", "probe", "--pairs-per-checkpoint", "1"]).success();
     let passages = size(&sb, "probe/passages.jsonl");
-    let texts: u64 = [&v1, &v2, &v4, &v1, &v2].iter().map(|t| t.len() as u64).sum();
+    let texts = (v1.len() * 9 + v2.len()) as u64;
     let others = ["documents.jsonl", "clusters.jsonl", "summary.json"].map(|t| size(&sb, &format!("probe/{t}")));
     assert!(
         others.iter().all(|&s| s < passages) && texts < passages,
@@ -621,11 +625,8 @@ fn item7_the_work_folder_of_a_small_corpus_is_small() {
     let input = (v1.len() + v2.len() + v4.len()) as u64;
     let crashed = sb.run_env(&["scan", "corpus", "-o", "out"], &[("PARALLELS_TEST_CRASH", "aligning:0")]);
     assert_eq!(crashed.code, None, "{crashed}");
-    let work: u64 = tree(&sb)
-        .iter()
-        .filter(|f| f.starts_with("out/.work/") && !f.ends_with('/'))
-        .map(|f| size(&sb, f))
-        .sum();
+    let work: u64 =
+        tree(&sb).iter().filter(|f| f.starts_with("out/.work/") && !f.ends_with('/')).map(|f| size(&sb, f)).sum();
     // The texts once, the seeds, a feature table of the features seen.
     assert!(work < 8 * input, "work folder {work} bytes for {input} bytes of input");
     let resumed = sb.run(&["scan", "corpus", "-o", "out", "--resume"]);
@@ -661,7 +662,8 @@ fn item8_report_refuses_a_source_the_scan_did_not_read() {
     sb.write("secret/key.txt", "TOP SECRET 机密\n".repeat(50));
     sb.run(&["scan", "corpus", "-o", "results"]).success();
     let summary: serde_json::Value = serde_json::from_slice(&sb.read("results/summary.json")).unwrap();
-    let recorded: Vec<&str> = summary["inputs"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let recorded: Vec<&str> =
+        summary["inputs"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(recorded, ["corpus/a.txt", "corpus/b.txt"]);
     assert_eq!(summary["inputs"][0]["size"], v1.len());
     let original = sb.read("results/documents.jsonl");
@@ -772,4 +774,39 @@ fn item9_threads_is_a_flag_of_every_command_and_changes_no_output() {
     run.code(2);
     assert!(run.stderr.contains("'--threads <N>'") && run.stderr.contains('0'), "{run}");
     assert_eq!(tree(&sb), before);
+}
+
+#[test]
+fn item9_align_refuses_a_text_over_max_size_before_reading_it() {
+    let sb = Sandbox::new();
+    sb.fixtures(&["v1.txt", "v2.txt"]);
+    // 33 MiB, sparse (nothing to read is read): over the default 32 MiB.
+    let big = std::fs::File::create(sb.path().join("big.txt")).unwrap();
+    big.set_len(33 << 20).unwrap();
+    drop(big);
+    let before = tree(&sb);
+    let run = sb.run(&["align", "v1.txt", "big.txt", "--format", "json", "-o", "out.json"]);
+    run.code(2);
+    assert!(
+        run.stderr.contains(
+            "parallels: error: big.txt: 33.0 MiB, longer than `align` takes (--max-size 32 MiB); aligning it would \
+             take about 6.4 GiB of memory"
+        ),
+        "{run}"
+    );
+    assert!(run.stderr.contains("split them (by chapter, say) and align the parts"), "{run}");
+    assert!(run.stderr.contains("`parallels scan DIR -o results/`"), "{run}");
+    assert_eq!(run.stdout, b"");
+    assert_eq!(tree(&sb), before, "nothing written");
+    // Texts under the bound are aligned; a higher bound lets the big file
+    // through to the reader, which finds it binary (all NUL bytes).
+    let v1 = std::fs::metadata(sb.path().join("v1.txt")).unwrap().len();
+    assert!(v1 < 1 << 20);
+    sb.run(&["align", "v1.txt", "v2.txt", "--max-size", "1"]).success();
+    let run = sb.run(&["align", "v1.txt", "big.txt", "--max-size", "64"]);
+    run.code(2);
+    assert!(!run.stderr.contains("longer than `align` takes"), "{run}");
+    let run = sb.run(&["align", "v1.txt", "v2.txt", "--max-size", "0"]);
+    run.code(2);
+    assert!(run.stderr.contains("--max-size"), "{run}");
 }

@@ -103,23 +103,27 @@ pub fn remove_temporaries() {
 /// keeps it, empty or not.
 #[derive(Debug)]
 pub struct CreatedDir {
-    created: Option<PathBuf>,
+    /// The folders this created, the outermost first (`a/b/c` made where
+    /// only `a` existed: `a/b`, `a/b/c`).
+    created: Vec<PathBuf>,
 }
 
 impl CreatedDir {
     /// Create `path` (and its parents) if missing.
     pub fn create(path: &Path) -> io::Result<CreatedDir> {
-        let created = (!path.exists()).then(|| path.to_path_buf());
+        let mut created: Vec<PathBuf> =
+            path.ancestors().take_while(|p| !p.as_os_str().is_empty() && !p.exists()).map(Path::to_path_buf).collect();
+        created.reverse();
         std::fs::create_dir_all(path)?;
-        if let (Some(p), Ok(mut list)) = (&created, CREATED.lock()) {
-            list.push(p.clone());
+        if let Ok(mut list) = CREATED.lock() {
+            list.extend(created.iter().cloned());
         }
         Ok(CreatedDir { created })
     }
 
     /// The command succeeded: the folder stays, even if empty.
     pub fn keep(mut self) {
-        if let Some(p) = self.created.take() {
+        for p in std::mem::take(&mut self.created) {
             unlist(&p);
         }
     }
@@ -136,10 +140,10 @@ fn unlist(path: &Path) {
 
 impl Drop for CreatedDir {
     fn drop(&mut self) {
-        if let Some(path) = self.created.take() {
-            unlist(&path);
+        for path in std::mem::take(&mut self.created).iter().rev() {
+            unlist(path);
             // `remove_dir` removes only an empty folder.
-            let _ = std::fs::remove_dir(&path);
+            let _ = std::fs::remove_dir(path);
         }
     }
 }
@@ -395,6 +399,25 @@ mod tests {
         assert_eq!(names(dir.path()), ["a.jsonl", "b.jsonl"]);
         assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
         assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+    }
+
+    #[test]
+    fn a_created_folder_goes_again_while_empty_and_stays_once_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new/report");
+        drop(CreatedDir::create(&out).unwrap());
+        assert!(names(dir.path()).is_empty(), "both folders this made are gone");
+        let made = CreatedDir::create(&out).unwrap();
+        std::fs::write(out.join("index.html"), "x").unwrap();
+        drop(made);
+        assert!(out.join("index.html").exists(), "a folder with a file stays");
+        std::fs::remove_file(out.join("index.html")).unwrap();
+        // An existing folder is never removed; a kept one stays empty.
+        drop(CreatedDir::create(&out).unwrap());
+        assert!(out.exists());
+        std::fs::remove_dir_all(dir.path().join("new")).unwrap();
+        CreatedDir::create(&out).unwrap().keep();
+        assert!(out.exists());
     }
 
     #[test]

@@ -139,9 +139,10 @@ impl<R: Read> Read for Expand<R> {
             }
             let Some(w) = self.next_word()? else { return Ok(0) };
             if w == [0; 4] {
-                let count = self.next_word()?.map(u32::from_le_bytes).filter(|&c| c > 0).ok_or_else(|| {
-                    io::Error::new(io::ErrorKind::InvalidData, "zero runs: a run without its count")
-                })?;
+                let count =
+                    self.next_word()?.map(u32::from_le_bytes).filter(|&c| c > 0).ok_or_else(|| {
+                        io::Error::new(io::ErrorKind::InvalidData, "zero runs: a run without its count")
+                    })?;
                 self.zeros = u64::from(count) * 4;
             } else {
                 self.word = w;
