@@ -256,8 +256,7 @@ fn two_mutated_windows_of_different_texts_give_valid_spans() {
             t.into_iter().collect::<String>()
         };
         let (a, b) = (make(x), make(y));
-        let mut opts = Options::default();
-        opts.meaning = semantic;
+        let opts = Options { meaning: semantic, ..Options::default() };
         align_checked(&Aligner::new(opts), &a, &b)
     });
 }
