@@ -138,9 +138,14 @@ mod tests {
 
     #[test]
     fn tables_round_trip() {
+        // The sources exist: the summary records each with its hash.
+        let texts = tempfile::tempdir().unwrap();
+        for id in ["a", "b"] {
+            std::fs::write(texts.path().join(format!("{id}.txt")), "魏斯明德之城").unwrap();
+        }
         let doc = |id: &str, group: Option<&str>| ScanDocument {
             id: id.into(),
-            source: crate::corpus::Source::whole(format!("{id}.txt")),
+            source: crate::corpus::Source::whole(texts.path().join(format!("{id}.txt")).display().to_string()),
             chars: 10,
             encoding: "utf-8".into(),
             group: group.map(String::from),
