@@ -509,40 +509,6 @@ fn item6_scan_failing_to_write_a_table_leaves_the_earlier_tables_whole() {
     assert!(!sb.path().join("results/.work").exists());
 }
 
-#[cfg(target_os = "linux")]
-#[test]
-fn item6_scan_parquet_failing_to_write_a_table_leaves_the_earlier_tables_whole() {
-    let sb = Sandbox::new();
-    let (v1, v2, v4) = (fixture_text("v1.txt"), fixture_text("v2.txt"), fixture_text("v4.txt"));
-    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v2);
-    let args = ["scan", "corpus", "-o", "results", "--format", "parquet", "--pairs-per-checkpoint", "1"];
-    sb.run(&args).success();
-    let earlier = contents(&sb, "results");
-    sb.write("corpus/c.txt", &v4).write("corpus/d.txt", &v1).write("corpus/e.txt", &v2);
-    // A limit that texts.bin and the other work files pass and some
-    // table does not: the largest table of the grown corpus.
-    sb.run(&["scan", "corpus", "-o", "probe", "--format", "parquet", "--pairs-per-checkpoint", "1"]).success();
-    let largest = ["documents.parquet", "passages.parquet", "clusters.parquet", "summary.json"]
-        .map(|t| size(&sb, &format!("probe/{t}")))
-        .into_iter()
-        .max()
-        .unwrap();
-    let texts: u64 = [&v1, &v2, &v4, &v1, &v2].iter().map(|t| t.len() as u64).sum();
-    let limit = texts.max(largest / 2);
-    if limit >= largest {
-        // Compression made every table smaller than the texts: nothing to
-        // test here (the JSON Lines test above covers the set).
-        return;
-    }
-    let run = run_with_file_limit(&sb, &args, limit);
-    run.code(2);
-    assert!(run.stderr.contains("results: cannot write the results"), "{run}");
-    let now: Vec<(String, Vec<u8>)> =
-        contents(&sb, "results").into_iter().filter(|(f, _)| !f.starts_with("results/.work/")).collect();
-    assert_eq!(now, earlier);
-    assert!(tree(&sb).iter().all(|f| !f.ends_with(".tmp")));
-}
-
 /// A scan results folder of five texts (ten pairs), with the report of
 /// its top pair as the earlier report in `report/`.
 fn scanned_with_a_report(sb: &Sandbox) {
