@@ -9,7 +9,7 @@ mod scan;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use parallels::align::{Aligner, Options, ParallelParams};
+use parallels::align::{Aligner, Options, ParallelParams, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
 use parallels::collate::collate;
 use parallels::output::AlignOutput;
 use parallels::plumbing::{check_outputs, OutputFile};
@@ -32,6 +32,11 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads to run on (at least 1); by default one per core, or
+    /// RAYON_NUM_THREADS. Outputs do not depend on it.
+    #[arg(short = 'j', long, global = true, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    threads: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -166,6 +171,12 @@ struct AlignArgs {
     /// against its English original). Lexical evidence only, as in scan.
     #[arg(long)]
     no_semantic: bool,
+    /// Refuse a text longer than this, in MiB (of the file, and of its
+    /// text once decoded): aligning two texts takes about 100 times their
+    /// size in memory. For longer texts, split them or use `scan`.
+    #[arg(long, default_value_t = MAX_TEXT_BYTES >> 20, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_size: u64,
     /// Switch methods of the aligner off, to measure what each buys
     /// (evaluation only).
     #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
@@ -218,6 +229,12 @@ fn main() -> ExitCode {
         std::process::exit(130);
     });
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("parallels: error: --threads {n}: cannot start the threads: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Command::Align(args) => run_align(args),
         Command::Eval(args) => run_eval(args),
@@ -253,25 +270,20 @@ pub(crate) fn remove_stale(outputs: &[OutputFile]) {
 
 /// An output folder, created if missing; when this run created it and it
 /// is still empty when dropped (the command failed before writing
-/// anything into it), it is removed again.
-pub(crate) struct NewFolder {
-    created: Option<PathBuf>,
-}
+/// anything into it) or when the run is interrupted, it is removed again
+/// ([`parallels::plumbing::CreatedDir`]).
+pub(crate) struct NewFolder(parallels::plumbing::CreatedDir);
 
 impl NewFolder {
     pub(crate) fn create(path: &Path) -> Result<NewFolder> {
-        let created = (!path.exists()).then(|| path.to_path_buf());
-        std::fs::create_dir_all(path).with_context(|| format!("{}: cannot create the folder", shown(path)))?;
-        Ok(NewFolder { created })
+        let dir = parallels::plumbing::CreatedDir::create(path)
+            .with_context(|| format!("{}: cannot create the folder", shown(path)))?;
+        Ok(NewFolder(dir))
     }
-}
 
-impl Drop for NewFolder {
-    fn drop(&mut self) {
-        if let Some(path) = &self.created {
-            // `remove_dir` removes only an empty folder.
-            let _ = std::fs::remove_dir(path);
-        }
+    /// The command succeeded: the folder stays, even if empty.
+    pub(crate) fn keep(self) {
+        self.0.keep();
     }
 }
 
@@ -326,8 +338,23 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
         .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
         .collect();
     check_outputs(&outputs, &args.files)?;
+    // Too long to align in memory: refused before it is read (a file) or
+    // once decoded (a pipe), with what to do instead.
+    let limit = args.max_size.saturating_mul(1 << 20);
+    let too_long = args.files.iter().filter_map(|f| {
+        let len = std::fs::metadata(f).ok().filter(|m| m.is_file())?.len();
+        (len > limit).then(|| (f.display().to_string(), len))
+    });
+    refuse_long_texts(too_long.collect(), args.max_size)?;
     remove_stale(&outputs);
     let docs = read_inputs(&args.files)?;
+    refuse_long_texts(
+        docs.iter()
+            .filter(|d| d.text.len() as u64 > limit)
+            .map(|d| (d.path.display().to_string(), d.text.len() as u64))
+            .collect(),
+        args.max_size,
+    )?;
     let mut opts = Options::default();
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
@@ -378,6 +405,29 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     }
     write_output(args.output.as_deref(), &buf)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Stop if any text is over `--max-size` (`files`: path and size in
+/// bytes), naming each with what it would take and what to do instead.
+fn refuse_long_texts(files: Vec<(String, u64)>, max_mib: u64) -> Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    for (path, len) in &files {
+        eprintln!(
+            "parallels: error: {path}: {:.1} MiB, longer than `align` takes (--max-size {max_mib} MiB); aligning it \
+             would take about {:.1} GiB of memory (with a counterpart of its size, at up to {ALIGN_BYTES_PER_BYTE} bytes per byte of text)",
+            mib(*len),
+            mib(len.saturating_mul(ALIGN_BYTES_PER_BYTE * 2)) / 1024.0
+        );
+    }
+    bail!(
+        "{} text(s) too long to align; split them (by chapter, say) and align the parts, or find what a long \
+         collection shares with `parallels scan DIR -o results/` (its memory is bounded by --memory); \
+         --max-size raises the limit on a machine with the memory. Nothing was aligned",
+        files.len()
+    );
 }
 
 /// Write to a file (through a temporary name, synced and renamed at the

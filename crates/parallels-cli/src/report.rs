@@ -1,16 +1,18 @@
 //! `parallels report`: the HTML report of a scan's results folder.
 
+use crate::progress::Bars;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Source};
-use parallels::plumbing::{check_outputs, OutputFile};
+use parallels::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
+use parallels::plumbing::{check_outputs, commit_all, AtomicFile, OutputFile, Progress};
 use parallels::read::shown;
 use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
 use parallels::report::ReportDoc;
-use parallels::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
+use parallels::scan::{InputFile, ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::de::DeserializeOwned;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -62,6 +64,27 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     )
     .with_context(|| format!("{}: not the summary.json of a `parallels scan`", shown(&summary_path)))?;
 
+    // The files the scan read: the only ones read again, and every
+    // document's source must be one of them.
+    let Some(recorded) = &summary.inputs else {
+        bail!(
+            "{}: written by a version of parallels that did not record the scan's input files, \
+             and `report` reads back only recorded inputs; run `parallels scan` again",
+            shown(&summary_path)
+        );
+    };
+    let inputs: FxHashMap<&Path, &InputFile> = recorded.iter().map(|f| (f.path.as_path(), f)).collect();
+    if let Some(d) = documents.iter().find(|d| !inputs.contains_key(&*d.source.file)) {
+        bail!(
+            "{}: document {:?} names the source {}, which is not among the input files the scan recorded in {}; \
+             `report` reads only those (was the results folder edited?); nothing was written",
+            shown(&dir.join("documents.jsonl")),
+            d.id,
+            shown(&d.source.file),
+            shown(&summary_path)
+        );
+    }
+
     // The texts the pages show: the top pairs and the members of the
     // clusters listed.
     let mut needed: FxHashSet<&Source> = FxHashSet::default();
@@ -82,25 +105,49 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     for d in documents.iter().filter(|d| ids.contains(d.id.as_str())) {
         needed.insert(&d.source);
     }
-    // Paths as the scan read them, byte for byte (not necessarily UTF-8).
-    let mut files: Vec<PathBuf> = needed.iter().map(|s| s.file.to_path_buf()).collect();
-    files.sort();
-    files.dedup();
+    let mut files: Vec<&Source> = needed.iter().copied().collect();
+    files.sort_by(|x, y| x.file.cmp(&y.file));
+    files.dedup_by(|x, y| x.file == y.file);
     let options = CorpusOptions {
         id_field: summary.fields.id.clone(),
         text_field: summary.fields.text.clone(),
         ..Default::default()
     };
     let mut texts: Vec<(Source, String)> = Vec::new();
-    let mut missing = Vec::new();
-    for file in &files {
-        let Ok(inputs) = resolve(std::slice::from_ref(file)) else {
-            missing.push(file.clone());
-            continue;
+    let (mut missing, mut changed) = (Vec::new(), Vec::new());
+    for source in &files {
+        let file: &Path = &source.file;
+        // Only a file the scan read, and only while it holds the bytes it
+        // held then: never a folder walked, never a pattern expanded.
+        let recorded = &inputs[file];
+        let bytes = match std::fs::read(file) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(file.to_owned());
+                continue;
+            }
+            Err(e) => {
+                changed.push(format!("{} ({e})", shown(file)));
+                continue;
+            }
         };
-        let Ok(reader) = CorpusReader::new(inputs, options.clone()) else {
-            missing.push(file.clone());
+        if InputFile::of_bytes(file, &bytes) != **recorded {
+            changed.push(format!("{} (its size or contents differ from the scan's)", shown(file)));
             continue;
+        }
+        drop(bytes);
+        let path = file.to_path_buf();
+        let input = match source.position {
+            Position::Whole => Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path },
+            Position::Line(_) => Input::Jsonl(path),
+            Position::Row(_) => Input::Parquet(path),
+        };
+        let reader = match CorpusReader::new(vec![input], options.clone()) {
+            Ok(reader) => reader,
+            Err(e) => {
+                changed.push(format!("{} ({e})", shown(file)));
+                continue;
+            }
         };
         for d in reader.flatten() {
             if needed.contains(&d.origin.source) {
@@ -113,6 +160,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             "parallels: warning: {} source file(s) not found, e.g. {} (sources are paths as the scan saw them: run `report` from the folder `scan` ran in); their pairs get no page",
             missing.len(),
             shown(&missing[0])
+        );
+    }
+    if !changed.is_empty() {
+        eprintln!(
+            "parallels: warning: {} source file(s) changed since the scan, e.g. {}; their texts are not shown (run `parallels scan` again) and their pairs get no page",
+            changed.len(),
+            changed[0]
         );
     }
     let aligner = Aligner::new(Options::default());
@@ -141,14 +195,33 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     // a table or a text it was made from.
     let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
     let tables = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
-    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().cloned()))?;
+    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().map(|s| s.file.to_path_buf())))?;
     crate::remove_stale(&outputs);
-    std::fs::create_dir_all(args.output.join("pairs"))
-        .with_context(|| format!("{}: cannot create the report folder", shown(&args.output)))?;
-    for page in &pages {
+    // The pages are written as a set: each under a temporary name, and
+    // renamed into place only once all are written, `index.html` last.
+    // After a failure (a full disk), the folder holds the earlier report,
+    // or nothing (folders this run made are removed again).
+    let folder = crate::NewFolder::create(&args.output)?;
+    let pairs = crate::NewFolder::create(&args.output.join("pairs"))?;
+    let bars = Bars::new();
+    bars.stage("pages", Some(pages.len() as u64));
+    let mut written = Vec::with_capacity(pages.len());
+    let mut order: Vec<&parallels::report::scan::Page> = pages.iter().collect();
+    order.sort_by_key(|p| p.path == "index.html");
+    for page in order {
         let path = args.output.join(&page.path);
-        crate::write_output(Some(&path), page.html.as_bytes())?;
+        let write = || -> std::io::Result<AtomicFile> {
+            let mut f = AtomicFile::create(&path)?;
+            f.write_all(page.html.as_bytes())?;
+            Ok(f)
+        };
+        written.push(write().with_context(|| format!("{}: cannot write", shown(&path)))?);
+        bars.advance(1);
     }
+    bars.stage("", None);
+    commit_all(written).with_context(|| format!("{}: cannot write the report", shown(&args.output)))?;
+    pairs.keep();
+    folder.keep();
     eprintln!(
         "report: {} page(s) ({} pair page(s)); open {}",
         pages.len(),

@@ -413,3 +413,366 @@ fn item6_ctrl_c_during_dedup_leaves_the_files_as_they_were() {
     assert_eq!(sb.read("out.jsonl"), b"earlier\n");
     assert_eq!(String::from_utf8(sb.read("in.jsonl")).unwrap(), input);
 }
+
+// ---------------------------------------------------------------------
+// Item 6 (the rest): a write error while `scan` writes its tables or
+// `report` its pages leaves the earlier set whole; so does an
+// interruption of `report`.
+
+/// Run with the size of any file the process writes limited to `bytes`
+/// (`RLIMIT_FSIZE`; `SIGXFSZ` ignored, so a write past it fails with
+/// "File too large" as a write on a full disk fails with "No space left"):
+/// a write error at a chosen file, without a small file system.
+#[cfg(target_os = "linux")]
+fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> util::Run {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = sb.command(args);
+    // SAFETY: between fork and exec, only two async-signal-safe calls.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run the parallels binary");
+    util::Run {
+        args: args.iter().map(|a| a.to_string()).collect(),
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+/// Every file under `rel`, with its bytes.
+fn contents(sb: &Sandbox, rel: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = tree(sb)
+        .into_iter()
+        .filter(|f| f.starts_with(&format!("{rel}/")) && !f.ends_with('/'))
+        .map(|f| {
+            let bytes = sb.read(&f);
+            (f, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn size(sb: &Sandbox, rel: &str) -> u64 {
+    std::fs::metadata(sb.path().join(rel)).unwrap().len()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn item6_scan_failing_to_write_a_table_leaves_the_earlier_tables_whole() {
+    let sb = Sandbox::new();
+    let (v1, v2) = (fixture_text("v1.txt"), fixture_text("v2.txt"));
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v2);
+    let args = ["scan", "corpus", "-o", "results", "--pairs-per-checkpoint", "1"];
+    sb.run(&args).success();
+    let earlier = contents(&sb, "results");
+    // The corpus grows (eight more copies: passages.jsonl grows with the
+    // pairs, every work file with the texts); the same scan of it,
+    // unhindered, shows the sizes.
+    for k in 0..8 {
+        sb.write(&format!("corpus/copy{k}.txt"), &v1);
+    }
+    sb.run(&["scan", "corpus", "-o", "probe", "--pairs-per-checkpoint", "1"]).success();
+    let passages = size(&sb, "probe/passages.jsonl");
+    let texts = (v1.len() * 9 + v2.len()) as u64;
+    let others = ["documents.jsonl", "clusters.jsonl", "summary.json"].map(|t| size(&sb, &format!("probe/{t}")));
+    assert!(
+        others.iter().all(|&s| s < passages) && texts < passages,
+        "the test needs passages.jsonl ({passages} bytes) to be the largest file: {others:?}, texts {texts}"
+    );
+    // passages.jsonl cannot be written whole: documents.jsonl, written
+    // before it, is not renamed into place either.
+    let run = run_with_file_limit(&sb, &args, passages - 1);
+    run.code(2);
+    assert!(run.stderr.contains("parallels: error: results: cannot write the results: File too large"), "{run}");
+    let left = tree(&sb);
+    assert!(left.iter().all(|f| !f.ends_with(".tmp")), "{left:?}");
+    assert!(left.contains(&"results/.work/manifest.json".to_owned()), "kept for --resume: {left:?}");
+    let now: Vec<(String, Vec<u8>)> =
+        contents(&sb, "results").into_iter().filter(|(f, _)| !f.starts_with("results/.work/")).collect();
+    assert_eq!(now, earlier, "the earlier tables, all of them, unchanged");
+    // With room again, --resume ends with the tables of the whole corpus.
+    let resumed = sb.run(&[&args[..], &["--resume"]].concat());
+    resumed.success();
+    assert!(resumed.stderr.contains("resumed: reading, candidate pairs and"), "{resumed}");
+    for t in ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"] {
+        assert!(sb.read(&format!("results/{t}")) == sb.read(&format!("probe/{t}")), "{t} differs");
+    }
+    assert!(!sb.path().join("results/.work").exists());
+}
+
+/// A scan results folder of five texts (ten pairs), with the report of
+/// its top pair as the earlier report in `report/`.
+fn scanned_with_a_report(sb: &Sandbox) {
+    let (v1, v2, v4) = (fixture_text("v1.txt"), fixture_text("v2.txt"), fixture_text("v4.txt"));
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v2).write("corpus/c.txt", &v4);
+    sb.write("corpus/d.txt", &v1).write("corpus/e.txt", &v2);
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    sb.run(&["report", "results", "-o", "report", "--max-pairs", "1"]).success();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn item6_report_failing_to_write_a_page_leaves_the_earlier_report_whole() {
+    let sb = Sandbox::new();
+    scanned_with_a_report(&sb);
+    let earlier = contents(&sb, "report");
+    assert_eq!(sb.list("report/pairs").len(), 1);
+    // The full report, unhindered, shows the page sizes.
+    sb.run(&["report", "results", "-o", "probe"]).success();
+    let pages = sb.list("probe/pairs");
+    assert!(pages.len() > 1, "{pages:?}");
+    let largest = pages.iter().map(|p| size(&sb, &format!("probe/pairs/{p}"))).max().unwrap();
+    let index = size(&sb, "probe/index.html");
+    assert!(index < largest, "the test needs a pair page larger than index.html ({index} bytes)");
+    // The largest pair page cannot be written: index.html, which would
+    // link it, is not renamed into place, nor is any other page.
+    let run = run_with_file_limit(&sb, &["report", "results", "-o", "report"], largest - 1);
+    run.code(2);
+    assert!(run.stderr.contains("report/pairs/") && run.stderr.contains("cannot write: File too large"), "{run}");
+    assert_eq!(contents(&sb, "report"), earlier);
+    assert!(tree(&sb).iter().all(|f| !f.ends_with(".tmp")), "{:?}", tree(&sb));
+    // With no earlier report, no folder is left behind.
+    let run = run_with_file_limit(&sb, &["report", "results", "-o", "fresh"], largest - 1);
+    run.code(2);
+    assert!(!sb.path().join("fresh").exists(), "{:?}", tree(&sb));
+}
+
+#[test]
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_CRASH)")]
+fn item6_ctrl_c_during_report_leaves_the_earlier_report() {
+    let sb = Sandbox::new();
+    scanned_with_a_report(&sb);
+    let before = tree(&sb);
+    let earlier = contents(&sb, "report");
+    let run = sb.run_env(&["report", "results", "-o", "report"], &[("PARALLELS_TEST_CRASH", "pages:2:int")]);
+    run.code(130);
+    assert!(run.stderr.contains("parallels: interrupted; temporary files removed"), "{run}");
+    assert_eq!(tree(&sb), before);
+    assert_eq!(contents(&sb, "report"), earlier);
+    // Into a new folder: no folder left.
+    let run = sb.run_env(&["report", "results", "-o", "new/report"], &[("PARALLELS_TEST_CRASH", "pages:1:int")]);
+    run.code(130);
+    assert_eq!(tree(&sb), before);
+    // Uninterrupted, the whole report replaces the earlier one.
+    sb.run(&["report", "results", "-o", "report"]).success();
+    assert!(sb.list("report/pairs").len() > 1);
+}
+
+// ---------------------------------------------------------------------
+// Item 7: the disk a scan needs grows with the corpus, not a fixed table.
+
+#[cfg(target_os = "linux")]
+#[test]
+fn item7_a_small_corpus_scans_where_no_file_may_exceed_one_mib() {
+    let sb = Sandbox::new();
+    sb.write("corpus/a.txt", fixture_text("v1.txt")).write("corpus/b.txt", fixture_text("v2.txt"));
+    // The feature table was written whole (64 MiB): "File too large".
+    let run = run_with_file_limit(&sb, &["scan", "corpus", "-o", "results"], 1 << 20);
+    run.success();
+    assert_eq!(tree(&sb)[..3], ["corpus/", "corpus/a.txt", "corpus/b.txt"]);
+    assert!(sb.read("results/passages.jsonl").len() > 100);
+}
+
+#[test]
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_CRASH)")]
+fn item7_the_work_folder_of_a_small_corpus_is_small() {
+    let sb = Sandbox::new();
+    let (v1, v2, v4) = (fixture_text("v1.txt"), fixture_text("v2.txt"), fixture_text("v4.txt"));
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v2).write("corpus/c.txt", &v4);
+    let input = (v1.len() + v2.len() + v4.len()) as u64;
+    let crashed = sb.run_env(&["scan", "corpus", "-o", "out"], &[("PARALLELS_TEST_CRASH", "aligning:0")]);
+    assert_eq!(crashed.code, None, "{crashed}");
+    let work: u64 =
+        tree(&sb).iter().filter(|f| f.starts_with("out/.work/") && !f.ends_with('/')).map(|f| size(&sb, f)).sum();
+    // The texts once, the seeds, a feature table of the features seen.
+    assert!(work < 8 * input, "work folder {work} bytes for {input} bytes of input");
+    let resumed = sb.run(&["scan", "corpus", "-o", "out", "--resume"]);
+    resumed.success();
+    assert!(resumed.stderr.contains("resumed: reading, candidate pairs and 0 of"), "{resumed}");
+}
+
+// ---------------------------------------------------------------------
+// Item 8: `report` reads only the files the scan recorded, unchanged.
+
+/// Rewrite `results/documents.jsonl` with the source of document `id`
+/// replaced.
+fn forge_source(sb: &Sandbox, id: &str, source: &str) {
+    let text = String::from_utf8(sb.read("results/documents.jsonl")).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut d: serde_json::Value = serde_json::from_str(l).unwrap();
+            if d["id"] == id {
+                d["source"] = json!(source);
+            }
+            format!("{d}\n")
+        })
+        .collect();
+    sb.write("results/documents.jsonl", lines.concat());
+}
+
+#[test]
+fn item8_report_refuses_a_source_the_scan_did_not_read() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v1);
+    sb.write("secret/key.txt", "TOP SECRET 机密\n".repeat(50));
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    let summary: serde_json::Value = serde_json::from_slice(&sb.read("results/summary.json")).unwrap();
+    let recorded: Vec<&str> =
+        summary["inputs"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(recorded, ["corpus/a.txt", "corpus/b.txt"]);
+    assert_eq!(summary["inputs"][0]["size"], v1.len());
+    let original = sb.read("results/documents.jsonl");
+    for forged in ["secret/key.txt", "/etc/passwd", "../../../../etc/passwd", "secret", "secret/*.txt", "corpus"] {
+        sb.write("results/documents.jsonl", &original);
+        forge_source(&sb, "b", forged);
+        let before = tree(&sb);
+        let run = sb.run(&["report", "results", "-o", "report"]);
+        run.code(2);
+        assert!(
+            run.stderr.contains(&format!(
+                "results/documents.jsonl: document \"b\" names the source {forged}, which is not among the input \
+                 files the scan recorded in results/summary.json"
+            )),
+            "{run}"
+        );
+        assert_eq!(tree(&sb), before, "{forged}: nothing written");
+    }
+}
+
+#[test]
+fn item8_report_does_not_show_a_file_whose_bytes_differ_from_the_scan() {
+    let sb = Sandbox::new();
+    let (v1, v4) = (fixture_text("v1.txt"), fixture_text("v4.txt"));
+    sb.write("corpus/a.txt", &v1).write("corpus/b.txt", &v1).write("corpus/c.txt", &v4);
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    // A recorded input changed since (same size, other bytes), and one
+    // forged into the summary with the size and hash of another file.
+    let changed = v1.replacen('的', "之", 1);
+    assert_eq!(changed.len(), v1.len());
+    sb.write("corpus/b.txt", &changed);
+    let run = sb.run(&["report", "results", "-o", "report"]);
+    run.success();
+    assert!(
+        run.stderr.contains(
+            "parallels: warning: 1 source file(s) changed since the scan, e.g. corpus/b.txt (its size or contents \
+             differ from the scan's); their texts are not shown"
+        ),
+        "{run}"
+    );
+    let pages: Vec<String> = sb.list("report/pairs");
+    for p in &pages {
+        let html = String::from_utf8(sb.read(&format!("report/pairs/{p}"))).unwrap();
+        assert!(!html.contains("corpus/b.txt"), "{p} shows the changed file");
+    }
+    // The summary forged to name another file, with the recorded hash
+    // of a: refused by its bytes.
+    sb.write("secret.txt", "TOP SECRET 机密\n".repeat(50));
+    let mut summary: serde_json::Value = serde_json::from_slice(&sb.read("results/summary.json")).unwrap();
+    summary["inputs"][1]["path"] = json!("secret.txt");
+    sb.write("results/summary.json", serde_json::to_vec(&summary).unwrap());
+    forge_source(&sb, "b", "secret.txt");
+    let run = sb.run(&["report", "results", "-o", "report2"]);
+    run.success();
+    assert!(run.stderr.contains("changed since the scan, e.g. secret.txt"), "{run}");
+    for f in tree(&sb).iter().filter(|f| f.starts_with("report2/") && f.ends_with(".html")) {
+        assert!(!String::from_utf8(sb.read(f)).unwrap().contains("TOP SECRET"), "{f}");
+    }
+}
+
+#[test]
+fn item8_report_on_results_of_an_older_scan_says_to_scan_again() {
+    let sb = Sandbox::new();
+    sb.write("corpus/a.txt", head("v1.txt", 600)).write("corpus/b.txt", head("v1.txt", 600));
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    let mut summary: serde_json::Value = serde_json::from_slice(&sb.read("results/summary.json")).unwrap();
+    summary.as_object_mut().unwrap().remove("inputs");
+    sb.write("results/summary.json", serde_json::to_vec_pretty(&summary).unwrap());
+    let before = tree(&sb);
+    let run = sb.run(&["report", "results", "-o", "report"]);
+    run.code(2);
+    assert!(
+        run.stderr.contains(
+            "results/summary.json: written by a version of parallels that did not record the scan's input files, \
+             and `report` reads back only recorded inputs; run `parallels scan` again"
+        ),
+        "{run}"
+    );
+    assert_eq!(tree(&sb), before);
+}
+
+// ---------------------------------------------------------------------
+// Item 9: `--threads`/`-j` on every command; outputs do not depend on it.
+
+#[test]
+fn item9_threads_is_a_flag_of_every_command_and_changes_no_output() {
+    let sb = Sandbox::new();
+    sb.fixtures(&["v1.txt", "v2.txt", "v4.txt"]);
+    let input = crawl(&sb);
+    sb.write("corpus/a.txt", fixture_text("v1.txt")).write("corpus/b.txt", fixture_text("v2.txt"));
+    for threads in ["1", "3"] {
+        let t = |s: &str| format!("{s}-{threads}");
+        sb.run(&["align", "v1.txt", "v2.txt", "v4.txt", "-j", threads, "--format", "json", "-o", &t("align.json")])
+            .success();
+        sb.run(&["scan", "corpus", "--threads", threads, "-o", &t("results")]).success();
+        sb.run(&["report", &t("results"), "-j", threads, "-o", &t("report")]).success();
+        sb.run(&["dedup", "in.jsonl", "-o", &t("clean.jsonl"), "--threads", threads]).success();
+    }
+    assert_eq!(sb.read("align.json-1"), sb.read("align.json-3"));
+    for t in ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"] {
+        assert!(sb.read(&format!("results-1/{t}")) == sb.read(&format!("results-3/{t}")), "{t}");
+    }
+    assert_eq!(sb.read("report-1/index.html"), sb.read("report-3/index.html"));
+    assert_eq!(sb.read("clean.jsonl-1"), sb.read("clean.jsonl-3"));
+    assert_eq!(String::from_utf8(sb.read("in.jsonl")).unwrap(), input);
+    let before = tree(&sb);
+    let run = sb.run(&["align", "v1.txt", "v2.txt", "-j", "0"]);
+    run.code(2);
+    assert!(run.stderr.contains("'--threads <N>'") && run.stderr.contains('0'), "{run}");
+    assert_eq!(tree(&sb), before);
+}
+
+#[test]
+fn item9_align_refuses_a_text_over_max_size_before_reading_it() {
+    let sb = Sandbox::new();
+    sb.fixtures(&["v1.txt", "v2.txt"]);
+    // 33 MiB, sparse (nothing to read is read): over the default 32 MiB.
+    let big = std::fs::File::create(sb.path().join("big.txt")).unwrap();
+    big.set_len(33 << 20).unwrap();
+    drop(big);
+    let before = tree(&sb);
+    let run = sb.run(&["align", "v1.txt", "big.txt", "--format", "json", "-o", "out.json"]);
+    run.code(2);
+    assert!(
+        run.stderr.contains(
+            "parallels: error: big.txt: 33.0 MiB, longer than `align` takes (--max-size 32 MiB); aligning it would \
+             take about 6.4 GiB of memory"
+        ),
+        "{run}"
+    );
+    assert!(run.stderr.contains("split them (by chapter, say) and align the parts"), "{run}");
+    assert!(run.stderr.contains("`parallels scan DIR -o results/`"), "{run}");
+    assert_eq!(run.stdout, b"");
+    assert_eq!(tree(&sb), before, "nothing written");
+    // Texts under the bound are aligned; a higher bound lets the big file
+    // through to the reader, which finds it binary (all NUL bytes).
+    let v1 = std::fs::metadata(sb.path().join("v1.txt")).unwrap().len();
+    assert!(v1 < 1 << 20);
+    sb.run(&["align", "v1.txt", "v2.txt", "--max-size", "1"]).success();
+    let run = sb.run(&["align", "v1.txt", "big.txt", "--max-size", "64"]);
+    run.code(2);
+    assert!(!run.stderr.contains("longer than `align` takes"), "{run}");
+    let run = sb.run(&["align", "v1.txt", "v2.txt", "--max-size", "0"]);
+    run.code(2);
+    assert!(run.stderr.contains("--max-size"), "{run}");
+}

@@ -88,6 +88,27 @@ pub fn covered_chars(mut spans: Vec<Span>) -> u64 {
     total
 }
 
+/// The longest text `parallels align` takes by default, in bytes of its
+/// file (and of its UTF-8 text once decoded): 32 MiB.
+///
+/// Aligning two texts holds both prepared texts (normalized characters,
+/// the offset map, tokens, sentences) and, per pair, the sentences'
+/// feature vectors, the candidate cells of the dynamic programme and the
+/// chains: memory grows with the texts, not with a budget. Measured with
+/// `/usr/bin/time -v` on `bench/gen_parallel.py` pairs of Chinese text
+/// (release build, meaning on), peak memory per byte of the two files
+/// together: 101 for a 2 MB pair (3.9 MB in all, 375 MiB), 60 for a 10 MB
+/// pair (19.5 MB, 1,145 MiB); see BENCHMARKS.md. Up to
+/// [`ALIGN_BYTES_PER_BYTE`], then: two texts at this bound need 4–7 GB. Beyond it the command refuses with a message: a long text
+/// is better split (by chapter) and aligned in parts, or scanned as a
+/// corpus (`parallels scan`, whose memory is bounded by `--memory`).
+/// Streaming the alignment of one long pair is not done yet.
+pub const MAX_TEXT_BYTES: u64 = 32 << 20;
+
+/// Peak memory of `parallels align` per byte of input (both texts), as
+/// measured for [`MAX_TEXT_BYTES`]: what the refusal message estimates with.
+pub const ALIGN_BYTES_PER_BYTE: u64 = 100;
+
 /// Everything that decides an alignment.
 #[derive(Clone, Debug)]
 pub struct Options {

@@ -20,6 +20,14 @@
 //!   process is gone. Whether a process is gone is known on Linux
 //!   (`/proc/PID`); elsewhere nothing is removed.
 //!
+//! Outputs that belong together (`scan`'s tables, `report`'s pages) are
+//! written as a set with [`commit_all`]: every file of the set is written
+//! under its temporary name and synced first, and only then are they
+//! renamed, one after the other, in the order given. A write that fails
+//! (a full disk) renames none of them: the folder keeps its earlier set.
+//! The renames themselves need no space; only a kill between two of them
+//! (microseconds) can leave some new files beside older ones.
+//!
 //! Every stage that writes a result or a checkpoint goes through here, so
 //! all of them name temporary files alike and all of them sync before the
 //! rename: a checkpoint that `scan --resume` trusts must be on disk before
@@ -33,6 +41,9 @@ use std::sync::Mutex;
 
 /// The temporary files and folders of this process that are alive.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Output folders this process created and has not yet filled.
+static CREATED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// A temporary path in [`LIVE`] while this lives.
 #[derive(Debug)]
@@ -60,7 +71,8 @@ impl Drop for Registered {
 
 /// Remove every temporary file and spill folder of this process (see the
 /// module docs): what a signal handler calls before the process exits.
-/// Outputs already renamed into place are not touched.
+/// Outputs already renamed into place are not touched; output folders this
+/// process created ([`CreatedDir`]) are removed if they are empty then.
 pub fn remove_temporaries() {
     let live = match LIVE.lock() {
         Ok(live) => live.clone(),
@@ -71,6 +83,67 @@ pub fn remove_temporaries() {
             let _ = std::fs::remove_dir_all(&path);
         } else {
             let _ = std::fs::remove_file(&path);
+        }
+    }
+    let created = match CREATED.lock() {
+        Ok(created) => created.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    // The innermost (latest) first; `remove_dir` leaves a folder that
+    // holds anything.
+    for path in created.iter().rev() {
+        let _ = std::fs::remove_dir(path);
+    }
+}
+
+/// An output folder, created if missing. When this process created it and
+/// it is still empty when this is dropped (the command failed before
+/// writing into it) or when the process is interrupted
+/// ([`remove_temporaries`]), it is removed again; [`CreatedDir::keep`]
+/// keeps it, empty or not.
+#[derive(Debug)]
+pub struct CreatedDir {
+    /// The folders this created, the outermost first (`a/b/c` made where
+    /// only `a` existed: `a/b`, `a/b/c`).
+    created: Vec<PathBuf>,
+}
+
+impl CreatedDir {
+    /// Create `path` (and its parents) if missing.
+    pub fn create(path: &Path) -> io::Result<CreatedDir> {
+        let mut created: Vec<PathBuf> =
+            path.ancestors().take_while(|p| !p.as_os_str().is_empty() && !p.exists()).map(Path::to_path_buf).collect();
+        created.reverse();
+        std::fs::create_dir_all(path)?;
+        if let Ok(mut list) = CREATED.lock() {
+            list.extend(created.iter().cloned());
+        }
+        Ok(CreatedDir { created })
+    }
+
+    /// The command succeeded: the folder stays, even if empty.
+    pub fn keep(mut self) {
+        for p in std::mem::take(&mut self.created) {
+            unlist(&p);
+        }
+    }
+}
+
+/// Take `path` off [`CREATED`].
+fn unlist(path: &Path) {
+    if let Ok(mut list) = CREATED.lock() {
+        if let Some(k) = list.iter().rposition(|q| q == path) {
+            list.remove(k);
+        }
+    }
+}
+
+impl Drop for CreatedDir {
+    fn drop(&mut self) {
+        for path in std::mem::take(&mut self.created).iter().rev() {
+            unlist(path);
+            // `remove_dir` removes only an empty folder.
+            let _ = std::fs::remove_dir(path);
         }
     }
 }
@@ -193,6 +266,20 @@ impl Write for AtomicFile {
     }
 }
 
+/// Commit several files as a set (see the module docs): flush every one
+/// to disk, then rename each to its destination, in order. Nothing is
+/// renamed unless every file was flushed; the files not yet renamed when
+/// an error stops it are removed (dropped).
+pub fn commit_all(files: Vec<AtomicFile>) -> io::Result<()> {
+    for f in &files {
+        f.tmp.as_file().sync_all()?;
+    }
+    for f in files {
+        f.tmp.persist(&f.path).map_err(|e| e.error)?;
+    }
+    Ok(())
+}
+
 /// Write `bytes` to `path` through an [`AtomicFile`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut f = AtomicFile::create(path)?;
@@ -283,6 +370,54 @@ mod tests {
             left.sort();
             assert_eq!(names(dir.path()), left);
         }
+    }
+
+    #[test]
+    fn a_set_is_renamed_only_once_every_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+        std::fs::write(&a, "old a").unwrap();
+        std::fs::write(&b, "old b").unwrap();
+        // The second file fails (its folder is gone): the first, written,
+        // is not renamed either.
+        let mut fa = AtomicFile::create(&a).unwrap();
+        fa.write_all(b"new a").unwrap();
+        let failed = AtomicFile::create(&dir.path().join("missing/b.jsonl"));
+        assert!(failed.is_err());
+        drop(fa);
+        assert_eq!(names(dir.path()), ["a.jsonl", "b.jsonl"]);
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old a");
+        // Both written: both renamed.
+        let mut set = Vec::new();
+        for (path, text) in [(&a, "new a"), (&b, "new b")] {
+            let mut f = AtomicFile::create(path).unwrap();
+            f.write_all(text.as_bytes()).unwrap();
+            set.push(f);
+        }
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old b");
+        commit_all(set).unwrap();
+        assert_eq!(names(dir.path()), ["a.jsonl", "b.jsonl"]);
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+    }
+
+    #[test]
+    fn a_created_folder_goes_again_while_empty_and_stays_once_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new/report");
+        drop(CreatedDir::create(&out).unwrap());
+        assert!(names(dir.path()).is_empty(), "both folders this made are gone");
+        let made = CreatedDir::create(&out).unwrap();
+        std::fs::write(out.join("index.html"), "x").unwrap();
+        drop(made);
+        assert!(out.join("index.html").exists(), "a folder with a file stays");
+        std::fs::remove_file(out.join("index.html")).unwrap();
+        // An existing folder is never removed; a kept one stays empty.
+        drop(CreatedDir::create(&out).unwrap());
+        assert!(out.exists());
+        std::fs::remove_dir_all(dir.path().join("new")).unwrap();
+        CreatedDir::create(&out).unwrap().keep();
+        assert!(out.exists());
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub mod same_file;
 pub mod sort;
 pub mod union_find;
 
-pub use atomic::{write_atomic, AtomicFile};
+pub use atomic::{commit_all, write_atomic, AtomicFile, CreatedDir};
 pub use progress::{Progress, Quiet};
 pub use same_file::{check_outputs, Clash, OutputFile};
 pub use union_find::UnionFind;

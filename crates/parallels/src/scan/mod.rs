@@ -35,7 +35,8 @@
 //!
 //! Every stage leaves its result in the work folder, its last file written
 //! through a temporary name and a rename: `read.json` (after the texts,
-//! `docs.jsonl`, `df.bin` and the sorted seed runs), `candidates.json` (after
+//! `docs.jsonl`, `df.bin` (the feature table, its empty buckets as runs:
+//! `zero_runs`) and the sorted seed runs), `candidates.json` (after
 //! `candidates.bin`), and one `aligned.NNNNNN.jsonl` per chunk of candidate
 //! pairs. `manifest.json` records what the results depend on, typed and
 //! compared as such: the [`InputKey`] (every input file's size and
@@ -56,6 +57,7 @@
 mod cluster;
 mod parquet_out;
 mod seeds;
+mod zero_runs;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
@@ -63,7 +65,7 @@ use crate::corpus::{
     fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
 };
 use crate::plumbing::sort::{Sorted, Sorter};
-use crate::plumbing::{write_atomic, AtomicFile, Progress};
+use crate::plumbing::{commit_all, write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -199,18 +201,108 @@ pub struct ScanSummary {
     /// documents' sources with these fields.
     #[serde(default)]
     pub fields: ScanFields,
+    /// The files the documents were read from, with their sizes and
+    /// hashes: the only files `parallels report` reads back, and only
+    /// while they are unchanged. `None` in the summaries of versions
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<InputFile>>,
 }
 
 impl ScanSummary {
-    /// The summary of `result`.
-    pub fn of(result: &ScanResult) -> ScanSummary {
-        ScanSummary { schema: SCAN_SCHEMA.to_string(), stats: result.stats.clone(), fields: result.fields.clone() }
+    /// The summary of `result`: its counts, and every file its documents
+    /// came from, read again to be hashed ([`InputFile::of`]).
+    pub fn of(result: &ScanResult) -> io::Result<ScanSummary> {
+        let mut files: Vec<&Path> = Vec::new();
+        let mut seen: rustc_hash::FxHashSet<&Path> = rustc_hash::FxHashSet::default();
+        for d in &result.documents {
+            if seen.insert(&d.source.file) {
+                files.push(&d.source.file);
+            }
+        }
+        let inputs = files.par_iter().map(|f| InputFile::of(f)).collect::<io::Result<Vec<_>>>()?;
+        Ok(ScanSummary {
+            schema: SCAN_SCHEMA.to_string(),
+            stats: result.stats.clone(),
+            fields: result.fields.clone(),
+            inputs: Some(inputs),
+        })
     }
 
     /// Write it to `path` (through an [`AtomicFile`]).
     pub fn write(&self, path: &Path) -> io::Result<()> {
-        // Through a `Value`, whose maps keep their keys sorted.
-        write_atomic(path, &serde_json::to_vec_pretty(&serde_json::to_value(self)?)?)
+        self.write_uncommitted(path)?.commit()
+    }
+
+    /// Write it to a temporary file for `path`, to commit with the tables.
+    fn write_uncommitted(&self, path: &Path) -> io::Result<AtomicFile> {
+        // Through a `Value`, whose maps keep their keys sorted, but for the
+        // input files: a path that is not UTF-8 is written with escapes a
+        // `Value` cannot hold (`corpus::json_path`), so they are written
+        // from their own type, in the place of their key.
+        let value = serde_json::to_value(ScanSummary { inputs: None, ..self.clone() })?;
+        let sorted = SummaryJson { value: &value, inputs: self.inputs.as_deref() };
+        let mut f = AtomicFile::create(path)?;
+        f.write_all(&serde_json::to_vec_pretty(&sorted)?)?;
+        Ok(f)
+    }
+}
+
+/// A summary's `Value` with its input files put back in key order.
+struct SummaryJson<'a> {
+    value: &'a serde_json::Value,
+    inputs: Option<&'a [InputFile]>,
+}
+
+impl Serialize for SummaryJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some(object) = self.value.as_object() else { return self.value.serialize(serializer) };
+        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
+        if self.inputs.is_some() {
+            keys.push("inputs");
+        }
+        keys.sort_unstable();
+        let mut map = serializer.serialize_map(Some(keys.len()))?;
+        for key in keys {
+            match (key, self.inputs) {
+                ("inputs", Some(inputs)) => map.serialize_entry(key, inputs)?,
+                _ => map.serialize_entry(key, &object[key])?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// One file a scan read, as `summary.json` records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputFile {
+    /// The path as the documents' sources write it ([`Source::file`]; not
+    /// necessarily UTF-8, written as [`crate::corpus::json_path`] writes
+    /// it).
+    #[serde(with = "crate::corpus::json_path")]
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// XXH3-128 of its bytes, 32 hexadecimal digits. Not a cryptographic
+    /// hash: it tells a changed file from the one scanned, and `report`
+    /// embeds a file's text only if it matches (so only text whose exact
+    /// bytes the results' author had).
+    pub xxh3_128: String,
+}
+
+impl InputFile {
+    /// Read the file at `path` and record its size and hash.
+    pub fn of(path: &Path) -> io::Result<InputFile> {
+        let bytes =
+            std::fs::read(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", crate::read::shown(path))))?;
+        Ok(InputFile::of_bytes(path, &bytes))
+    }
+
+    /// The record of a file `path` holding `bytes`.
+    pub fn of_bytes(path: &Path, bytes: &[u8]) -> InputFile {
+        let hash = twox_hash::XxHash3_128::oneshot(bytes);
+        InputFile { path: path.to_path_buf(), size: bytes.len() as u64, xxh3_128: format!("{hash:032x}") }
     }
 }
 
@@ -536,7 +628,9 @@ struct Aligned {
     passages: Vec<Passage>,
 }
 
-const WORK_SCHEMA: &str = "parallels.scan.work/2";
+/// `/3`: `df.bin` with runs of empty buckets (`zero_runs`); a work folder
+/// of `/2` is not taken over.
+const WORK_SCHEMA: &str = "parallels.scan.work/3";
 
 /// `manifest.json`: everything that decides a scan's results (not the
 /// memory budget, nor the batch size). A run resumes only from a work
@@ -709,7 +803,7 @@ fn take_over_read(dir: &Path) -> Result<Option<Read>, ScanError> {
         .map(serde_json::from_str::<DocRecord>)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| io_at(dir)(e.into()))?;
-    let mut f = io::BufReader::new(File::open(dir.join("df.bin")).map_err(io_at(dir))?);
+    let mut f = zero_runs::Expand::new(io::BufReader::new(File::open(dir.join("df.bin")).map_err(io_at(dir))?));
     let df = CorpusDf::load(&mut f).map_err(io_at(dir))?;
     let runs = done.runs.iter().map(|r| dir.join(r)).collect();
     Ok(Some(Read { docs, df, stats: done.stats, corpus: done.corpus, runs }))
@@ -797,8 +891,11 @@ fn read_stage(
         w.write_all(b"\n").map_err(io_err)?;
     }
     w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
-    let mut w = BufWriter::new(AtomicFile::create(&dir.join("df.bin")).map_err(io_err)?);
+    // Empty buckets as runs (`zero_runs`): the file grows with the corpus,
+    // not with the table.
+    let mut w = zero_runs::ZeroRuns::new(BufWriter::new(AtomicFile::create(&dir.join("df.bin")).map_err(io_err)?));
     corpus_df.save(&mut w).map_err(io_err)?;
+    let w = w.finish().map_err(io_err)?;
     w.into_inner().map_err(|e| io_err(e.into_error()))?.commit().map_err(io_err)?;
     let corpus = reader.summary().clone();
     let done = ReadDone {
@@ -1042,31 +1139,30 @@ fn assemble(
 }
 
 /// Write `documents.jsonl`, `passages.jsonl`, `clusters.jsonl` and
-/// `summary.json` into `dir`, each under a temporary name first.
+/// `summary.json` into `dir` as a set ([`commit_all`]): each under a
+/// temporary name first, and none renamed into place unless all were
+/// written. After an error the folder holds what it held before.
 pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    fn lines<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> io::Result<()> {
+    fn lines<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> io::Result<AtomicFile> {
         let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join(name))?);
         for r in rows {
             serde_json::to_writer(&mut w, r)?;
             w.write_all(b"\n")?;
         }
-        w.into_inner().map_err(|e| e.into_error())?.commit()
+        w.into_inner().map_err(|e| e.into_error())
     }
     std::fs::create_dir_all(dir)?;
-    lines(dir, "documents.jsonl", &result.documents)?;
+    let summary = ScanSummary::of(result)?;
+    let documents = lines(dir, "documents.jsonl", &result.documents)?;
     let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("passages.jsonl"))?);
     result.passages.for_each(|p| {
         serde_json::to_writer(&mut w, &p)?;
         w.write_all(b"\n")
     })?;
-    w.into_inner().map_err(|e| e.into_error())?.commit()?;
-    lines(dir, "clusters.jsonl", &result.clusters)?;
-    write_summary(result, dir)
-}
-
-/// Write `summary.json` ([`ScanSummary`]) into `dir`.
-pub fn write_summary(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    ScanSummary::of(result).write(&dir.join("summary.json"))
+    let passages = w.into_inner().map_err(|e| e.into_error())?;
+    let clusters = lines(dir, "clusters.jsonl", &result.clusters)?;
+    let summary = summary.write_uncommitted(&dir.join("summary.json"))?;
+    commit_all(vec![documents, passages, clusters, summary])
 }
 
 #[cfg(test)]
@@ -1167,6 +1263,7 @@ mod tests {
                 ..Default::default()
             },
             fields: ScanFields { id: "url".into(), text: "body".into() },
+            inputs: Some(vec![InputFile::of_bytes(Path::new("corpus/a.txt"), "本报讯".as_bytes())]),
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
@@ -1175,7 +1272,7 @@ mod tests {
         let keys: Vec<&str> =
             text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":")).map(|(k, _)| k).collect();
         let stats_keys = &keys[keys.iter().position(|&k| k == "stats").unwrap() + 1..];
-        assert_eq!(&keys[..4], ["fields", "id", "text", "schema"]);
+        assert_eq!(&keys[..8], ["fields", "id", "text", "inputs", "path", "size", "xxh3_128", "schema"]);
         let mut sorted = stats_keys.to_vec();
         sorted.sort_unstable();
         assert_eq!(stats_keys, sorted);
@@ -1188,10 +1285,27 @@ mod tests {
             schema: SCAN_SCHEMA.to_string(),
             stats: ScanStats::default(),
             fields: ScanFields { id: "url".into(), text: "body".into() },
+            inputs: None,
         })
         .unwrap();
         written.as_object_mut().unwrap().remove("fields");
         let s: ScanSummary = serde_json::from_value(written).unwrap();
         assert_eq!(s.fields, ScanFields { id: "id".into(), text: "text".into() });
+        assert_eq!(s.inputs, None);
+    }
+
+    #[test]
+    fn an_input_file_is_recorded_with_its_size_and_hash() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.txt");
+        std::fs::write(&path, "天下大势").unwrap();
+        let f = InputFile::of(&path).unwrap();
+        assert_eq!(f.path, path.display().to_string());
+        assert_eq!(f.size, 12);
+        assert_eq!(f.xxh3_128.len(), 32);
+        assert_eq!(f, InputFile::of_bytes(&f.path, "天下大势".as_bytes()));
+        assert_ne!(f.xxh3_128, InputFile::of_bytes(&f.path, "天下大勢".as_bytes()).xxh3_128);
+        let err = InputFile::of(&dir.path().join("gone.txt")).unwrap_err();
+        assert!(err.to_string().contains("gone.txt"), "{err}");
     }
 }

@@ -10,13 +10,14 @@
 //! | `passages.parquet` | `a_doc`, `b_doc`, `cluster` u32, `kind`, `a_start`, `a_end`, `b_start`, `b_end` u32, `score` f64, `links` (JSON array of `{a, b, score}`) |
 //! | `clusters.parquet` | `id` u32, `size` u32, `members` (JSON array of `{doc, span}`), `excerpt` |
 //!
-//! Files are written through an [`AtomicFile`] (a temporary name, synced
-//! and renamed), with the crate's Parquet settings (zstd).
+//! Files are written through [`AtomicFile`]s (temporary names, synced) and
+//! renamed together by [`commit_all`] once all are written, with the
+//! crate's Parquet settings (zstd).
 
 use super::{ScanPassage, ScanResult};
 use crate::align::PassageKind;
 use crate::plumbing::parquet::writer_properties;
-use crate::plumbing::AtomicFile;
+use crate::plumbing::{commit_all, AtomicFile};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use parquet::arrow::ArrowWriter;
 use std::io;
@@ -26,14 +27,15 @@ use std::sync::Arc;
 /// Passages per record batch of `passages.parquet`.
 const PASSAGE_BATCH: usize = 65_536;
 
-fn write(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>) -> io::Result<()> {
+/// One table, written under its temporary name (committed with the set).
+fn write(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>) -> io::Result<AtomicFile> {
     let batch = RecordBatch::try_from_iter(columns).map_err(io::Error::other)?;
     let mut out = AtomicFile::create(&dir.join(name))?;
     let mut w =
         ArrowWriter::try_new(out.file_mut(), batch.schema(), Some(writer_properties())).map_err(io::Error::other)?;
     w.write(&batch).map_err(io::Error::other)?;
     w.close().map_err(io::Error::other)?;
-    out.commit()
+    Ok(out)
 }
 
 fn strings<'a>(it: impl Iterator<Item = &'a str>) -> ArrayRef {
@@ -66,11 +68,13 @@ fn passage_batch(p: &[ScanPassage]) -> io::Result<RecordBatch> {
 }
 
 /// Write `documents.parquet`, `passages.parquet`, `clusters.parquet` and
-/// `summary.json`.
+/// `summary.json` as a set, as [`super::write_jsonl`] does: none is renamed
+/// into place unless all were written.
 pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    let summary = super::ScanSummary::of(r)?;
     let d = &r.documents;
-    write(
+    let documents = write(
         dir,
         "documents.parquet",
         vec![
@@ -102,9 +106,9 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
         writer.write(&passage_batch(&batch)?).map_err(io::Error::other)?;
     }
     writer.close().map_err(io::Error::other)?;
-    out.commit()?;
+    let passages = out;
     let c = &r.clusters;
-    write(
+    let clusters = write(
         dir,
         "clusters.parquet",
         vec![
@@ -114,7 +118,8 @@ pub fn write_parquet(r: &ScanResult, dir: &Path) -> io::Result<()> {
             ("excerpt", strings(c.iter().map(|x| x.excerpt.as_str()))),
         ],
     )?;
-    super::write_summary(r, dir)
+    let summary = summary.write_uncommitted(&dir.join("summary.json"))?;
+    commit_all(vec![documents, passages, clusters, summary])
 }
 
 #[cfg(test)]
@@ -133,9 +138,14 @@ mod tests {
 
     #[test]
     fn tables_round_trip() {
+        // The sources exist: the summary records each with its hash.
+        let texts = tempfile::tempdir().unwrap();
+        for id in ["a", "b"] {
+            std::fs::write(texts.path().join(format!("{id}.txt")), "魏斯明德之城").unwrap();
+        }
         let doc = |id: &str, group: Option<&str>| ScanDocument {
             id: id.into(),
-            source: crate::corpus::Source::whole(format!("{id}.txt")),
+            source: crate::corpus::Source::whole(texts.path().join(format!("{id}.txt")).display().to_string()),
             chars: 10,
             encoding: "utf-8".into(),
             group: group.map(String::from),
