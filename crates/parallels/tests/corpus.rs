@@ -1153,8 +1153,9 @@ fn a_path_that_is_utf8_is_written_as_before() {
 }
 
 // ---------------------------------------------------------------------
-// Properties: random and mutated JSON Lines, plain and compressed, never
-// make the reader panic, and compressed input reads as the plain bytes do.
+// Properties: random and mutated JSON Lines, plain and compressed, and
+// damaged Parquet files never make the reader panic, and compressed input
+// reads as the plain bytes do.
 
 mod properties {
     use super::*;
@@ -1231,6 +1232,38 @@ mod properties {
                 let text = dir.path().join(name.replace("jsonl", "txt"));
                 fs::write(&text, &compressed).unwrap();
                 let _ = CorpusReader::new(resolve(&[arg(&text)]).unwrap(), CorpusOptions::default()).unwrap().count();
+            }
+        }
+
+        #[test]
+        fn damaged_parquet_never_panics(
+            texts in proptest::collection::vec("[a-z中文]{1,30}", 1..20),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+            cut in any::<prop::sample::Index>(),
+            zstd_pages in any::<bool>(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.parquet");
+            let ids: Vec<String> = (0..texts.len()).map(|k| format!("d{k}")).collect();
+            let data = batch(vec![
+                ("id", Arc::new(StringArray::from(ids)) as ArrayRef),
+                ("text", Arc::new(StringArray::from(texts.clone()))),
+            ]);
+            let compression = if zstd_pages { Compression::ZSTD(ZstdLevel::default()) } else { Compression::SNAPPY };
+            write_parquet(&path, &data, compression);
+            let intact = CorpusReader::new(resolve(&[arg(&path)]).unwrap(), CorpusOptions::default()).unwrap();
+            prop_assert_eq!(intact.filter(Result::is_ok).count(), texts.len());
+            let mut bytes = fs::read(&path).unwrap();
+            for (at, byte) in &flips {
+                let at = at.index(bytes.len());
+                bytes[at] ^= byte;
+            }
+            bytes.truncate(cut.index(bytes.len() + 1).max(bytes.len() / 2));
+            fs::write(&path, &bytes).unwrap();
+            // Whatever the damage: no panic, and never more records than
+            // the file held.
+            if let Ok(reader) = CorpusReader::new(resolve(&[arg(&path)]).unwrap(), CorpusOptions::default()) {
+                prop_assert!(reader.count() <= texts.len() + 1);
             }
         }
 
