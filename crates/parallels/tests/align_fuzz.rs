@@ -19,7 +19,10 @@
 //!
 //! Each property prints how many cases it ran.
 
-use parallels::align::{Aligner, Options, Passage, Span};
+mod common;
+
+use common::check;
+use parallels::align::{Aligner, Options};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::OnceLock;
@@ -181,27 +184,6 @@ fn apply(text: &mut Vec<char>, m: &Mutation) {
             }
         }
     }
-}
-
-fn valid(span: Span, len: u32) -> bool {
-    span[0] < span[1] && span[1] <= len
-}
-
-fn check(passages: &[Passage], la: u32, lb: u32) -> Result<(), TestCaseError> {
-    for p in passages {
-        prop_assert!(valid(p.a, la) && valid(p.b, lb), "passage {:?} outside {la}/{lb}", p);
-        prop_assert!((0.0..=1.0).contains(&p.score), "score {}", p.score);
-        for l in &p.links {
-            prop_assert!(valid(l.a, la) && valid(l.b, lb), "link {:?} outside {la}/{lb}", l);
-            prop_assert!(p.a[0] <= l.a[0] && l.a[1] <= p.a[1], "link {:?} outside passage {:?}", l, p);
-            prop_assert!(p.b[0] <= l.b[0] && l.b[1] <= p.b[1], "link {:?} outside passage {:?}", l, p);
-            prop_assert!((0.0..=1.0).contains(&l.score), "link score {}", l.score);
-            if let Some(m) = l.meaning {
-                prop_assert!(m.is_finite() && (-1.0..=1.0).contains(&m), "meaning {}", m);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Align both ways, twice one way; check every span and the determinism.

@@ -1,25 +1,11 @@
 //! Property: whatever the input, every span the library returns is a valid
 //! half-open range of code points of the original text, and nothing panics.
 
-use parallels::align::{Aligner, Options, Passage, Span};
+mod common;
+
+use common::{check, valid};
+use parallels::align::{Aligner, Options, Span};
 use proptest::prelude::*;
-
-fn valid(span: Span, len: u32) -> bool {
-    span[0] < span[1] && span[1] <= len
-}
-
-fn check(passages: &[Passage], la: u32, lb: u32) -> Result<(), TestCaseError> {
-    for p in passages {
-        prop_assert!(valid(p.a, la) && valid(p.b, lb), "passage {:?} outside {la}/{lb}", p);
-        prop_assert!((0.0..=1.0).contains(&p.score), "score {}", p.score);
-        for l in &p.links {
-            prop_assert!(valid(l.a, la) && valid(l.b, lb), "link {:?} outside {la}/{lb}", l);
-            prop_assert!(p.a[0] <= l.a[0] && l.a[1] <= p.a[1], "link {:?} outside passage {:?}", l, p);
-            prop_assert!(p.b[0] <= l.b[0] && l.b[1] <= p.b[1], "link {:?} outside passage {:?}", l, p);
-        }
-    }
-    Ok(())
-}
 
 /// Text pieces that exercise the normalizer and segmenter: CJK with
 /// numerals, footnotes, censoring, boilerplate lines, Latin with combining
