@@ -58,6 +58,22 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     return p, r, f
 
 
+def exact_jaccard(binary: Path, docs: Path, ngram: int, pairs, tmp: Path, who: str) -> dict[tuple[str, str], float]:
+    """Exact Jaccard of each pair of ids, on the binary's own shingles
+    (`parallels dedup --jaccard-pairs`); exits naming `who` if it fails."""
+    (tmp / "pairs.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in pairs), encoding="utf-8")
+    run = subprocess.run([str(binary), "dedup", str(docs), "-o", str(tmp / "unused.jsonl"),
+                          "--ngram", str(ngram), "--jaccard-pairs", str(tmp / "pairs.tsv")],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{who}: --jaccard-pairs failed:\n{run.stderr}")
+    exact = {}
+    for line in run.stdout.splitlines():
+        a, b, j = line.split("\t")
+        exact[(a, b)] = float(j)
+    return exact
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True)
@@ -97,16 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 pair = tuple(sorted((g["group"], cid)))
                 copy_edit[pair] = "+".join(kinds)
         judged = sorted(planted | predicted)
-        (tmp / "pairs.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in judged), encoding="utf-8")
-        jrun = subprocess.run([str(args.bin), "dedup", str(docs), "-o", str(tmp / "unused.jsonl"),
-                               "--ngram", str(args.ngram), "--jaccard-pairs", str(tmp / "pairs.tsv")],
-                              capture_output=True, text=True)
-        if jrun.returncode != 0:
-            sys.exit(f"eval_dedup.py: --jaccard-pairs failed:\n{jrun.stderr}")
-        exact = {}
-        for line in jrun.stdout.splitlines():
-            a, b, j = line.split("\t")
-            exact[(a, b)] = float(j)
+        exact = exact_jaccard(args.bin, docs, args.ngram, judged, tmp, "eval_dedup.py")
     gold = {p for p in judged if exact.get(p, 0.0) >= args.threshold}
     tp = len(gold & predicted)
     p, r, f = prf(tp, len(predicted - gold), len(gold - predicted))

@@ -28,10 +28,11 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from eval_dedup import exact_jaccard
 
 
 def ids_of(path: Path) -> list[str]:
@@ -51,17 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = [json.loads(line) for line in (args.data / "groups.jsonl").open(encoding="utf-8")]
     planted = sorted({p for g in groups for p in itertools.combinations(sorted(g["members"]), 2)})
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        (tmp / "pairs.tsv").write_text("".join(f"{a}\t{b}\n" for a, b in planted), encoding="utf-8")
-        run = subprocess.run([str(args.bin), "dedup", str(docs), "-o", str(tmp / "unused.jsonl"),
-                              "--ngram", str(args.ngram), "--jaccard-pairs", str(tmp / "pairs.tsv")],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            sys.exit(f"score_kept.py: --jaccard-pairs failed:\n{run.stderr}")
-    exact = {}
-    for line in run.stdout.splitlines():
-        a, b, j = line.split("\t")
-        exact[(a, b)] = float(j)
+        exact = exact_jaccard(args.bin, docs, args.ngram, planted, Path(tmp), "score_kept.py")
     true = [p for p in planted if exact.get(p, 0.0) >= args.threshold]
     in_true = {x for p in true for x in p}
     all_ids = ids_of(docs)
