@@ -13,7 +13,9 @@
 //! 3. In each branch, two convolutions over a window of n tokens (for
 //!    order 3 one token to the left, for 5 two), each with ReLU and a
 //!    residual connection; window positions outside the sentence read
-//!    zeros.
+//!    zeros. The first one's input is step 2's output, so its products
+//!    with each window offset's weights are also taken once per distinct
+//!    id and added up per token.
 //! 4. Per token, the embedding and the three branch outputs (1,280 values)
 //!    are layer-normalized; per sentence they are summed, projected to 512
 //!    and divided by √(tokens) (the sum commutes with the projection, so
@@ -38,6 +40,9 @@ const CHUNKS: usize = 17;
 const ROW_BYTES: usize = DIM / 4 * 3;
 
 struct Branch {
+    /// The first convolution's `order` matrices (256 × 256 each) side by
+    /// side: row `i` holds row `i` of each, so that one product gives a
+    /// token's contribution at every offset of the window.
     conv1: Vec<f32>,
     bias1: Vec<f32>,
     conv2: Vec<f32>,
@@ -89,8 +94,16 @@ impl Network {
             proj_bias.extend(f(&format!("proj_b{order}"), &[BRANCH])?);
             proj_gain.extend(f(&format!("ln_g{order}"), &[BRANCH])?);
             proj_shift.extend(f(&format!("ln_b{order}"), &[BRANCH])?);
+            let stacked = f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?;
+            let mut conv1 = vec![0.0; BRANCH * order * BRANCH];
+            for k in 0..*order {
+                for row in 0..BRANCH {
+                    conv1[row * order * BRANCH + k * BRANCH..][..BRANCH]
+                        .copy_from_slice(&stacked[(k * BRANCH + row) * BRANCH..][..BRANCH]);
+                }
+            }
             branches.push(Branch {
-                conv1: f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?,
+                conv1,
                 bias1: f(&format!("b1_{order}"), &[BRANCH])?,
                 conv2: f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?,
                 bias2: f(&format!("b2_{order}"), &[BRANCH])?,
@@ -189,8 +202,36 @@ impl Network {
         for (b, ((order, left), weights)) in ORDERS.iter().zip(&self.branches).enumerate() {
             let (branch_in, index) = (&s.branch_in, &s.index);
             let input = |t: usize| &branch_in[index[t] * 3 * BRANCH + b * BRANCH..][..BRANCH];
-            gather(&mut s.window, n, *order, *left, &s.bounds, input);
-            conv(n, *order, &s.window, &weights.conv1, &weights.bias1, &mut s.hidden, input);
+            // The first convolution's input, too, depends on the token id
+            // alone: each distinct id's product with every offset's matrix
+            // is taken once, and a token's window adds up the products of
+            // its neighbours' ids.
+            let width = order * BRANCH;
+            fill(&mut s.products, u * width);
+            gemm(
+                u,
+                BRANCH,
+                width,
+                &branch_in[b * BRANCH..],
+                3 * BRANCH,
+                &weights.conv1,
+                width,
+                &mut s.products,
+                width,
+                0.0,
+            );
+            for (t, (row, &(start, end))) in s.hidden.chunks_exact_mut(BRANCH).zip(&s.bounds).enumerate() {
+                row.copy_from_slice(&weights.bias1);
+                for k in 0..*order {
+                    if let Some(src) = (t + k).checked_sub(*left).filter(|&src| src >= start && src < end) {
+                        let product = &s.products[index[src] * width + k * BRANCH..][..BRANCH];
+                        row.iter_mut().zip(product).for_each(|(x, p)| *x += p);
+                    }
+                }
+                for (x, r) in row.iter_mut().zip(input(t)) {
+                    *x = x.max(0.0) + r;
+                }
+            }
             let hidden = &s.hidden;
             let hidden_row = |t: usize| &hidden[t * BRANCH..][..BRANCH];
             gather(&mut s.window, n, *order, *left, &s.bounds, hidden_row);
@@ -290,6 +331,7 @@ struct Scratch {
     features: Vec<f32>,
     bounds: Vec<(usize, usize)>,
     window: Vec<f32>,
+    products: Vec<f32>,
     hidden: Vec<f32>,
     result: Vec<f32>,
 }

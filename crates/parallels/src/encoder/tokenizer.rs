@@ -5,8 +5,9 @@
 //! ([`SortedKeys`]): the normalization map (224,680 keys, each a byte
 //! sequence of the input and its replacement) and the vocabulary (128,000
 //! pieces with their log-probabilities). A walk narrows the range of keys
-//! that share the bytes read so far, two binary searches per byte, and
-//! reports every key that is a prefix of the input. That replaces both the
+//! that share the bytes read so far — the first two bytes by a table, each
+//! further byte by two binary searches — and reports every key that is a
+//! prefix of the input. That replaces both the
 //! double-array trie the model stores and a hash map of every prefix
 //! (which would cost some 20 MB), at no cost that shows next to the
 //! network.
@@ -59,6 +60,12 @@ struct SortedKeys {
     blob: Vec<u8>,
     /// `(start, end, value)` into `blob`, sorted by the bytes.
     keys: Vec<(u32, u32, u32)>,
+    /// The range of keys that start with each two bytes `b0 · 256 + b1`
+    /// (empty where none does): the walk starts there instead of with two
+    /// binary searches over every key and two more over the keys of `b0`.
+    pairs: Vec<(u32, u32)>,
+    /// The value of the key of one byte `b`, if there is one.
+    ones: [Option<u32>; 256],
 }
 
 impl SortedKeys {
@@ -67,7 +74,21 @@ impl SortedKeys {
         let mut keys: Vec<(u32, u32, u32)> =
             spans.into_iter().enumerate().map(|(value, (start, end))| (start, end, value as u32)).collect();
         keys.sort_unstable_by(|x, y| blob[x.0 as usize..x.1 as usize].cmp(&blob[y.0 as usize..y.1 as usize]));
-        SortedKeys { blob, keys }
+        let mut pairs = vec![(0, 0); 1 << 16];
+        let mut ones = [None; 256];
+        for (i, k) in keys.iter().enumerate() {
+            if let [b] = blob[k.0 as usize..k.1 as usize] {
+                ones[usize::from(b)] = Some(k.2);
+            }
+            if let [b0, b1, ..] = blob[k.0 as usize..k.1 as usize] {
+                let range = &mut pairs[usize::from(b0) << 8 | usize::from(b1)];
+                if range.0 == range.1 {
+                    range.0 = i as u32;
+                }
+                range.1 = i as u32 + 1;
+            }
+        }
+        SortedKeys { blob, keys, pairs, ones }
     }
 
     /// Calls `found(length, value)` for every key that is a prefix of
@@ -76,7 +97,23 @@ impl SortedKeys {
         let blob = &self.blob;
         let bytes = |k: &(u32, u32, u32)| &blob[k.0 as usize..k.1 as usize];
         let (mut lo, mut hi) = (0, self.keys.len());
-        for (depth, &byte) in text.iter().enumerate() {
+        let mut skip = 0;
+        if let [b0, b1, ..] = *text {
+            // The key of one byte, if any, from its table; the keys that
+            // start with both bytes are a range of the other.
+            if let Some(value) = self.ones[usize::from(b0)] {
+                found(1, value);
+            }
+            let (start, end) = self.pairs[usize::from(b0) << 8 | usize::from(b1)];
+            if start == end {
+                return;
+            }
+            (lo, hi, skip) = (start as usize, end as usize, 2);
+            if bytes(&self.keys[lo]).len() == 2 {
+                found(2, self.keys[lo].2);
+            }
+        }
+        for (depth, &byte) in text.iter().enumerate().skip(skip) {
             // The keys in lo..hi all start with text[..depth], and the one
             // that is exactly that long (if any) comes first.
             lo += self.keys[lo..hi].partition_point(|k| {
@@ -233,5 +270,47 @@ impl Tokenizer {
             end = from[end];
         }
         ids[first..].reverse();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk (two-byte table, then binary searches) reports exactly the
+    /// keys that are prefixes of the text, shortest first, for texts of
+    /// every length and keys of one, two and more bytes.
+    #[test]
+    fn prefixes_are_every_key_that_starts_the_text() {
+        let words: [&[u8]; 11] = [
+            b"a",
+            b"ab",
+            b"abc",
+            b"abd",
+            b"b",
+            b"ba",
+            b"bab",
+            "\u{4e2d}".as_bytes(),
+            "\u{4e2d}\u{6587}".as_bytes(),
+            b"c",
+            b"zz",
+        ];
+        let mut blob = Vec::new();
+        let mut ends = Vec::new();
+        for w in words {
+            blob.extend_from_slice(w);
+            ends.push(blob.len() as u32);
+        }
+        let keys = SortedKeys::new(Strings::new(blob, &ends));
+        let texts: [&[u8]; 10] =
+            [b"", b"a", b"ab", b"abcx", b"abd", b"bax", b"zz", b"z", b"q", "\u{4e2d}\u{6587}\u{5b57}".as_bytes()];
+        for text in texts {
+            let mut got = Vec::new();
+            keys.prefixes(text, |len, value| got.push((len, value)));
+            let mut want: Vec<(usize, u32)> =
+                (0..words.len()).filter(|&i| text.starts_with(words[i])).map(|i| (words[i].len(), i as u32)).collect();
+            want.sort();
+            assert_eq!(got, want, "text {:?}", String::from_utf8_lossy(text));
+        }
     }
 }
