@@ -366,13 +366,24 @@ fn relu(x: &mut [f32]) {
 }
 
 fn layer_norm(row: &mut [f32], gain: &[f32], shift: &[f32], eps: f32) {
-    let mean = row.iter().sum::<f32>() / row.len() as f32;
+    let mean = sum(row.iter().copied()) / row.len() as f32;
     row.iter_mut().for_each(|x| *x -= mean);
-    let var = row.iter().map(|x| x * x).sum::<f32>() / row.len() as f32;
+    let var = sum(row.iter().map(|x| x * x)) / row.len() as f32;
     let r = 1.0 / (var + eps).sqrt();
     for ((x, g), s) in row.iter_mut().zip(gain).zip(shift) {
         *x = *x * r * g + s;
     }
+}
+
+/// The sum of `values` in eight running sums, one per lane of a vector
+/// register, added up at the end: a single running sum is a chain of
+/// dependent additions the compiler may not reorder.
+fn sum(values: impl Iterator<Item = f32>) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    for (i, v) in values.enumerate() {
+        lanes[i % 8] += v;
+    }
+    lanes.iter().sum()
 }
 
 /// `c = a · b + beta · c` for row-major `a` (m × k, row stride `lda`),
