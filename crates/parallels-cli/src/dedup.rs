@@ -58,10 +58,11 @@ pub struct DedupArgs {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     rows: Option<usize>,
     /// How candidate pairs are confirmed. exact (default): by the exact
-    /// Jaccard similarity of their shingle sets, recomputed in a second
-    /// pass for the documents of candidate pairs only (JSON Lines records
-    /// are read again from their bytes; text files and Parquet, by reading
-    /// the corpus again); the signatures settle only the pairs so far from
+    /// Jaccard similarity of their shingle sets: the first pass keeps the
+    /// shingles of the first 32 MiB of them (about 25 MB of Chinese text);
+    /// other documents of candidate pairs are read again in a second pass
+    /// (JSON Lines records from their bytes; text files and Parquet, by
+    /// reading the corpus again); the signatures settle only the pairs so far from
     /// the threshold that a pair at it lands there once in a million
     /// (at 0.8 and 128 permutations: estimates ≤ 0.61 or ≥ 0.95).
     /// signature: by the signatures' estimate alone (share of equal values,
@@ -289,8 +290,8 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         s.candidate_pairs,
         match opts.verify {
             Verify::Exact => format!(
-                " ({} checked on exact shingle sets of {} documents read again, the others settled by the signatures)",
-                s.exact_pairs, s.exact_docs
+                " ({} checked on exact shingle sets of {} documents, {} of them read again, the others settled by the signatures)",
+                s.exact_pairs, s.exact_docs, s.exact_reread
             ),
             Verify::Signature => " (by the signatures' estimate)".to_string(),
         },

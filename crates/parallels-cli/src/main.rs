@@ -89,8 +89,8 @@ enum Command {
     /// width, numerals), then each document's token n-grams (Han characters
     /// in Chinese, words elsewhere) are sketched with MinHash. LSH bands find
     /// candidate pairs (a pair at --threshold with probability ≥ 0.99);
-    /// each is decided by its exact Jaccard similarity (shingles recomputed
-    /// for candidate documents only) unless its estimate is far from the
+    /// each is decided by its exact Jaccard similarity (shingles kept from
+    /// the first pass, or recomputed for candidate documents only) unless its estimate is far from the
     /// threshold. Documents whose similarity reaches --threshold form
     /// clusters, and one document per cluster is kept. Kept records are
     /// copied byte for byte, in input order.

@@ -150,11 +150,14 @@ impl MinHasher {
 
     /// The signature of a token sequence (all [`EMPTY`] for none).
     pub fn signature(&self, tokens: &[u64]) -> Vec<u32> {
+        self.signature_of_shingles(&self.shingles_of(tokens))
+    }
+
+    /// The signature of shingle hashes made by [`MinHasher::shingles_of`]
+    /// (all [`EMPTY`] for none).
+    pub fn signature_of_shingles(&self, shingles: &[u64]) -> Vec<u32> {
         let mut signature = vec![EMPTY; self.a.len()];
-        if !tokens.is_empty() {
-            let shingles = self.shingles_of(tokens);
-            fold(&mut signature, &self.a, &self.b, &shingles);
-        }
+        fold(&mut signature, &self.a, &self.b, shingles);
         signature
     }
 }

@@ -33,8 +33,9 @@
 //! 4. **Verification** ([`verify`]): with [`Verify::Exact`] (the default),
 //!    the signatures settle only the pairs so far from the threshold that a
 //!    pair at it lands there once in a million; the others are decided by
-//!    the exact Jaccard similarity of their shingle sets, recomputed in a
-//!    second pass for the documents of candidate pairs alone. With
+//!    the exact Jaccard similarity of their shingle sets, kept from the
+//!    first pass up to [`verify::CACHE_BYTES`] and recomputed in a second
+//!    pass for the other documents of candidate pairs alone. With
 //!    [`Verify::Signature`] the estimate decides every pair. Pairs at or
 //!    above the threshold are joined in a union-find.
 //! 5. **Keep**: in each cluster one document is kept by [`Keep`]; the
@@ -53,7 +54,9 @@
 //! Per document: its signature (4 bytes per permutation: 512 bytes at 128),
 //! its source and id, and about 200 bytes of bookkeeping (entry, fate,
 //! hashes, empty vectors); with `--paragraphs`, 8 bytes per
-//! line. With [`Verify::Exact`], after the candidates: 4 bytes per distinct
+//! line. With [`Verify::Exact`], while sketching, the shingles of the
+//! first documents, up to [`verify::CACHE_BYTES`] (32 MiB), freed after the
+//! exact check; after the candidates: 4 bytes per distinct
 //! shingle (about 4 bytes per token) of each document in a candidate pair
 //! that the signatures did not turn away, and 8 bytes per such pair. Band records (12 bytes per band and document) are sorted within
 //! [`DedupOptions::memory`] and spilled beyond it. The tables of
@@ -110,8 +113,9 @@ pub enum Verify {
     /// Estimated Jaccard similarity: the share of equal signature values
     /// (standard error `sqrt(J(1−J)/perms)`, 0.035 at 0.8 and 128).
     Signature,
-    /// Exact Jaccard similarity of the shingle sets, recomputed in a second
-    /// pass for the documents of candidate pairs; the signatures settle
+    /// Exact Jaccard similarity of the shingle sets, kept from the first
+    /// pass up to [`verify::CACHE_BYTES`] or recomputed in a second pass
+    /// for the documents of candidate pairs; the signatures settle
     /// only pairs far from the threshold (see [`verify`]).
     #[default]
     Exact,
@@ -291,8 +295,11 @@ pub struct DedupStats {
     /// Candidate pairs whose signatures did not settle them, checked on
     /// exact shingle sets.
     pub exact_pairs: u64,
-    /// Documents whose shingle sets were recomputed for the exact check.
+    /// Documents whose exact shingle sets the exact check compared.
     pub exact_docs: u64,
+    /// Of those, the documents read again (the first pass kept the
+    /// others' shingles).
+    pub exact_reread: u64,
     /// Candidate pairs at or above the threshold.
     pub verified_pairs: u64,
     /// Clusters of two or more documents.
@@ -371,6 +378,9 @@ pub(crate) struct Table {
     pub copy_of: Vec<Option<u32>>,
     pub lines: Vec<Vec<u64>>,
     pub keep_values: Vec<Option<f64>>,
+    /// The shingles of the first documents, kept from the first pass for
+    /// the exact check (see [`verify::ShingleCache`]).
+    pub cache: verify::ShingleCache,
 }
 
 impl Table {
@@ -419,7 +429,7 @@ pub fn dedup(
 
     // 1. Read and sketch.
     let started = Instant::now();
-    let Sketches { mut docs, table, bands, text_bytes, hasher } = sketch_stage(reader, opts, progress)?;
+    let Sketches { mut docs, mut table, bands, text_bytes, hasher } = sketch_stage(reader, opts, progress)?;
     (stats.bands, stats.rows) = (bands.bands, bands.rows);
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
@@ -440,6 +450,9 @@ pub fn dedup(
             let exact =
                 verify::shingle_sets(&needed, &docs, &table, reader.inputs(), reader.options(), &hasher, progress)?;
             stats.exact_docs = exact.documents() as u64;
+            stats.exact_reread = exact.reread() as u64;
+            // The shingles were kept for this alone.
+            table.cache = verify::ShingleCache::default();
             stats.exact_pairs = joins.unsettled.len() as u64;
             let similar: Vec<bool> = joins
                 .unsettled
@@ -522,6 +535,7 @@ fn sketch_stage(
             copy_of: Vec::new(),
             lines: Vec::new(),
             keep_values: Vec::new(),
+            cache: verify::ShingleCache::new(if opts.verify == Verify::Exact { verify::CACHE_BYTES } else { 0 }),
         },
         firsts: FxHashMap::default(),
         raw_firsts: FxHashMap::default(),
@@ -577,23 +591,32 @@ impl Sketcher {
         // still in cache, unless an earlier batch had the same tokens (or
         // the same text).
         let (known, known_raw, earlier, done) = (&self.firsts, &self.raw_firsts, &self.table, &self.docs);
-        let sketched: Vec<(Sketched, u128, Vec<u32>)> = batch
+        // Shingles for the cache while it has room (decided per batch, so
+        // that which documents it holds does not depend on the threads).
+        let keep_shingles = self.table.cache.has_room();
+        let sketched: Vec<(Sketched, u128, Vec<u32>, Vec<u32>)> = batch
             .into_par_iter()
             .map(|d| {
                 let raw = twox_hash::XxHash3_128::oneshot(d.text.as_bytes());
                 if let Some(&first) = known_raw.get(&raw) {
-                    return (copy_sketch(d, first, earlier, done, opts), raw, Vec::new());
+                    return (copy_sketch(d, first, earlier, done, opts), raw, Vec::new(), Vec::new());
                 }
                 let mut s = sketch(hasher, d, opts);
                 let copy = s.exact.is_some_and(|h| known.contains_key(&h));
-                let signature = if copy { Vec::new() } else { hasher.signature(&s.tokens) };
+                let (signature, shingles) = if copy || s.tokens.is_empty() {
+                    (if copy { Vec::new() } else { hasher.signature(&s.tokens) }, Vec::new())
+                } else {
+                    let shingles = hasher.shingles_of(&s.tokens);
+                    let kept = if keep_shingles { verify::cached_form(&shingles) } else { Vec::new() };
+                    (hasher.signature_of_shingles(&shingles), kept)
+                };
                 s.tokens = Vec::new();
-                (s, raw, signature)
+                (s, raw, signature, shingles)
             })
             .collect();
         progress.advance(sketched.len() as u64);
         let table = &mut self.table;
-        for (s, raw, signature) in sketched {
+        for (s, raw, signature, shingles) in sketched {
             let doc = self.docs.len() as u32;
             self.raw_firsts.entry(raw).or_insert(doc);
             let copy = s.exact.and_then(|hash| {
@@ -610,6 +633,7 @@ impl Sketcher {
                     table.push_signature(&signature);
                 }
             }
+            table.cache.push(doc, &shingles);
             table.exact.push(s.exact);
             table.copy_of.push(copy);
             table.lines.push(s.lines);

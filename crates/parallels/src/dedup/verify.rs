@@ -34,10 +34,12 @@
 //!
 //! # The second pass
 //!
-//! Shingle sets are not kept while sketching (they are about as large as
-//! the text). Once the candidates are known, the documents that need one
-//! (both ends of every pair left to the exact check) are read again and
-//! normalized and shingled as in the first pass, and nothing else is:
+//! Shingle sets are not all kept while sketching (they are about as large
+//! as the text): the first pass keeps those of the first documents, up to
+//! [`CACHE_BYTES`] ([`ShingleCache`]), and of the documents that need one
+//! (both ends of every pair left to the exact check), those are taken from
+//! it. The others are read again and normalized and shingled as in the
+//! first pass, and nothing else is:
 //!
 //! * a JSON Lines record is read from its bytes in the file
 //!   ([`Origin::bytes`](crate::corpus::Origin::bytes)) and parsed alone;
@@ -133,17 +135,24 @@ fn binomial_pmf(k: usize, p: f64) -> Vec<f64> {
 /// Exact shingle sets of some documents, by document index.
 pub(crate) struct ExactSets {
     sets: Vec<Option<Box<[u32]>>>,
+    /// Documents whose sets were made by reading them again.
+    reread: usize,
 }
 
 impl ExactSets {
     /// No sets (the signature-only mode).
     pub fn none() -> ExactSets {
-        ExactSets { sets: Vec::new() }
+        ExactSets { sets: Vec::new(), reread: 0 }
     }
 
     /// Documents with a set.
     pub fn documents(&self) -> usize {
         self.sets.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// Documents whose sets were made by reading them again.
+    pub fn reread(&self) -> usize {
+        self.reread
     }
 
     /// The Jaccard similarity of two documents' sets, if both have one.
@@ -155,12 +164,81 @@ impl ExactSets {
     }
 }
 
+/// Bytes of shingles the first pass keeps for the exact check (see
+/// [`ShingleCache`]): 32 MiB, the shingles of about 8 million tokens — the
+/// whole of a corpus of some 25 MB of Chinese text, the beginning of a
+/// larger one; a fixed amount, small next to what a large corpus takes
+/// anyway (about 220 MB for 330 MB of JSON Lines, BENCHMARKS.md).
+pub const CACHE_BYTES: usize = 32 << 20;
+
+/// Shingles the first pass kept, so that the exact check need not read,
+/// normalize and shingle those documents again.
+///
+/// The first pass has every document's shingles in hand but does not yet
+/// know which documents the exact check will need; keeping all of them
+/// would cost about as much memory as the text. The cache keeps them, as
+/// the 32-bit values the check compares (unsorted, repeats kept: sorting
+/// is left to the few documents that are needed), for documents in input
+/// order until [`CACHE_BYTES`] are taken; a needed document beyond that is
+/// read again. Which documents it holds depends on the input alone, not
+/// on the threads.
+#[derive(Debug, Default)]
+pub(crate) struct ShingleCache {
+    values: Vec<u32>,
+    /// Where each document's values are in `values`, for the documents
+    /// held (`None` for the others).
+    spans: Vec<Option<(usize, usize)>>,
+    budget: usize,
+}
+
+impl ShingleCache {
+    /// A cache that holds at most `budget` bytes (none: keeps nothing).
+    pub fn new(budget: usize) -> ShingleCache {
+        // Reserved whole, so that growing never holds two copies; the
+        // pages are only taken as they are written.
+        ShingleCache { values: Vec::with_capacity(budget / 4), spans: Vec::new(), budget }
+    }
+
+    /// Whether the next document may still be kept.
+    pub fn has_room(&self) -> bool {
+        self.values.len() * 4 < self.budget
+    }
+
+    /// Record document `doc` (the next one) with the values of its
+    /// shingles ([`cached_form`]), kept if they fit.
+    pub fn push(&mut self, doc: u32, shingles: &[u32]) {
+        debug_assert_eq!(doc as usize, self.spans.len());
+        let fits = !shingles.is_empty() && (self.values.len() + shingles.len()) * 4 <= self.budget;
+        if fits {
+            self.spans.push(Some((self.values.len(), self.values.len() + shingles.len())));
+            self.values.extend_from_slice(shingles);
+        } else {
+            self.spans.push(None);
+        }
+    }
+
+    /// The exact set of document `doc`, if the cache holds its shingles.
+    fn set(&self, doc: u32) -> Option<Box<[u32]>> {
+        let (start, end) = (*self.spans.get(doc as usize)?)?;
+        let mut set = self.values[start..end].to_vec();
+        set.sort_unstable();
+        set.dedup();
+        Some(set.into_boxed_slice())
+    }
+}
+
+/// Shingle hashes as the cache and the exact sets keep them: the high 32
+/// bits of each.
+pub(crate) fn cached_form(shingles: &[u64]) -> Vec<u32> {
+    shingles.iter().map(|&h| (h >> 32) as u32).collect()
+}
+
 /// A document's set, or why it could not be made.
 type Made = Result<Box<[u32]>, String>;
 
 /// The exact shingle set of a token sequence, as stored.
 fn set_of(hasher: &MinHasher, tokens: &[u64]) -> Box<[u32]> {
-    let mut set: Vec<u32> = hasher.shingles_of(tokens).into_iter().map(|h| (h >> 32) as u32).collect();
+    let mut set = cached_form(&hasher.shingles_of(tokens));
     set.sort_unstable();
     set.dedup();
     set.into_boxed_slice()
@@ -179,6 +257,19 @@ pub(crate) fn shingle_sets(
 ) -> Result<ExactSets, DedupError> {
     let mut sets: Vec<Option<Box<[u32]>>> = vec![None; docs.len()];
     progress.stage("verifying", Some(needed.len() as u64));
+    // The documents the first pass kept shingles for; the others are read
+    // again.
+    let cached: Vec<(u32, Option<Box<[u32]>>)> = needed.par_iter().map(|&d| (d, table.cache.set(d))).collect();
+    let mut rest = Vec::with_capacity(needed.len());
+    for (d, set) in cached {
+        match set {
+            Some(set) => sets[d as usize] = Some(set),
+            None => rest.push(d),
+        }
+    }
+    progress.advance((needed.len() - rest.len()) as u64);
+    let needed = &rest[..];
+    let reread = needed.len();
     let own_bytes = |d: u32| {
         let origin = &docs[d as usize].origin;
         // A compressed file has no byte offsets to seek to: it is read
@@ -267,7 +358,7 @@ pub(crate) fn shingle_sets(
             ));
         }
     }
-    Ok(ExactSets { sets })
+    Ok(ExactSets { sets, reread })
 }
 
 /// The error of a document that is not what the first pass read.
@@ -303,6 +394,36 @@ fn text_of(record: &[u8], field: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A set taken from the cache is the set the second pass makes from the
+    /// text; documents past the budget (or without tokens) are not held.
+    #[test]
+    fn the_cache_gives_the_sets_of_the_second_pass_within_its_budget() {
+        let hasher = MinHasher::new(5, 128);
+        let texts = [
+            "天下大势，分久必合，合久必分。周末七国分争，并入于秦。",
+            "",
+            "天下大勢，分久必合，合久必分。周末七國分爭，並入於秦。及秦滅之後，楚、漢分爭，又並入於漢。",
+            "The quick brown fox jumps over the lazy dog, and the dog sleeps on.",
+        ];
+        let shingles: Vec<Vec<u32>> =
+            texts.iter().map(|t| cached_form(&hasher.shingles_of(&hasher.tokens(t)))).collect();
+        // Room for the first three documents' shingles, not the fourth's.
+        let budget = 4 * (shingles[0].len() + shingles[2].len());
+        let mut cache = ShingleCache::new(budget);
+        for (d, s) in shingles.iter().enumerate() {
+            assert!(cache.has_room() || d == 3, "document {d}");
+            cache.push(d as u32, s);
+        }
+        assert_eq!(cache.set(0), Some(set_of(&hasher, &hasher.tokens(texts[0]))));
+        assert_eq!(cache.set(1), None, "a text without tokens");
+        assert_eq!(cache.set(2), Some(set_of(&hasher, &hasher.tokens(texts[2]))));
+        assert_eq!(cache.set(3), None, "past the budget");
+        assert_eq!(cache.set(4), None, "never pushed");
+        assert!(!cache.has_room());
+        let none = ShingleCache::new(0);
+        assert!(!none.has_room());
+    }
 
     #[test]
     fn settle_counts_at_0_8_and_128_permutations() {
