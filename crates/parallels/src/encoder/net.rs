@@ -13,9 +13,9 @@
 //! 3. In each branch, two convolutions over a window of n tokens (for
 //!    order 3 one token to the left, for 5 two), each with ReLU and a
 //!    residual connection; window positions outside the sentence read
-//!    zeros. The first one's input is step 2's output, so its products
-//!    with each window offset's weights are also taken once per distinct
-//!    id and added up per token.
+//!    zeros. Each is computed as products of its input rows with every
+//!    window offset's weights, added up per token; the first one's input
+//!    is step 2's output, so its products are taken once per distinct id.
 //! 4. Per token, the embedding and the three branch outputs (1,280 values)
 //!    are layer-normalized; per sentence they are summed, projected to 512
 //!    and divided by √(tokens) (the sum commutes with the projection, so
@@ -39,10 +39,9 @@ const CHUNKS: usize = 17;
 /// Bytes of one packed table row: 512 codes of 6 bits.
 const ROW_BYTES: usize = DIM / 4 * 3;
 
+/// One branch's two convolutions, each as its `order` matrices (256 × 256,
+/// one per window offset) side by side ([`side_by_side`]).
 struct Branch {
-    /// The first convolution's `order` matrices (256 × 256 each) side by
-    /// side: row `i` holds row `i` of each, so that one product gives a
-    /// token's contribution at every offset of the window.
     conv1: Vec<f32>,
     bias1: Vec<f32>,
     conv2: Vec<f32>,
@@ -94,18 +93,10 @@ impl Network {
             proj_bias.extend(f(&format!("proj_b{order}"), &[BRANCH])?);
             proj_gain.extend(f(&format!("ln_g{order}"), &[BRANCH])?);
             proj_shift.extend(f(&format!("ln_b{order}"), &[BRANCH])?);
-            let stacked = f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?;
-            let mut conv1 = vec![0.0; BRANCH * order * BRANCH];
-            for k in 0..*order {
-                for row in 0..BRANCH {
-                    conv1[row * order * BRANCH + k * BRANCH..][..BRANCH]
-                        .copy_from_slice(&stacked[(k * BRANCH + row) * BRANCH..][..BRANCH]);
-                }
-            }
             branches.push(Branch {
-                conv1,
+                conv1: side_by_side(&f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?, *order),
                 bias1: f(&format!("b1_{order}"), &[BRANCH])?,
-                conv2: f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?,
+                conv2: side_by_side(&f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?, *order),
                 bias2: f(&format!("b2_{order}"), &[BRANCH])?,
             });
         }
@@ -202,10 +193,11 @@ impl Network {
         for (b, ((order, left), weights)) in ORDERS.iter().zip(&self.branches).enumerate() {
             let (branch_in, index) = (&s.branch_in, &s.index);
             let input = |t: usize| &branch_in[index[t] * 3 * BRANCH + b * BRANCH..][..BRANCH];
-            // The first convolution's input, too, depends on the token id
-            // alone: each distinct id's product with every offset's matrix
-            // is taken once, and a token's window adds up the products of
-            // its neighbours' ids.
+            // Each convolution as products by offset: every input row times
+            // every window offset's matrix in one product, then each
+            // token's window adds up the products of its neighbours. The
+            // first one's input depends on the token id alone, so its
+            // products are taken once per distinct id.
             let width = order * BRANCH;
             fill(&mut s.products, u * width);
             gemm(
@@ -220,22 +212,12 @@ impl Network {
                 width,
                 0.0,
             );
-            for (t, (row, &(start, end))) in s.hidden.chunks_exact_mut(BRANCH).zip(&s.bounds).enumerate() {
-                row.copy_from_slice(&weights.bias1);
-                for k in 0..*order {
-                    if let Some(src) = (t + k).checked_sub(*left).filter(|&src| src >= start && src < end) {
-                        let product = &s.products[index[src] * width + k * BRANCH..][..BRANCH];
-                        row.iter_mut().zip(product).for_each(|(x, p)| *x += p);
-                    }
-                }
-                for (x, r) in row.iter_mut().zip(input(t)) {
-                    *x = x.max(0.0) + r;
-                }
-            }
+            let window = Window { order: *order, left: *left, bounds: &s.bounds };
+            window.add(&mut s.hidden, &s.products, &weights.bias1, |src| index[src], input);
             let hidden = &s.hidden;
-            let hidden_row = |t: usize| &hidden[t * BRANCH..][..BRANCH];
-            gather(&mut s.window, n, *order, *left, &s.bounds, hidden_row);
-            conv(n, *order, &s.window, &weights.conv2, &weights.bias2, &mut s.result, hidden_row);
+            fill(&mut s.products, n * width);
+            gemm(n, BRANCH, width, hidden, BRANCH, &weights.conv2, width, &mut s.products, width, 0.0);
+            window.add(&mut s.result, &s.products, &weights.bias2, |src| src, |t| &hidden[t * BRANCH..][..BRANCH]);
             for (row, result) in s.features.chunks_exact_mut(FEATURES).zip(s.result.chunks_exact(BRANCH)) {
                 row[DIM + b * BRANCH..][..BRANCH].copy_from_slice(result);
             }
@@ -291,23 +273,54 @@ impl Network {
     }
 }
 
-/// Lays the window of each token side by side (im2col): row `t` holds the
-/// inputs of tokens `t - left .. t - left + order`, zeros outside `t`'s
-/// sentence.
-fn gather<'a>(
-    window: &mut Vec<f32>,
-    n: usize,
+/// A convolution's weights, stored as `order` matrices of 256 × 256 one
+/// under the other (offset `k`'s rows at `k · 256`), laid side by side
+/// instead: row `i` holds row `i` of each, so that one product of an input
+/// row gives its contribution at every offset of the window.
+fn side_by_side(stacked: &[f32], order: usize) -> Vec<f32> {
+    let mut out = vec![0.0; BRANCH * order * BRANCH];
+    for k in 0..order {
+        for row in 0..BRANCH {
+            out[row * order * BRANCH + k * BRANCH..][..BRANCH]
+                .copy_from_slice(&stacked[(k * BRANCH + row) * BRANCH..][..BRANCH]);
+        }
+    }
+    out
+}
+
+/// The window of a convolution: `order` tokens, `left` of them before the
+/// current one, none outside its sentence (`bounds[t]`: the range of
+/// token `t`'s sentence).
+struct Window<'a> {
     order: usize,
     left: usize,
-    bounds: &[(usize, usize)],
-    input: impl Fn(usize) -> &'a [f32],
-) {
-    fill(window, n * order * BRANCH);
-    for (t, (&(start, end), row)) in bounds.iter().zip(window.chunks_exact_mut(order * BRANCH)).enumerate() {
-        for (k, slot) in row.chunks_exact_mut(BRANCH).enumerate() {
-            match (t + k).checked_sub(left) {
-                Some(src) if src >= start && src < end => slot.copy_from_slice(input(src)),
-                _ => slot.fill(0.0),
+    bounds: &'a [(usize, usize)],
+}
+
+impl Window<'_> {
+    /// `out[t] = relu(bias + Σ_k products[row(t − left + k)][k]) +
+    /// residual(t)` over the offsets `k` whose token is in `t`'s sentence:
+    /// `products` holds, per input row, its product with each offset's
+    /// matrix side by side.
+    fn add<'r>(
+        &self,
+        out: &mut [f32],
+        products: &[f32],
+        bias: &[f32],
+        row: impl Fn(usize) -> usize,
+        residual: impl Fn(usize) -> &'r [f32],
+    ) {
+        let width = self.order * BRANCH;
+        for (t, (out, &(start, end))) in out.chunks_exact_mut(BRANCH).zip(self.bounds).enumerate() {
+            out.copy_from_slice(bias);
+            for k in 0..self.order {
+                if let Some(src) = (t + k).checked_sub(self.left).filter(|&src| src >= start && src < end) {
+                    let product = &products[row(src) * width + k * BRANCH..][..BRANCH];
+                    out.iter_mut().zip(product).for_each(|(x, p)| *x += p);
+                }
+            }
+            for (x, r) in out.iter_mut().zip(residual(t)) {
+                *x = x.max(0.0) + r;
             }
         }
     }
@@ -330,7 +343,6 @@ struct Scratch {
     branch_in: Vec<f32>,
     features: Vec<f32>,
     bounds: Vec<(usize, usize)>,
-    window: Vec<f32>,
     products: Vec<f32>,
     hidden: Vec<f32>,
     result: Vec<f32>,
@@ -338,27 +350,6 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
-}
-
-/// One convolution: `out = relu(window · weights + bias) + residual`.
-fn conv<'a>(
-    n: usize,
-    order: usize,
-    window: &[f32],
-    weights: &[f32],
-    bias: &[f32],
-    out: &mut [f32],
-    residual: impl Fn(usize) -> &'a [f32],
-) {
-    for row in out.chunks_exact_mut(BRANCH) {
-        row.copy_from_slice(bias);
-    }
-    gemm(n, order * BRANCH, BRANCH, window, order * BRANCH, weights, BRANCH, out, BRANCH, 1.0);
-    for (t, row) in out.chunks_exact_mut(BRANCH).enumerate() {
-        for (x, r) in row.iter_mut().zip(residual(t)) {
-            *x = x.max(0.0) + r;
-        }
-    }
 }
 
 fn relu(x: &mut [f32]) {
