@@ -31,6 +31,9 @@ use serde::Serialize;
 
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
+/// Style and behaviour of the "All versions" view, on the align page only.
+const COLLATION_STYLE: &str = include_str!("collation.css");
+const COLLATION_SCRIPT: &str = include_str!("collation.js");
 
 /// Rows per page in a pair or collation view; beyond it the view pages.
 pub const ROWS_PER_PAGE: usize = 200;
@@ -124,11 +127,38 @@ struct PairView {
     linked: usize,
 }
 
+/// The "All versions" view: the n-way table ([`crate::collate::table`]).
 #[derive(Serialize)]
-struct Collation {
+struct CollationView {
+    /// Witness ids, in column (input) order.
     ids: Vec<String>,
-    /// Per unit: one cell per document, `None` where the version lacks it.
-    rows: Vec<Vec<Option<String>>>,
+    /// The guide order, ids joined by arrows.
+    guide: String,
+    rows: Vec<CollationRow>,
+}
+
+#[derive(Serialize)]
+struct CollationRow {
+    /// Row number, from 1 (the anchor `#cN`).
+    n: usize,
+    transposed: bool,
+    cells: Vec<CollationCell>,
+}
+
+#[derive(Serialize)]
+struct CollationCell {
+    /// Its witness's index (column in input order).
+    wit: usize,
+    gap: bool,
+    /// The text in pieces, marked against the row's reference.
+    segs: Vec<Seg>,
+    span: Option<Span>,
+    /// The row's reference: the others are marked against it.
+    reference: bool,
+    /// Id of the witness it is marked against.
+    against: Option<String>,
+    /// Row numbers (from 1) where this material is linked at another place.
+    elsewhere: Vec<usize>,
 }
 
 /// Text of a document sliced by code points.
@@ -315,55 +345,56 @@ fn pair_rows(
     (rows, links.len())
 }
 
-/// Units of the first document linked with others, one cell per document.
-fn collation(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<Collation> {
+/// The table of all witnesses as the view shows it. Inside a row, each
+/// cell is marked against the row's *reference*: the cell of the witness
+/// that came first in the table's guide order (so marks do not change when
+/// columns move); the reference itself against the next one present.
+fn collation_view(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<CollationView> {
     if docs.len() < 3 {
         return None;
     }
-    let first = docs[0].id;
-    // (span in the first document, document index, span there)
-    let mut links: Vec<(Span, usize, Span)> = Vec::new();
-    for p in out.pairs.iter().filter(|p| p.a == first) {
-        let Some(k) = docs.iter().position(|d| d.id == p.b) else { continue };
-        for ps in &p.passages {
-            if ps.links.is_empty() {
-                links.push((ps.a, k, ps.b));
-            }
-            for l in &ps.links {
-                links.push((l.a, k, l.b));
-            }
-        }
-    }
-    links.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-    // Overlapping spans of the first document make one unit.
-    let mut units: Vec<(Span, Vec<(usize, Span)>)> = Vec::new();
-    for (s, k, t) in links {
-        match units.last_mut() {
-            Some((u, members)) if s[0] < u[1] => {
-                u[1] = u[1].max(s[1]);
-                members.push((k, t));
-            }
-            _ => units.push((s, vec![(k, t)])),
-        }
-    }
-    let rows = units
-        .into_iter()
-        .map(|(u, members)| {
-            let mut row = vec![Some(chars[0].slice(u[0], u[1]).to_string())];
-            for (k, c) in chars.iter().enumerate().skip(1) {
-                let mut spans: Vec<Span> = members.iter().filter(|m| m.0 == k).map(|m| m.1).collect();
-                spans.sort_unstable();
-                spans.dedup();
-                row.push(if spans.is_empty() {
-                    None
-                } else {
-                    Some(spans.iter().map(|s| c.slice(s[0], s[1])).collect::<Vec<_>>().join(""))
-                });
-            }
-            row
+    let ids: Vec<String> = docs.iter().map(|d| d.id.to_string()).collect();
+    let texts: Vec<&str> = docs.iter().map(|d| d.text).collect();
+    let prepared: Vec<&Prepared> = docs.iter().map(|d| d.prepared).collect();
+    let table = crate::collate::build_table(&ids, &texts, &prepared, out);
+    let rows = table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let present: Vec<usize> = table.guide.iter().copied().filter(|&w| row.cells[w].span.is_some()).collect();
+            let marked = |w: usize, against: usize| -> Vec<Seg> {
+                let (Some(sw), Some(sa)) = (row.cells[w].span, row.cells[against].span) else { return Vec::new() };
+                diff_chars(docs[against].prepared, &chars[against], sa, docs[w].prepared, &chars[w], sw).1
+            };
+            let cells = row
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(w, c)| {
+                    let reference = present.first() == Some(&w);
+                    let against = if reference { present.get(1).copied() } else { present.first().copied() };
+                    let segs = match (c.span, against) {
+                        (None, _) => Vec::new(),
+                        (Some(s), None) => plain(chars[w].slice(s[0], s[1]), ""),
+                        (Some(_), Some(o)) => marked(w, o),
+                    };
+                    CollationCell {
+                        wit: w,
+                        gap: c.is_gap(),
+                        segs,
+                        span: c.span,
+                        reference: reference && present.len() > 1,
+                        against: against.filter(|_| c.span.is_some()).map(|o| ids[o].clone()),
+                        elsewhere: c.elsewhere.iter().map(|e| e + 1).collect(),
+                    }
+                })
+                .collect();
+            CollationRow { n: r + 1, transposed: row.transposed(), cells }
         })
         .collect();
-    Some(Collation { ids: docs.iter().map(|d| d.id.to_string()).collect(), rows })
+    let guide = table.guide.iter().map(|&w| ids[w].as_str()).collect::<Vec<_>>().join(" → ");
+    Some(CollationView { ids, guide, rows })
 }
 
 fn pct(x: f64) -> String {
@@ -467,7 +498,7 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
             }
         })
         .collect();
-    let collation = collation(docs, &chars, out);
+    let collation = collation_view(docs, &chars, out);
     environment().get_template("align.html")?.render(minijinja::context! {
         title => docs.iter().map(|d| d.id).collect::<Vec<_>>().join(" · "),
         version => env!("CARGO_PKG_VERSION"),
@@ -479,6 +510,8 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
         passages => passages,
         pairs => pairs,
         collation => collation,
+        collation_style => COLLATION_STYLE,
+        collation_script => COLLATION_SCRIPT,
         rows_per_page => ROWS_PER_PAGE,
     })
 }

@@ -1,5 +1,5 @@
 //! Collation: every pair of several documents aligned, as `parallels align`
-//! reports them.
+//! reports them, and the n-way table of all of them.
 //!
 //! Takes read [`Document`]s and an [`Aligner`]; hands on a [`Collation`]:
 //! each document's id and prepared text, and the [`AlignOutput`]
@@ -10,6 +10,12 @@
 //! handful of versions of one text; for a corpus, [`crate::scan`] finds the
 //! pairs worth aligning instead.
 //!
+//! [`table`] builds from those pairwise links one table of all documents
+//! (the *witnesses*): rows of corresponding sentences, every sentence of
+//! every witness once, moved material marked ([`Collation::table`]);
+//! [`export`] writes it as `parallels.collation/1` JSON, CSV/TSV, TEI
+//! parallel segmentation, and (two witnesses) TMX and a bitext.
+//!
 //! # Ids
 //!
 //! A document's id is its file name without the extension ([`Document::id`]);
@@ -18,6 +24,12 @@
 //! writes them (so that names which differ only in bytes that are not
 //! UTF-8 stay apart). The same path given twice is an error
 //! ([`SameInputTwice`]): it would be aligned with itself.
+
+pub mod export;
+pub mod table;
+
+pub use export::{CollationOutput, ExportError, WitnessInfo, COLLATION_SCHEMA};
+pub use table::{build_table, Cell, Row, Table};
 
 use crate::align::{Aligner, Prepared};
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
@@ -64,6 +76,33 @@ pub struct Collation {
     pub prepared: Vec<Prepared>,
     /// The `parallels.align/1` result.
     pub output: AlignOutput,
+}
+
+impl Collation {
+    /// The n-way table of all documents ([`table`]); `texts` are their
+    /// original texts, in input order (they break ties of the guide order
+    /// between equal ids).
+    pub fn table(&self, texts: &[&str]) -> Table {
+        let prepared: Vec<&Prepared> = self.prepared.iter().collect();
+        build_table(&self.ids, texts, &prepared, &self.output)
+    }
+
+    /// What the collation output says of each witness: the output's
+    /// document fields and the number of sentences.
+    pub fn witnesses(&self) -> Vec<WitnessInfo> {
+        self.output
+            .documents
+            .iter()
+            .zip(&self.prepared)
+            .map(|(d, p)| WitnessInfo {
+                id: d.id.clone(),
+                path: d.path.clone(),
+                chars: d.chars,
+                encoding: d.encoding.clone(),
+                sentences: p.seg.sentences.len() as u32,
+            })
+            .collect()
+    }
 }
 
 /// Align every pair of `docs` (see the module docs).
