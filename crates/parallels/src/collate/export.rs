@@ -90,6 +90,13 @@ pub struct CellOutput {
     /// the others have it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elsewhere: Vec<usize>,
+    /// How many rows the cell covers when more than one (the rows below
+    /// hold `{"continued": true}` for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u32>,
+    /// The cell above continues here (same sentences; no text repeated).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
 }
 
 /// One row of `parallels.collation/1`.
@@ -140,7 +147,8 @@ impl<'a> CharIndex<'a> {
     }
 }
 
-/// The original text of every cell (`None` for gaps), row by row.
+/// The original text of every cell (`None` for gaps and continued cells),
+/// row by row.
 fn cell_texts<'a>(table: &Table, texts: &[&'a str]) -> Vec<Vec<Option<&'a str>>> {
     let index: Vec<CharIndex> = texts.iter().map(|t| CharIndex::new(t)).collect();
     table.rows.iter().map(|r| r.cells.iter().zip(&index).map(|(c, ix)| c.span.map(|s| ix.slice(s))).collect()).collect()
@@ -163,6 +171,17 @@ impl CollationOutput {
                         if c.is_gap() && c.elsewhere.is_empty() {
                             return None;
                         }
+                        if c.is_continued() {
+                            return Some(CellOutput {
+                                sentences: None,
+                                span: None,
+                                bytes: None,
+                                text: None,
+                                elsewhere: Vec::new(),
+                                rows: None,
+                                continued: true,
+                            });
+                        }
                         let bytes = c.span.map(|s| ix.bytes(s));
                         Some(CellOutput {
                             sentences: c.sentences,
@@ -170,6 +189,8 @@ impl CollationOutput {
                             bytes: bytes.map(|b| [b[0] as u64, b[1] as u64]),
                             text: bytes.map(|b| ix.text[b[0]..b[1]].to_string()),
                             elsewhere: c.elsewhere.clone(),
+                            rows: (c.rows > 1).then_some(c.rows),
+                            continued: false,
                         })
                     })
                     .collect(),
@@ -204,12 +225,25 @@ impl CollationOutput {
             .collect();
         let mut pairs = Vec::new();
         let n = self.witnesses.len();
+        // Each row's span per witness, a continued cell's from above.
+        let mut spans: Vec<Vec<Option<Span>>> = Vec::with_capacity(self.rows.len());
+        for row in &self.rows {
+            let above = spans.last().cloned().unwrap_or_else(|| vec![None; n]);
+            let here: Vec<Option<Span>> = (0..n)
+                .map(|w| match row.cells.get(w).and_then(Option::as_ref) {
+                    Some(c) if c.continued => above.get(w).copied().flatten(),
+                    Some(c) => c.span,
+                    None => None,
+                })
+                .collect();
+            spans.push(here);
+        }
         for x in 0..n {
             for y in x + 1..n {
-                let span = |r: usize, w: usize| self.rows.get(r)?.cells.get(w)?.as_ref()?.span;
+                let span = |r: usize, w: usize| spans.get(r)?.get(w).copied().flatten();
                 let away = |r: usize, w: usize| -> &[usize] {
                     match self.rows.get(r).and_then(|row| row.cells.get(w)).and_then(Option::as_ref) {
-                        Some(c) if c.span.is_none() => &c.elsewhere,
+                        Some(c) if c.span.is_none() && !c.continued => &c.elsewhere,
                         _ => &[],
                     }
                 };
@@ -253,7 +287,8 @@ impl CollationOutput {
 }
 
 /// The table as delimited text through the `csv` crate: a header of
-/// witness ids, then one record per row, a gap an empty field. `b','` for
+/// witness ids, then one record per row, a gap an empty field; a cell
+/// covering several rows is written in its first row (empty below). `b','` for
 /// CSV, `b'\t'` for TSV (fields holding a tab, a quote or a line break are
 /// quoted there too).
 pub fn delimited(table: &Table, texts: &[&str], delimiter: u8) -> Result<Vec<u8>, ExportError> {
@@ -265,6 +300,21 @@ pub fn delimited(table: &Table, texts: &[&str], delimiter: u8) -> Result<Vec<u8>
         w.write_record(row.iter().map(|c| c.unwrap_or(""))).map_err(|e| fail(&e))?;
     }
     w.into_inner().map_err(|e| fail(&e))
+}
+
+/// Per block of rows ([`Table::blocks`]): the rows, and each witness's
+/// text in them (`None` for a gap throughout).
+fn block_texts<'a>(table: &Table, texts: &[&'a str]) -> Vec<(std::ops::Range<usize>, Vec<Option<&'a str>>)> {
+    let index: Vec<CharIndex> = texts.iter().map(|t| CharIndex::new(t)).collect();
+    table
+        .blocks()
+        .into_iter()
+        .map(|b| {
+            let cells =
+                index.iter().enumerate().map(|(w, ix)| table.span_in(b.clone(), w).map(|s| ix.slice(s))).collect();
+            (b, cells)
+        })
+        .collect()
 }
 
 /// Text XML 1.0 can hold: characters it forbids become U+FFFD.
@@ -357,11 +407,12 @@ impl Xml {
 
 /// TEI P5, parallel segmentation: the witnesses declared in a `<listWit>`
 /// (`<witness xml:id="…">`, ids made valid by [`xml_ids`]), and in the body
-/// one `<app n="row">` per row, its readings `<rdg wit="#a #b">` grouping
-/// the witnesses whose text is the same (an empty `<rdg>` for those with a
-/// gap). A row with material at another place has `type="transposition"`
-/// and its readings name the rows of the other place in `corresp`
-/// (`#row-N`; every `app` has `xml:id="row-N"`, rows counted from 1).
+/// one `<app>` per block of rows ([`Table::blocks`]; `n` gives its rows,
+/// counted from 1, as `7` or `7-9`), its readings `<rdg wit="#a #b">`
+/// grouping the witnesses whose text is the same (an empty `<rdg>` for
+/// those with a gap). An `app` with material at another place has
+/// `type="transposition"` and its readings name the `app`s of the other
+/// place in `corresp` (`#app-N`; every `app` has `xml:id="app-N"`).
 pub fn tei(table: &Table, witnesses: &[WitnessInfo], texts: &[&str]) -> Result<Vec<u8>, ExportError> {
     let ids = xml_ids(&table.ids);
     let mut x = Xml::new("tei")?;
@@ -393,11 +444,20 @@ pub fn tei(table: &Table, witnesses: &[WitnessInfo], texts: &[&str]) -> Result<V
     x.start("text", &[])?;
     x.start("body", &[])?;
     x.start("ab", &[])?;
-    for (r, (row, cells)) in table.rows.iter().zip(cell_texts(table, texts)).enumerate() {
-        let n = (r + 1).to_string();
-        let xml_id = format!("row-{n}");
+    let blocks = block_texts(table, texts);
+    // The app holding each row.
+    let mut app_of = vec![0usize; table.rows.len()];
+    for (k, (b, _)) in blocks.iter().enumerate() {
+        for r in b.clone() {
+            app_of[r] = k;
+        }
+    }
+    for (k, (b, cells)) in blocks.iter().enumerate() {
+        let rows = &table.rows[b.clone()];
+        let n = if b.len() == 1 { (b.start + 1).to_string() } else { format!("{}-{}", b.start + 1, b.end) };
+        let xml_id = format!("app-{}", k + 1);
         let mut attrs = vec![("xml:id", xml_id.as_str()), ("n", n.as_str())];
-        if row.transposed() {
+        if rows.iter().any(|r| r.transposed()) {
             attrs.push(("type", "transposition"));
         }
         x.start("app", &attrs)?;
@@ -412,10 +472,16 @@ pub fn tei(table: &Table, witnesses: &[WitnessInfo], texts: &[&str]) -> Result<V
         for (t, ws) in readings {
             let wit: Vec<String> = ws.iter().map(|&w| format!("#{}", ids[w])).collect();
             let wit = wit.join(" ");
-            let mut away: Vec<usize> = ws.iter().flat_map(|&w| row.cells[w].elsewhere.iter().copied()).collect();
+            let mut away: Vec<usize> = Vec::new();
+            for &w in &ws {
+                for r in rows {
+                    away.extend(r.cells[w].elsewhere.iter().map(|&o| app_of[o]));
+                }
+            }
             away.sort_unstable();
             away.dedup();
-            let corresp: Vec<String> = away.iter().map(|r| format!("#row-{}", r + 1)).collect();
+            away.retain(|&a| a != k);
+            let corresp: Vec<String> = away.iter().map(|a| format!("#app-{}", a + 1)).collect();
             let corresp = corresp.join(" ");
             let mut attrs = vec![("wit", wit.as_str())];
             if !corresp.is_empty() {
@@ -443,7 +509,8 @@ fn two(table: &Table, format: &'static str) -> Result<(), ExportError> {
     }
 }
 
-/// TMX 1.4 of two witnesses: one `<tu>` per row where both have text, each
+/// TMX 1.4 of two witnesses: one `<tu>` per block of rows
+/// ([`Table::blocks`]) where both have text, each
 /// side a `<tuv xml:lang="…"><seg>…</seg></tuv>`; `langs` are the two
 /// languages (BCP 47 codes, see [`guess_language`]). The header names the
 /// first as `srclang`. An [`ExportError::NotTwo`] for more or fewer.
@@ -464,7 +531,7 @@ pub fn tmx(table: &Table, texts: &[&str], langs: [&str; 2]) -> Result<Vec<u8>, E
         ],
     )?;
     x.start("body", &[])?;
-    for cells in cell_texts(table, texts) {
+    for (_, cells) in block_texts(table, texts) {
         let (Some(a), Some(b)) = (cells[0], cells[1]) else { continue };
         x.start("tu", &[])?;
         for (t, lang) in [(a, langs[0]), (b, langs[1])] {
@@ -479,7 +546,8 @@ pub fn tmx(table: &Table, texts: &[&str], langs: [&str; 2]) -> Result<Vec<u8>, E
     Ok(x.finish())
 }
 
-/// A bitext of two witnesses: one line per row where both have text, the
+/// A bitext of two witnesses: one line per block of rows where both have
+/// text, the
 /// two texts separated by a tab, each on one line (tabs and line breaks
 /// inside a text become spaces). An [`ExportError::NotTwo`] for more or
 /// fewer.
@@ -487,7 +555,7 @@ pub fn bitext(table: &Table, texts: &[&str]) -> Result<Vec<u8>, ExportError> {
     two(table, "bitext")?;
     let flat = |s: &str| s.split(['\t', '\n', '\r']).collect::<Vec<_>>().join(" ");
     let mut out = String::new();
-    for cells in cell_texts(table, texts) {
+    for (_, cells) in block_texts(table, texts) {
         if let (Some(a), Some(b)) = (cells[0], cells[1]) {
             out.push_str(&flat(a));
             out.push('\t');
