@@ -141,6 +141,8 @@ struct CollationView {
 struct CollationRow {
     /// Row number, from 1 (the anchor `#cN`).
     n: usize,
+    /// The page it is shown on.
+    page: usize,
     transposed: bool,
     cells: Vec<CollationCell>,
 }
@@ -150,11 +152,11 @@ struct CollationCell {
     /// Its witness's index (column in input order).
     wit: usize,
     gap: bool,
-    /// The text in pieces, marked against the row's reference.
+    /// Rows it covers (`rowspan`).
+    rows: u32,
+    /// The text in pieces, marked against another witness.
     segs: Vec<Seg>,
     span: Option<Span>,
-    /// The row's reference: the others are marked against it.
-    reference: bool,
     /// Id of the witness it is marked against.
     against: Option<String>,
     /// Row numbers (from 1) where this material is linked at another place.
@@ -345,10 +347,11 @@ fn pair_rows(
     (rows, links.len())
 }
 
-/// The table of all witnesses as the view shows it. Inside a row, each
-/// cell is marked against the row's *reference*: the cell of the witness
-/// that came first in the table's guide order (so marks do not change when
-/// columns move); the reference itself against the next one present.
+/// The table of all witnesses as the view shows it. A cell covering
+/// several rows is one `<td rowspan>`; rows joined by such cells stay on
+/// one page. Each cell is marked against the first witness in the table's
+/// guide order that has text beside it (in the rows it covers), so marks
+/// do not change when columns move or hide.
 fn collation_view(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<CollationView> {
     if docs.len() < 3 {
         return None;
@@ -357,40 +360,57 @@ fn collation_view(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Opt
     let texts: Vec<&str> = docs.iter().map(|d| d.text).collect();
     let prepared: Vec<&Prepared> = docs.iter().map(|d| d.prepared).collect();
     let table = crate::collate::build_table(&ids, &texts, &prepared, out);
+    // Pages break only between blocks of rows.
+    let mut page_of = vec![0usize; table.rows.len()];
+    let (mut page, mut on_page) = (0usize, 0usize);
+    for b in table.blocks() {
+        if on_page > 0 && on_page + b.len() > ROWS_PER_PAGE {
+            page += 1;
+            on_page = 0;
+        }
+        on_page += b.len();
+        for r in b {
+            page_of[r] = page;
+        }
+    }
     let rows = table
         .rows
         .iter()
         .enumerate()
         .map(|(r, row)| {
-            let present: Vec<usize> = table.guide.iter().copied().filter(|&w| row.cells[w].span.is_some()).collect();
-            let marked = |w: usize, against: usize| -> Vec<Seg> {
-                let (Some(sw), Some(sa)) = (row.cells[w].span, row.cells[against].span) else { return Vec::new() };
-                diff_chars(docs[against].prepared, &chars[against], sa, docs[w].prepared, &chars[w], sw).1
-            };
             let cells = row
                 .cells
                 .iter()
                 .enumerate()
+                .filter(|(_, c)| !c.is_continued())
                 .map(|(w, c)| {
-                    let reference = present.first() == Some(&w);
-                    let against = if reference { present.get(1).copied() } else { present.first().copied() };
+                    let covers = r..r + c.rows.max(1) as usize;
+                    let against = table
+                        .guide
+                        .iter()
+                        .copied()
+                        .find(|&o| o != w && table.span_in(covers.clone(), o).is_some())
+                        .filter(|_| c.span.is_some());
                     let segs = match (c.span, against) {
                         (None, _) => Vec::new(),
                         (Some(s), None) => plain(chars[w].slice(s[0], s[1]), ""),
-                        (Some(_), Some(o)) => marked(w, o),
+                        (Some(s), Some(o)) => match table.span_in(covers.clone(), o) {
+                            Some(so) => diff_chars(docs[o].prepared, &chars[o], so, docs[w].prepared, &chars[w], s).1,
+                            None => plain(chars[w].slice(s[0], s[1]), ""),
+                        },
                     };
                     CollationCell {
                         wit: w,
                         gap: c.is_gap(),
+                        rows: c.rows.max(1),
                         segs,
                         span: c.span,
-                        reference: reference && present.len() > 1,
-                        against: against.filter(|_| c.span.is_some()).map(|o| ids[o].clone()),
+                        against: against.map(|o| ids[o].clone()),
                         elsewhere: c.elsewhere.iter().map(|e| e + 1).collect(),
                     }
                 })
                 .collect();
-            CollationRow { n: r + 1, transposed: row.transposed(), cells }
+            CollationRow { n: r + 1, page: page_of[r], transposed: row.transposed(), cells }
         })
         .collect();
     let guide = table.guide.iter().map(|&w| ids[w].as_str()).collect::<Vec<_>>().join(" → ");
