@@ -5,8 +5,12 @@
 //! each document's id and prepared text, and the [`AlignOutput`]
 //! (`parallels.align/1`) that the JSON, text and HTML outputs are made
 //! from. Every unordered pair is aligned (on the rayon pool; pairs are
-//! independent), in the order the documents were given, `a` before `b`; a
-//! pair that shares nothing is left out. This is the all-pairs loop for a
+//! independent) and reported in the order the documents were given, `a`
+//! before `b`; a pair that shares nothing is left out. The aligner is not
+//! quite symmetric (which text's sentences start a group), so each pair is
+//! aligned with the smaller id as A and its passages turned round when the
+//! other came first: a pair's links, and the n-way table built from them,
+//! do not depend on the order of the arguments. This is the all-pairs loop for a
 //! handful of versions of one text; for a corpus, [`crate::scan`] finds the
 //! pairs worth aligning instead.
 //!
@@ -105,6 +109,20 @@ impl Collation {
     }
 }
 
+/// The passages of B and A from those of A and B: sides swapped, in the
+/// order of the new A.
+fn flipped(mut passages: Vec<crate::align::Passage>) -> Vec<crate::align::Passage> {
+    for p in &mut passages {
+        std::mem::swap(&mut p.a, &mut p.b);
+        for l in &mut p.links {
+            std::mem::swap(&mut l.a, &mut l.b);
+        }
+        p.links.sort_by(|l, m| l.a.cmp(&m.a).then(l.b.cmp(&m.b)));
+    }
+    passages.sort_by(|p, q| p.a.cmp(&q.a).then(p.b.cmp(&q.b)));
+    passages
+}
+
 /// Align every pair of `docs` (see the module docs).
 pub fn collate(aligner: &Aligner, docs: &[Document]) -> Result<Collation, SameInputTwice> {
     let ids = document_ids(docs)?;
@@ -121,7 +139,11 @@ pub fn collate(aligner: &Aligner, docs: &[Document]) -> Result<Collation, SameIn
         .map(|&(x, y)| PairOutput {
             a: ids[x].clone(),
             b: ids[y].clone(),
-            passages: aligner.align(&prepared[x], &prepared[y]),
+            passages: if ids[x] <= ids[y] {
+                aligner.align(&prepared[x], &prepared[y])
+            } else {
+                flipped(aligner.align(&prepared[y], &prepared[x]))
+            },
         })
         .filter(|p| !p.passages.is_empty())
         .collect();
