@@ -61,10 +61,19 @@ async function main(html, json, shots) {
   const shownCells = await page.locator('#collation tbody td[data-wit="0"]').evaluateAll((tds) =>
     tds.filter((td) => getComputedStyle(td).display !== "none").length);
   check(shownCells === 0, `${shownCells} cells of the hidden version still shown`);
+  // Rows where only the hidden version has text are left out, the others stay.
+  const only = out.rows.findIndex((r) => r.cells[0] && r.cells[0].text !== undefined &&
+    r.cells.slice(1).every((c) => !c || (c.text === undefined && !c.continued)));
+  if (only >= 0) {
+    const row = page.locator(`#c${only + 1}`);
+    check(!(await row.isVisible()), `row ${only + 1} (only ${out.witnesses[0].id}) still shown`);
+  }
+  check(await page.locator("#c1").isVisible(), "row 1 was hidden with the version");
   await page.screenshot({ path: path.join(shots, "collation-hidden.png") });
   await page.locator('#collation .wit-controls input[data-wit="0"]').check();
   heads = await visibleHeads();
   check(heads.length === n, "the version did not come back");
+  if (only >= 0) check(await page.locator(`#c${only + 1}`).isVisible(), `row ${only + 1} did not come back`);
 
   // Move the first column right: the header order changes, no row's cells do.
   const rowCells = async () => page.locator("#collation tbody tr").evaluateAll((trs) => trs.slice(0, 60).map((tr) =>

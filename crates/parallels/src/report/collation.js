@@ -42,7 +42,25 @@
       if (cell.getAttribute("data-wit") === wit) cell.classList.toggle("wit-hidden", !shown);
     });
     each(wit, function (el) { if (el.classList.contains("wit-control")) el.classList.toggle("off", !shown); });
+    emptyRows();
   });
+
+  // A row with nothing but gaps in the versions shown is left out (a cell
+  // spanning down from above counts as text).
+  function emptyRows() {
+    var shown = [];
+    var boxes = controls.querySelectorAll('input[type="checkbox"]');
+    for (var b = 0; b < boxes.length; b++) if (boxes[b].checked) shown.push(boxes[b].getAttribute("data-wit"));
+    var rows = table.tBodies[0].rows;
+    for (var r = 0; r < rows.length; r++) {
+      var text = false;
+      for (var k = 0; k < shown.length && !text; k++) {
+        var td = rows[r].querySelector('td[data-wit="' + shown[k] + '"]');
+        text = !td || td.classList.contains("text");
+      }
+      rows[r].classList.toggle("all-gaps", !text);
+    }
+  }
 
   view.addEventListener("click", function (e) {
     var button = e.target.closest && e.target.closest(".wit-controls button.move");
