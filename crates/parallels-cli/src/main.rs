@@ -140,11 +140,6 @@ enum Format {
 }
 
 impl Format {
-    /// Formats made from the n-way table.
-    fn is_collation(self) -> bool {
-        !matches!(self, Format::Text | Format::Json)
-    }
-
     /// The name `--format` takes.
     fn name(self) -> String {
         self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
@@ -236,7 +231,7 @@ struct EvalArgs {
     gold: PathBuf,
     /// The alignment to score, as written by `parallels align --format json`
     /// (or `--format collation-json`: the links its rows imply, every pair
-    /// of texts sharing a row).
+    /// of texts sharing a row or a transposition).
     #[arg(value_name = "ALIGNMENT")]
     predicted: PathBuf,
     /// Score each gold link as a unit (a verse, say): precision with a
@@ -437,11 +432,6 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
         Color::Never => false,
         Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    if args.format.is_collation() {
-        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-        write_output(args.output.as_deref(), &collation_output(&collation, &texts, args.format, &args.lang)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
     let mut buf: Vec<u8> = Vec::new();
     match args.format {
         Format::Json => {
@@ -453,7 +443,10 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
                 TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
             view.write(&mut buf)?;
         }
-        _ => unreachable!("collation formats are written above"),
+        format => {
+            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+            buf = collation_output(&collation, &texts, format, &args.lang)?;
+        }
     }
     write_output(args.output.as_deref(), &buf)?;
     Ok(ExitCode::SUCCESS)
@@ -559,12 +552,13 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
         #[serde(default)]
         schema: String,
     }
-    let not_output =
-        || format!("{}: not a `parallels align --format json` or `collation-json` output", shown(&args.predicted));
+    let not_output = || format!("{}: not a `parallels align --format json` output", shown(&args.predicted));
+    let not_collation =
+        || format!("{}: not a `parallels align --format collation-json` output", shown(&args.predicted));
     let tag: Tagged = serde_json::from_str(&pred_text).with_context(not_output)?;
     let pred: AlignOutput = if tag.schema == parallels::collate::COLLATION_SCHEMA {
         serde_json::from_str::<parallels::collate::CollationOutput>(&pred_text)
-            .with_context(not_output)?
+            .with_context(not_collation)?
             .implied_links()
     } else {
         serde_json::from_str(&pred_text).with_context(not_output)?
