@@ -47,6 +47,9 @@ enum Command {
     /// text copies the other, maybe with noise, another script or other
     /// punctuation) or `parallel` (two renderings of one source, linked
     /// sentence by sentence). Pairs that share nothing are left out.
+    /// From the pairs, one table of all texts is built (the HTML report's
+    /// "All versions", and --format collation-json, csv, tsv, tei): every
+    /// sentence of every text once, in its own order, moved material marked.
     /// Where wording differs, meaning (a multilingual sentence encoder
     /// built in) links the sentences between two anchors; texts in two
     /// scripts (a Chinese translation and its English original) are
@@ -55,6 +58,7 @@ enum Command {
     /// Examples:
     ///   parallels align a.txt b.txt
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
+    ///   parallels align a.txt b.txt c.txt --format collation-json -o table.json
     ///   parallels align zh.txt en.txt --html compare.html
     #[command(verbatim_doc_comment)]
     Align(AlignArgs),
