@@ -47,6 +47,9 @@ enum Command {
     /// text copies the other, maybe with noise, another script or other
     /// punctuation) or `parallel` (two renderings of one source, linked
     /// sentence by sentence). Pairs that share nothing are left out.
+    /// From the pairs, one table of all texts is built (the HTML report's
+    /// "All versions", and --format collation-json, csv, tsv, tei): every
+    /// sentence of every text once, in its own order, moved material marked.
     /// Where wording differs, meaning (a multilingual sentence encoder
     /// built in) links the sentences between two anchors; texts in two
     /// scripts (a Chinese translation and its English original) are
@@ -55,6 +58,7 @@ enum Command {
     /// Examples:
     ///   parallels align a.txt b.txt
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
+    ///   parallels align a.txt b.txt c.txt --format collation-json -o table.json
     ///   parallels align zh.txt en.txt --html compare.html
     #[command(verbatim_doc_comment)]
     Align(AlignArgs),
@@ -124,6 +128,26 @@ enum Format {
     Text,
     /// The `parallels.align/1` JSON document.
     Json,
+    /// The table of all texts at once (`parallels.collation/1` JSON): rows
+    /// of corresponding sentences, every sentence of every text once.
+    CollationJson,
+    /// That table as CSV: one column per text, one record per row.
+    Csv,
+    /// That table as TSV (fields with a tab, quote or line break quoted).
+    Tsv,
+    /// That table as TEI P5 parallel segmentation (`<app>`/`<rdg wit>`).
+    Tei,
+    /// TMX 1.4 translation memory of two texts' linked sentences.
+    Tmx,
+    /// Two texts' linked sentences, one pair a line, tab-separated.
+    Bitext,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    fn name(self) -> String {
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -140,9 +164,17 @@ struct AlignArgs {
     /// GB18030/GBK and Big5 are detected.
     #[arg(required = true, num_args = 2.., value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Output format.
+    /// Output format. `text` and `json` give each pair's passages;
+    /// `collation-json`, `csv`, `tsv` and `tei` the table of all texts
+    /// (rows of corresponding sentences); `tmx` and `bitext` (exactly two
+    /// texts) their linked sentences.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Languages of the texts for `--format tmx` (BCP 47 codes, in input
+    /// order, comma-separated: `--lang zh,en`); guessed from the script
+    /// where not given (`zh`, `ja`, `ko`, `en`, else `und`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    lang: Vec<String>,
     /// Write the output to this file instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -201,7 +233,9 @@ struct EvalArgs {
     /// Gold links (`{"documents": …, "pairs": {"a-b": [{"a": [s, e], "b": [s, e]}]}}`).
     #[arg(long, value_name = "FILE")]
     gold: PathBuf,
-    /// The alignment to score, as written by `parallels align --format json`.
+    /// The alignment to score, as written by `parallels align --format json`
+    /// (or `--format collation-json`: the links its rows imply, every pair
+    /// of texts sharing a row or a transposition).
     #[arg(value_name = "ALIGNMENT")]
     predicted: PathBuf,
     /// Score each gold link as a unit (a verse, say): precision with a
@@ -333,6 +367,17 @@ fn terminal_width() -> usize {
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
+    if matches!(args.format, Format::Tmx | Format::Bitext) && args.files.len() != 2 {
+        let format = if args.format == Format::Tmx { "tmx" } else { "bitext" };
+        bail!("{}", parallels::collate::ExportError::NotTwo { format, given: args.files.len() });
+    }
+    if args.lang.len() > args.files.len() {
+        bail!(
+            "--lang gives {} languages for {} texts; give one per text, in input order",
+            args.lang.len(),
+            args.files.len()
+        );
+    }
     let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
         .into_iter()
         .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
@@ -402,9 +447,48 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
                 TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
             view.write(&mut buf)?;
         }
+        format => {
+            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+            buf = collation_output(&collation, &texts, format, &args.lang)?;
+        }
     }
     write_output(args.output.as_deref(), &buf)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The n-way table of all texts in one of the collation formats.
+fn collation_output(
+    collation: &parallels::collate::Collation,
+    texts: &[&str],
+    format: Format,
+    langs: &[String],
+) -> Result<Vec<u8>> {
+    use parallels::collate::{export, CollationOutput};
+    let table = collation.table(texts);
+    let bytes = match format {
+        Format::CollationJson => {
+            let out = CollationOutput::new(&table, collation.witnesses(), texts);
+            let mut v = serde_json::to_vec_pretty(&out)?;
+            v.push(b'\n');
+            v
+        }
+        Format::Csv => export::delimited(&table, texts, b',')?,
+        Format::Tsv => export::delimited(&table, texts, b'\t')?,
+        Format::Tei => export::tei(&table, &collation.witnesses(), texts)?,
+        Format::Tmx => {
+            let lang = |k: usize| {
+                langs
+                    .get(k)
+                    .map(String::as_str)
+                    .filter(|l| !l.is_empty())
+                    .unwrap_or_else(|| export::guess_language(texts[k]))
+            };
+            export::tmx(&table, texts, [lang(0), lang(1)])?
+        }
+        Format::Bitext => export::bitext(&table, texts)?,
+        Format::Text | Format::Json => bail!("--format {} is not a collation format", format.name()),
+    };
+    Ok(bytes)
 }
 
 /// Stop if any text is over `--max-size` (`files`: path and size in
@@ -465,8 +549,24 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
         serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", shown(&args.gold)))?;
     let pred_text =
         std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", shown(&args.predicted)))?;
-    let pred: AlignOutput = serde_json::from_str(&pred_text)
-        .with_context(|| format!("{}: not a `parallels align --format json` output", shown(&args.predicted)))?;
+    // A collation (`--format collation-json`) is scored by the pairwise
+    // links its rows imply.
+    #[derive(serde::Deserialize)]
+    struct Tagged {
+        #[serde(default)]
+        schema: String,
+    }
+    let not_output = || format!("{}: not a `parallels align --format json` output", shown(&args.predicted));
+    let not_collation =
+        || format!("{}: not a `parallels align --format collation-json` output", shown(&args.predicted));
+    let tag: Tagged = serde_json::from_str(&pred_text).with_context(not_output)?;
+    let pred: AlignOutput = if tag.schema == parallels::collate::COLLATION_SCHEMA {
+        serde_json::from_str::<parallels::collate::CollationOutput>(&pred_text)
+            .with_context(not_collation)?
+            .implied_links()
+    } else {
+        serde_json::from_str(&pred_text).with_context(not_output)?
+    };
     let bad_gold = |e: parallels::eval::EvalError| anyhow::anyhow!("{}: {e}", shown(&args.gold));
     let table = if args.units {
         parallels::eval::evaluate_units(&gold, &pred).map_err(bad_gold)?.table()

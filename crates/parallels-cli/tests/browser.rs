@@ -118,3 +118,31 @@ fn the_scan_report_works_in_chromium() {
     let mode = PathBuf::from("scan");
     drive(&[&mode, &sb.path().join("report"), &shots("scan")]);
 }
+
+/// Issue 18: the "All versions" view with the abridged version first (the
+/// order that used to hide what the two full versions share): every
+/// sentence of every version in the page, a version hidden and a column
+/// moved without changing the rows, a transposed row leading to its other
+/// place (`tests/browser/collation.test.mjs`).
+#[test]
+fn the_all_versions_view_shows_every_sentence_and_follows_moves_in_chromium() {
+    if let Err(e) = browser() {
+        panic!("no browser to test with: {e}");
+    }
+    let sb = Sandbox::new();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let files: Vec<String> =
+        ["v3.txt", "v1.txt", "v2.txt"].iter().map(|f| examples.join(f).display().to_string()).collect();
+    let mut args = vec!["align"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--html", "compare.html", "--format", "collation-json", "-o", "collation.json"]);
+    sb.run(&args).success();
+    let out = Command::new("node")
+        .arg(browser_dir().join("collation.test.mjs"))
+        .args([sb.path().join("compare.html"), sb.path().join("collation.json"), shots("collation")])
+        .output()
+        .expect("run node");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "browser check failed:\n{stdout}\n{stderr}");
+    eprintln!("{stdout}");
+}

@@ -31,6 +31,9 @@ use serde::Serialize;
 
 const STYLE: &str = include_str!("report.css");
 const SCRIPT: &str = include_str!("report.js");
+/// Style and behaviour of the "All versions" view, on the align page only.
+const COLLATION_STYLE: &str = include_str!("collation.css");
+const COLLATION_SCRIPT: &str = include_str!("collation.js");
 
 /// Rows per page in a pair or collation view; beyond it the view pages.
 pub const ROWS_PER_PAGE: usize = 200;
@@ -124,11 +127,40 @@ struct PairView {
     linked: usize,
 }
 
+/// The "All versions" view: the n-way table ([`crate::collate::table`]).
 #[derive(Serialize)]
-struct Collation {
+struct CollationView {
+    /// Witness ids, in column (input) order.
     ids: Vec<String>,
-    /// Per unit: one cell per document, `None` where the version lacks it.
-    rows: Vec<Vec<Option<String>>>,
+    /// The guide order, ids joined by arrows.
+    guide: String,
+    rows: Vec<CollationRow>,
+}
+
+#[derive(Serialize)]
+struct CollationRow {
+    /// Row number, from 1 (the anchor `#cN`).
+    n: usize,
+    /// The page it is shown on.
+    page: usize,
+    transposed: bool,
+    cells: Vec<CollationCell>,
+}
+
+#[derive(Serialize)]
+struct CollationCell {
+    /// Its witness's index (column in input order).
+    wit: usize,
+    gap: bool,
+    /// Rows it covers (`rowspan`).
+    rows: u32,
+    /// The text in pieces, marked against another witness.
+    segs: Vec<Seg>,
+    span: Option<Span>,
+    /// Id of the witness it is marked against.
+    against: Option<String>,
+    /// Row numbers (from 1) where this material is linked at another place.
+    elsewhere: Vec<usize>,
 }
 
 /// Text of a document sliced by code points.
@@ -315,55 +347,74 @@ fn pair_rows(
     (rows, links.len())
 }
 
-/// Units of the first document linked with others, one cell per document.
-fn collation(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<Collation> {
+/// The table of all witnesses as the view shows it. A cell covering
+/// several rows is one `<td rowspan>`; rows joined by such cells stay on
+/// one page. Each cell is marked against the first witness in the table's
+/// guide order that has text beside it (in the rows it covers), so marks
+/// do not change when columns move or hide.
+fn collation_view(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<CollationView> {
     if docs.len() < 3 {
         return None;
     }
-    let first = docs[0].id;
-    // (span in the first document, document index, span there)
-    let mut links: Vec<(Span, usize, Span)> = Vec::new();
-    for p in out.pairs.iter().filter(|p| p.a == first) {
-        let Some(k) = docs.iter().position(|d| d.id == p.b) else { continue };
-        for ps in &p.passages {
-            if ps.links.is_empty() {
-                links.push((ps.a, k, ps.b));
-            }
-            for l in &ps.links {
-                links.push((l.a, k, l.b));
-            }
+    let ids: Vec<String> = docs.iter().map(|d| d.id.to_string()).collect();
+    let texts: Vec<&str> = docs.iter().map(|d| d.text).collect();
+    let prepared: Vec<&Prepared> = docs.iter().map(|d| d.prepared).collect();
+    let table = crate::collate::build_table(&ids, &texts, &prepared, out);
+    // Pages break only between blocks of rows.
+    let mut page_of = vec![0usize; table.rows.len()];
+    let (mut page, mut on_page) = (0usize, 0usize);
+    for b in table.blocks() {
+        if on_page > 0 && on_page + b.len() > ROWS_PER_PAGE {
+            page += 1;
+            on_page = 0;
+        }
+        on_page += b.len();
+        for r in b {
+            page_of[r] = page;
         }
     }
-    links.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
-    // Overlapping spans of the first document make one unit.
-    let mut units: Vec<(Span, Vec<(usize, Span)>)> = Vec::new();
-    for (s, k, t) in links {
-        match units.last_mut() {
-            Some((u, members)) if s[0] < u[1] => {
-                u[1] = u[1].max(s[1]);
-                members.push((k, t));
-            }
-            _ => units.push((s, vec![(k, t)])),
-        }
-    }
-    let rows = units
-        .into_iter()
-        .map(|(u, members)| {
-            let mut row = vec![Some(chars[0].slice(u[0], u[1]).to_string())];
-            for (k, c) in chars.iter().enumerate().skip(1) {
-                let mut spans: Vec<Span> = members.iter().filter(|m| m.0 == k).map(|m| m.1).collect();
-                spans.sort_unstable();
-                spans.dedup();
-                row.push(if spans.is_empty() {
-                    None
-                } else {
-                    Some(spans.iter().map(|s| c.slice(s[0], s[1])).collect::<Vec<_>>().join(""))
-                });
-            }
-            row
+    let rows = table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            let cells = row
+                .cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.is_continued())
+                .map(|(w, c)| {
+                    let covers = r..r + c.rows.max(1) as usize;
+                    let against = table
+                        .guide
+                        .iter()
+                        .copied()
+                        .find(|&o| o != w && table.span_in(covers.clone(), o).is_some())
+                        .filter(|_| c.span.is_some());
+                    let segs = match (c.span, against) {
+                        (None, _) => Vec::new(),
+                        (Some(s), None) => plain(chars[w].slice(s[0], s[1]), ""),
+                        (Some(s), Some(o)) => match table.span_in(covers.clone(), o) {
+                            Some(so) => diff_chars(docs[o].prepared, &chars[o], so, docs[w].prepared, &chars[w], s).1,
+                            None => plain(chars[w].slice(s[0], s[1]), ""),
+                        },
+                    };
+                    CollationCell {
+                        wit: w,
+                        gap: c.is_gap(),
+                        rows: c.rows.max(1),
+                        segs,
+                        span: c.span,
+                        against: against.map(|o| ids[o].clone()),
+                        elsewhere: c.elsewhere.iter().map(|e| e + 1).collect(),
+                    }
+                })
+                .collect();
+            CollationRow { n: r + 1, page: page_of[r], transposed: row.transposed(), cells }
         })
         .collect();
-    Some(Collation { ids: docs.iter().map(|d| d.id.to_string()).collect(), rows })
+    let guide = table.guide.iter().map(|&w| ids[w].as_str()).collect::<Vec<_>>().join(" → ");
+    Some(CollationView { ids, guide, rows })
 }
 
 fn pct(x: f64) -> String {
@@ -467,7 +518,7 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
             }
         })
         .collect();
-    let collation = collation(docs, &chars, out);
+    let collation = collation_view(docs, &chars, out);
     environment().get_template("align.html")?.render(minijinja::context! {
         title => docs.iter().map(|d| d.id).collect::<Vec<_>>().join(" · "),
         version => env!("CARGO_PKG_VERSION"),
@@ -479,6 +530,8 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
         passages => passages,
         pairs => pairs,
         collation => collation,
+        collation_style => COLLATION_STYLE,
+        collation_script => COLLATION_SCRIPT,
         rows_per_page => ROWS_PER_PAGE,
     })
 }

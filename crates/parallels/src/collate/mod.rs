@@ -1,14 +1,24 @@
 //! Collation: every pair of several documents aligned, as `parallels align`
-//! reports them.
+//! reports them, and the n-way table of all of them.
 //!
 //! Takes read [`Document`]s and an [`Aligner`]; hands on a [`Collation`]:
 //! each document's id and prepared text, and the [`AlignOutput`]
 //! (`parallels.align/1`) that the JSON, text and HTML outputs are made
 //! from. Every unordered pair is aligned (on the rayon pool; pairs are
-//! independent), in the order the documents were given, `a` before `b`; a
-//! pair that shares nothing is left out. This is the all-pairs loop for a
+//! independent) and reported in the order the documents were given, `a`
+//! before `b`; a pair that shares nothing is left out. The aligner is not
+//! quite symmetric (which text's sentences start a group), so each pair is
+//! aligned with the smaller id as A and its passages turned round when the
+//! other came first: a pair's links, and the n-way table built from them,
+//! do not depend on the order of the arguments. This is the all-pairs loop for a
 //! handful of versions of one text; for a corpus, [`crate::scan`] finds the
 //! pairs worth aligning instead.
+//!
+//! [`table`] builds from those pairwise links one table of all documents
+//! (the *witnesses*): rows of corresponding sentences, every sentence of
+//! every witness once, moved material marked ([`Collation::table`]);
+//! [`export`] writes it as `parallels.collation/1` JSON, CSV/TSV, TEI
+//! parallel segmentation, and (two witnesses) TMX and a bitext.
 //!
 //! # Ids
 //!
@@ -18,6 +28,12 @@
 //! writes them (so that names which differ only in bytes that are not
 //! UTF-8 stay apart). The same path given twice is an error
 //! ([`SameInputTwice`]): it would be aligned with itself.
+
+pub mod export;
+pub mod table;
+
+pub use export::{CollationOutput, ExportError, WitnessInfo, COLLATION_SCHEMA};
+pub use table::{build_table, Cell, Row, Table};
 
 use crate::align::{Aligner, Prepared};
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
@@ -66,6 +82,47 @@ pub struct Collation {
     pub output: AlignOutput,
 }
 
+impl Collation {
+    /// The n-way table of all documents ([`table`]); `texts` are their
+    /// original texts, in input order (they break ties of the guide order
+    /// between equal ids).
+    pub fn table(&self, texts: &[&str]) -> Table {
+        let prepared: Vec<&Prepared> = self.prepared.iter().collect();
+        build_table(&self.ids, texts, &prepared, &self.output)
+    }
+
+    /// What the collation output says of each witness: the output's
+    /// document fields and the number of sentences.
+    pub fn witnesses(&self) -> Vec<WitnessInfo> {
+        self.output
+            .documents
+            .iter()
+            .zip(&self.prepared)
+            .map(|(d, p)| WitnessInfo {
+                id: d.id.clone(),
+                path: d.path.clone(),
+                chars: d.chars,
+                encoding: d.encoding.clone(),
+                sentences: p.seg.sentences.len() as u32,
+            })
+            .collect()
+    }
+}
+
+/// The passages of B and A from those of A and B: sides swapped, in the
+/// order of the new A.
+fn flipped(mut passages: Vec<crate::align::Passage>) -> Vec<crate::align::Passage> {
+    for p in &mut passages {
+        std::mem::swap(&mut p.a, &mut p.b);
+        for l in &mut p.links {
+            std::mem::swap(&mut l.a, &mut l.b);
+        }
+        p.links.sort_by(|l, m| l.a.cmp(&m.a).then(l.b.cmp(&m.b)));
+    }
+    passages.sort_by(|p, q| p.a.cmp(&q.a).then(p.b.cmp(&q.b)));
+    passages
+}
+
 /// Align every pair of `docs` (see the module docs).
 pub fn collate(aligner: &Aligner, docs: &[Document]) -> Result<Collation, SameInputTwice> {
     let ids = document_ids(docs)?;
@@ -82,7 +139,11 @@ pub fn collate(aligner: &Aligner, docs: &[Document]) -> Result<Collation, SameIn
         .map(|&(x, y)| PairOutput {
             a: ids[x].clone(),
             b: ids[y].clone(),
-            passages: aligner.align(&prepared[x], &prepared[y]),
+            passages: if ids[x] <= ids[y] {
+                aligner.align(&prepared[x], &prepared[y])
+            } else {
+                flipped(aligner.align(&prepared[y], &prepared[x]))
+            },
         })
         .filter(|p| !p.passages.is_empty())
         .collect();
