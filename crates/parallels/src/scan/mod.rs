@@ -57,7 +57,7 @@
 mod cluster;
 mod parquet_out;
 mod seeds;
-mod significance;
+pub mod significance;
 mod zero_runs;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};

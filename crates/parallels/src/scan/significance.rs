@@ -95,7 +95,7 @@ pub struct TokenWeights {
 
 impl TokenWeights {
     /// The weights of `seg`'s tokens, given every seed of the document
-    /// (`seeds`: `(hash, position)`, as [`super::seeds::seeds`] gives them)
+    /// (`seeds`: `(hash, position)`, as the seeds of a scan are taken)
     /// and the document frequency of those in two documents or more
     /// (`shared`: `(position, df)`, sorted by position).
     pub fn new(seg: &Segmented, seeds: &[(u64, u32)], shared: &[(u32, u32)], p: &SeedParams) -> TokenWeights {
