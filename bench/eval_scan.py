@@ -478,6 +478,48 @@ def score(corpus, results_path):
     }
 
 
+def cluster_purity(corpus, results_dir):
+    """Cluster purity against the planted reuse sets (gold `cluster`).
+
+    A planted set's places are the spans of its gold cases in their
+    documents. A scan cluster (clusters.jsonl) *holds* a set when one of its
+    members overlaps one of the set's places. A set is *whole* when every
+    cluster holding it is one cluster, *clean* when the clusters holding it
+    hold nothing else (no other set, no member outside every planted
+    place); purity is the share of the sets found at all that are both.
+    None without clusters.jsonl.
+    """
+    path = os.path.join(results_dir, "clusters.jsonl")
+    if not os.path.exists(path):
+        return None
+    places = defaultdict(list)  # doc -> [(span, set)]
+    for g in read_jsonl(os.path.join(corpus, "gold.jsonl")):
+        sid = (g.get("origin", "pd"), g.get("cluster"))
+        for p in g["passages"]:
+            places[g["a_doc"]].append(((int(p["a"][0]), int(p["a"][1])), sid))
+            places[g["b_doc"]].append(((int(p["b"][0]), int(p["b"][1])), sid))
+    holders = defaultdict(set)  # set -> clusters
+    contents = {}  # cluster -> sets held (None for a member outside every place)
+    for c in read_jsonl(path):
+        held = set()
+        for m in c["members"]:
+            span = (int(m["span"][0]), int(m["span"][1]))
+            hit = {sid for sp, sid in places.get(m["doc"], ()) if overlaps(sp, span)}
+            held |= hit if hit else {None}
+        if held - {None}:
+            contents[c["id"]] = held
+            for sid in held - {None}:
+                holders[sid].add(c["id"])
+    whole = sum(1 for cs in holders.values() if len(cs) == 1)
+    clean = sum(1 for sid, cs in holders.items() if all(contents[c] == {sid} for c in cs))
+    both = sum(1 for sid, cs in holders.items() if len(cs) == 1 and contents[next(iter(cs))] == {sid})
+    n = len(holders)
+    return {"sets_found": n, "whole": whole, "clean": clean, "pure": both,
+            "purity": round(both / n, 4) if n else None,
+            "clusters_holding_sets": len(contents),
+            "largest_cluster_holding": max((len(v) for v in contents.values()), default=0)}
+
+
 def _median(counts):
     if not counts:
         return None
@@ -586,6 +628,14 @@ def main(argv=None):
         sys.exit(f"{res}: not found")
     r = score(args.corpus, res)
     report(r)
+    if os.path.isdir(args.results):
+        r["clusters"] = cluster_purity(args.corpus, args.results)
+        c = r["clusters"]
+        if c is not None:
+            print()
+            print(f"Cluster purity: {c['pure']} of {c['sets_found']} planted sets found are in one cluster "
+                  f"holding nothing else ({fmt(c['purity'])}); {c['whole']} in one cluster, "
+                  f"{c['clean']} in clusters holding nothing else.")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(r, f, ensure_ascii=False, indent=1)

@@ -40,6 +40,16 @@ pub struct ScanArgs {
     #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..))]
     min_seeds: u32,
+    /// Report only passages at least this significant: their length in
+    /// tokens that few other documents of the corpus share (formula,
+    /// templates and numbers count little or nothing), times their score.
+    /// 0 reports every passage found (as --all).
+    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
+    min_significance: f64,
+    /// Report every passage found, however banal (photo credits, datelines,
+    /// formulae): --min-significance 0.
+    #[arg(long)]
+    all: bool,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see the README for the columns).
     #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
@@ -77,6 +87,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     opts.align.normalize = args.normalize.options();
     opts.seeds.max_df = args.max_df;
     opts.seeds.min_seeds = args.min_seeds;
+    opts.min_significance = if args.all { 0.0 } else { args.min_significance.max(0.0) };
     opts.memory = args.memory << 20;
     opts.chunk = args.pairs_per_checkpoint;
     // Nothing is written (not even the folder) when a table would
@@ -154,6 +165,18 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         "candidate pairs: {}; aligned pairs: {}; passages: {}; clusters: {}",
         s.candidate_pairs, s.aligned_pairs, s.passages, s.clusters
     );
+    if s.insignificant > 0 {
+        eprintln!(
+            "not reported: {} passages less significant than {} (formula, templates, short; --all reports them)",
+            s.insignificant, opts.min_significance
+        );
+    }
+    if !s.templates.is_empty() {
+        eprintln!("most frequent templates (passages not reported, documents, text):");
+        for t in s.templates.iter().take(5) {
+            eprintln!("  {:>8} {:>8}  {}", t.passages, t.documents, t.text.replace(['\n', '\r'], " "));
+        }
+    }
     if !s.boilerplate.is_empty() {
         eprintln!("most frequent boilerplate (documents, text):");
         for (df, text) in s.boilerplate.iter().take(5) {

@@ -50,8 +50,9 @@ pub struct Page {
     pub html: String,
 }
 
-/// The pairs sharing the most characters, most first: `(a, b, shared
-/// characters of a, passage indices)`.
+/// The pairs with the most significant passages, most first (the sum of
+/// their passages' significance; ties by shared characters): `(a, b,
+/// shared characters of a, passage indices)`.
 pub fn top_pairs(passages: &[ScanPassage], n: usize) -> Vec<(String, String, u64, Vec<usize>)> {
     let mut by_pair: FxHashMap<(&str, &str), Vec<usize>> = FxHashMap::default();
     for (k, p) in passages.iter().enumerate() {
@@ -64,7 +65,10 @@ pub fn top_pairs(passages: &[ScanPassage], n: usize) -> Vec<(String, String, u64
             (a.to_string(), b.to_string(), shared, ks)
         })
         .collect();
-    pairs.sort_by(|x, y| y.2.cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
+    let weight = |ks: &[usize]| ks.iter().map(|&k| passages[k].significance).sum::<f64>();
+    pairs.sort_by(|x, y| {
+        weight(&y.3).total_cmp(&weight(&x.3)).then(y.2.cmp(&x.2)).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1))
+    });
     pairs.truncate(n);
     pairs
 }
@@ -102,6 +106,8 @@ struct PairLink {
     b: String,
     shared: u64,
     passages: usize,
+    significance: String,
+    significance_sort: f64,
 }
 
 #[derive(Serialize)]
@@ -251,7 +257,16 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
             }
             _ => None,
         };
-        links.push(PairLink { page, a: a.clone(), b: b.clone(), shared: *shared, passages: ks.len() });
+        let significance: f64 = ks.iter().map(|&k| input.passages[k].significance).sum();
+        links.push(PairLink {
+            page,
+            a: a.clone(),
+            b: b.clone(),
+            shared: *shared,
+            passages: ks.len(),
+            significance: format!("{significance:.1}"),
+            significance_sort: significance,
+        });
     }
     let (nodes, edges) = graph(&top);
     let html = env.get_template("scan_index.html")?.render(minijinja::context! {

@@ -57,10 +57,11 @@
 mod cluster;
 mod parquet_out;
 mod seeds;
+pub mod significance;
 mod zero_runs;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
-use crate::align::{covered_chars, Aligner, Options, Passage, Prepared, Span};
+use crate::align::{covered_chars, Aligner, Options, Passage, PassageKind, Prepared, Span};
 use crate::corpus::{
     fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
 };
@@ -75,6 +76,7 @@ use std::path::{Path, PathBuf};
 
 pub use parquet_out::write_parquet;
 pub use seeds::SeedParams;
+pub use significance::{seed_weight, significance, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE};
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
 pub const SCAN_SCHEMA: &str = "parallels.scan/1";
@@ -106,6 +108,13 @@ pub struct ScanOptions {
     pub chunk: usize,
     /// Feature frequencies are counted in `2^df_bits` buckets (4 bytes each).
     pub df_bits: u32,
+    /// Passages less significant than this are not reported (see
+    /// [`significance`](mod@significance); 0 reports every passage).
+    pub min_significance: f64,
+    /// The significance the `parallel` passages of a pair must reach
+    /// together ([`MIN_PARALLEL_PAIR`]; not asked when
+    /// `min_significance` is 0).
+    pub min_parallel_pair: f64,
 }
 
 impl Default for ScanOptions {
@@ -120,7 +129,16 @@ impl Default for ScanOptions {
         align.verbatim.min_tokens = MIN_VERBATIM_TOKENS;
         // Meaning is for a few pairs aligned closely, not for a corpus.
         align.meaning = false;
-        ScanOptions { align, seeds: SeedParams::default(), memory: 512 << 20, batch: 512, chunk: 4096, df_bits: 24 }
+        ScanOptions {
+            align,
+            seeds: SeedParams::default(),
+            memory: 512 << 20,
+            batch: 512,
+            chunk: 4096,
+            df_bits: 24,
+            min_significance: MIN_SIGNIFICANCE,
+            min_parallel_pair: MIN_PARALLEL_PAIR,
+        }
     }
 }
 
@@ -156,6 +174,11 @@ pub struct ScanPassage {
     pub b_doc: String,
     /// The cluster it belongs to (an id of `clusters.jsonl`).
     pub cluster: u32,
+    /// How strong a sign of reuse it is: its length in tokens that few
+    /// other documents of the corpus share, times its score (see
+    /// [`significance`](mod@significance)).
+    #[serde(default)]
+    pub significance: f64,
     #[serde(flatten)]
     /// The passage, as `align` gives it (flattened into the row).
     pub passage: Passage,
@@ -345,6 +368,31 @@ pub struct ScanStats {
     /// Most frequent boilerplate n-grams (over `max_df` documents): document
     /// frequency and the text of one occurrence.
     pub boilerplate: Vec<(u32, String)>,
+    /// Passages found but not reported as less significant than
+    /// [`ScanOptions::min_significance`].
+    #[serde(default)]
+    pub insignificant: u64,
+    /// The templates most of those passages were made of, most passages
+    /// first (at most [`TEMPLATES_LISTED`]).
+    #[serde(default)]
+    pub templates: Vec<Template>,
+}
+
+/// How many templates `summary.json` lists.
+pub const TEMPLATES_LISTED: usize = 20;
+
+/// Text that many documents share with other figures, names or dates: the
+/// passages a scan found but did not report because they were mostly made
+/// of it, grouped by their most widespread n-gram (numbers as one slot).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Template {
+    /// Passages found and not reported that it makes.
+    pub passages: u64,
+    /// Documents of the corpus holding its most widespread n-gram.
+    pub documents: u32,
+    /// The first such passage's text (in the first document, at most 80
+    /// characters).
+    pub text: String,
 }
 
 /// The passages of a scan, in output order. A scan leaves them on disk,
@@ -377,7 +425,7 @@ impl Passages {
                     let bytes = std::fs::read(path)?;
                     for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
                         let x: Aligned = serde_json::from_slice(line)?;
-                        for passage in x.passages {
+                        for (i, passage) in x.passages.into_iter().enumerate() {
                             let cluster = *cluster_of.get(k).ok_or_else(|| {
                                 io::Error::new(
                                     io::ErrorKind::InvalidData,
@@ -389,6 +437,7 @@ impl Passages {
                                 a_doc: ids[x.a as usize].clone(),
                                 b_doc: ids[x.b as usize].clone(),
                                 cluster,
+                                significance: x.significance.get(i).copied().unwrap_or(0.0),
                                 passage,
                             })?;
                         }
@@ -626,11 +675,18 @@ struct Aligned {
     a: u32,
     b: u32,
     passages: Vec<Passage>,
+    /// The significance of each passage.
+    #[serde(default)]
+    significance: Vec<f64>,
+    /// Passages found and not reported, as template key, document
+    /// frequency and text (a key of 0: no template).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    dropped: Vec<(u64, u32, String)>,
 }
 
-/// `/3`: `df.bin` with runs of empty buckets (`zero_runs`); a work folder
-/// of `/2` is not taken over.
-const WORK_SCHEMA: &str = "parallels.scan.work/3";
+/// `/4`: seeds' document frequencies (`seed_df.bin`, `seed_df.idx`) and
+/// the passages' significance; a work folder of `/3` is not taken over.
+const WORK_SCHEMA: &str = "parallels.scan.work/4";
 
 /// `manifest.json`: everything that decides a scan's results (not the
 /// memory budget, nor the batch size). A run resumes only from a work
@@ -643,6 +699,8 @@ struct Manifest {
     seeds: SeedParams,
     chunk: usize,
     df_bits: u32,
+    min_significance: f64,
+    min_parallel_pair: f64,
     /// The alignment options in their `Debug` form: `align::Options` has
     /// no serde form yet. A renamed field there makes an interrupted run
     /// start again, which costs time but never mixes results.
@@ -657,6 +715,8 @@ impl Manifest {
             seeds: opts.seeds.clone(),
             chunk: opts.chunk,
             df_bits: opts.df_bits,
+            min_significance: opts.min_significance,
+            min_parallel_pair: opts.min_parallel_pair,
             align: format!("{:?}", opts.align),
         }
     }
@@ -751,9 +811,9 @@ fn run_stages(
 
     // 2. Candidate pairs.
     progress.stage("candidates", None);
-    let taken = if resumed.read { take_over_candidates(dir)? } else { None };
+    let taken = if resumed.read { take_over_candidates(dir, docs.len())? } else { None };
     resumed.candidates = taken.is_some();
-    let (candidates, boilerplate) = match taken {
+    let (candidates, boilerplate, seed_df) = match taken {
         Some(found) => found,
         None => candidate_stage(&docs, &texts, runs, opts, &aligner, dir)?,
     };
@@ -761,8 +821,10 @@ fn run_stages(
     stats.boilerplate = boilerplate;
 
     // 3. Align, chunk by chunk.
-    let aligned = align_stage(&candidates, &docs, &texts, &aligner, &df, opts, dir, &mut resumed, progress)?;
+    let aligned = align_stage(&candidates, &docs, &texts, &seed_df, &aligner, &df, opts, dir, &mut resumed, progress)?;
     stats.aligned_pairs = aligned.pairs;
+    stats.insignificant = aligned.insignificant;
+    stats.templates = aligned.templates;
 
     // 4. Cluster and describe.
     progress.stage("clustering", None);
@@ -811,7 +873,10 @@ fn take_over_read(dir: &Path) -> Result<Option<Read>, ScanError> {
 
 /// Stage 2 as an interrupted run finished it, if it did
 /// (`candidates.json`).
-fn take_over_candidates(dir: &Path) -> Result<Option<(Vec<seeds::Candidate>, Boilerplate)>, ScanError> {
+fn take_over_candidates(
+    dir: &Path,
+    docs: usize,
+) -> Result<Option<(Vec<seeds::Candidate>, Boilerplate, SeedDfIndex)>, ScanError> {
     let Some(done) = read_json::<CandidatesDone>(&dir.join("candidates.json")) else {
         return Ok(None);
     };
@@ -822,7 +887,8 @@ fn take_over_candidates(dir: &Path) -> Result<Option<(Vec<seeds::Candidate>, Boi
     if candidates.len() as u64 != done.count {
         return Err(io_at(dir)(io::Error::new(io::ErrorKind::InvalidData, "candidates.bin is cut short")));
     }
-    Ok(Some((candidates, done.boilerplate)))
+    let seed_df = SeedDfIndex::open(dir, docs).map_err(io_at(dir))?;
+    Ok(Some((candidates, done.boilerplate, seed_df)))
 }
 
 /// Stage 1: read the corpus batch by batch; store the texts, count the
@@ -917,7 +983,7 @@ fn candidate_stage(
     opts: &ScanOptions,
     aligner: &Aligner,
     dir: &Path,
-) -> Result<(Vec<seeds::Candidate>, Boilerplate), ScanError> {
+) -> Result<(Vec<seeds::Candidate>, Boilerplate, SeedDfIndex), ScanError> {
     let io_err = |source: io::Error| ScanError::Io { path: dir.to_path_buf(), source };
     let mut groups: FxHashMap<&str, u32> = FxHashMap::default();
     let group: Vec<u32> = docs
@@ -932,8 +998,11 @@ fn candidate_stage(
         .collect();
     // The seed runs stay until the scan is over: a resumed run may need them.
     let sorted = Sorted::open(runs, false).map_err(io_err)?;
+    let mut shared: Sorter<seeds::SeedDf> = Sorter::new(dir, "seed_df", (opts.memory / 4 / 12).max(1 << 16) as usize);
     let (candidates, pair_stats) =
-        seeds::pairs(sorted, &group, &opts.seeds, dir, (opts.memory / 2 / 8).max(1 << 16) as usize).map_err(io_err)?;
+        seeds::pairs(sorted, &group, &opts.seeds, dir, (opts.memory / 4 / 8).max(1 << 16) as usize, &mut shared)
+            .map_err(io_err)?;
+    let seed_df = SeedDfIndex::write(shared, docs.len(), dir).map_err(io_err)?;
     let mut boilerplate = Vec::new();
     for &(df, doc, pos) in &pair_stats.boilerplate {
         let d = &docs[doc as usize];
@@ -958,7 +1027,61 @@ fn candidate_stage(
     let done = CandidatesDone { count: candidates.len() as u64, boilerplate };
     write_atomic(&dir.join("candidates.json"), &serde_json::to_vec(&done).map_err(|e| io_err(e.into()))?)
         .map_err(io_err)?;
-    Ok((candidates, done.boilerplate))
+    Ok((candidates, done.boilerplate, seed_df))
+}
+
+/// Where each document's shared seeds are in `seed_df.bin`: `(position,
+/// document frequency)` pairs of 8 bytes, by document and position, for
+/// every seed found in two documents or more. `seed_df.idx` holds the
+/// offsets (one more than there are documents, 8 bytes each).
+struct SeedDfIndex {
+    file: File,
+    offsets: Vec<u64>,
+}
+
+impl SeedDfIndex {
+    /// Write the sorted records of `shared` and their index into `dir`.
+    fn write(shared: Sorter<seeds::SeedDf>, docs: usize, dir: &Path) -> io::Result<SeedDfIndex> {
+        let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("seed_df.bin"))?);
+        let mut offsets = Vec::with_capacity(docs + 1);
+        offsets.push(0u64);
+        let mut at = 0u64;
+        for r in shared.finish()? {
+            let r = r?;
+            while offsets.len() <= r.doc as usize {
+                offsets.push(at);
+            }
+            w.write_all(&r.pos.to_le_bytes())?;
+            w.write_all(&r.df.to_le_bytes())?;
+            at += 8;
+        }
+        while offsets.len() <= docs {
+            offsets.push(at);
+        }
+        w.into_inner().map_err(|e| e.into_error())?.commit()?;
+        let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+        write_atomic(&dir.join("seed_df.idx"), &bytes)?;
+        Ok(SeedDfIndex { file: File::open(dir.join("seed_df.bin"))?, offsets })
+    }
+
+    /// The index an earlier run wrote into `dir`.
+    fn open(dir: &Path, docs: usize) -> io::Result<SeedDfIndex> {
+        let bytes = std::fs::read(dir.join("seed_df.idx"))?;
+        let offsets: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        if offsets.len() != docs + 1 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "seed_df.idx does not match the documents"));
+        }
+        Ok(SeedDfIndex { file: File::open(dir.join("seed_df.bin"))?, offsets })
+    }
+
+    /// The shared seeds of document `doc`: `(position, df)`, by position.
+    fn of(&self, doc: u32) -> io::Result<Vec<(u32, u32)>> {
+        let (lo, hi) = (self.offsets[doc as usize], self.offsets[doc as usize + 1]);
+        let mut buf = vec![0u8; hi.saturating_sub(lo) as usize];
+        read_exact_at(&self.file, &mut buf, lo)?;
+        let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
+        Ok(buf.chunks_exact(8).map(|c| (word(&c[..4]), word(&c[4..]))).collect())
+    }
 }
 
 /// What the align stage leaves for clustering.
@@ -971,6 +1094,10 @@ struct AlignedChunks {
     spans: Vec<(u32, Span, u32, Span)>,
     /// The chunk files, in order.
     files: Vec<PathBuf>,
+    /// Passages found and not reported.
+    insignificant: u64,
+    /// What most of those were made of.
+    templates: Vec<Template>,
 }
 
 /// Stage 3: align the candidate pairs chunk by chunk, each chunk's result a
@@ -981,6 +1108,7 @@ fn align_stage(
     candidates: &[seeds::Candidate],
     docs: &[DocRecord],
     texts: &File,
+    seed_df: &SeedDfIndex,
     aligner: &Aligner,
     df: &CorpusDf,
     opts: &ScanOptions,
@@ -991,7 +1119,15 @@ fn align_stage(
     progress.stage("aligning", Some(candidates.len() as u64));
     let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
     resumed.chunks.1 = chunks.len() as u64;
-    let mut out = AlignedChunks { pairs: 0, spans: Vec::new(), files: Vec::with_capacity(chunks.len()) };
+    let mut out = AlignedChunks {
+        pairs: 0,
+        spans: Vec::new(),
+        files: Vec::with_capacity(chunks.len()),
+        insignificant: 0,
+        templates: Vec::new(),
+    };
+    // Template key → (passages, documents, text, first seen).
+    let mut templates: FxHashMap<u64, Template> = FxHashMap::default();
     for (k, chunk) in chunks.iter().enumerate() {
         let path = dir.join(format!("aligned.{k:06}.jsonl"));
         let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
@@ -1001,10 +1137,10 @@ fn align_stage(
                 bytes
             }
             None => {
-                let aligned = align_chunk(chunk, docs, texts, aligner, df).map_err(io_at(dir))?;
+                let aligned = align_chunk(chunk, docs, texts, seed_df, aligner, df, opts).map_err(io_at(dir))?;
                 let mut bytes = Vec::new();
-                for (a, b, passages) in aligned {
-                    serde_json::to_writer(&mut bytes, &Aligned { a, b, passages }).map_err(|e| io_at(dir)(e.into()))?;
+                for x in aligned {
+                    serde_json::to_writer(&mut bytes, &x).map_err(|e| io_at(dir)(e.into()))?;
                     bytes.push(b'\n');
                 }
                 write_atomic(&path, &bytes).map_err(io_at(dir))?;
@@ -1015,50 +1151,134 @@ fn align_stage(
         // end with the same bytes.
         for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
             let x: Aligned = serde_json::from_slice(line).map_err(|e| io_at(&path)(e.into()))?;
-            out.pairs += 1;
+            out.pairs += u64::from(!x.passages.is_empty());
             out.spans.extend(x.passages.iter().map(|p| (x.a, p.a, x.b, p.b)));
+            out.insignificant += x.dropped.len() as u64;
+            for (key, df, text) in x.dropped {
+                if key != 0 {
+                    let t = templates.entry(key).or_insert_with(|| Template { passages: 0, documents: df, text });
+                    t.passages += 1;
+                }
+            }
         }
         out.files.push(path);
         progress.advance(chunk.len() as u64);
     }
+    let mut templates: Vec<Template> = templates.into_values().filter(|t| t.passages >= 2).collect();
+    templates.sort_by(|x, y| {
+        y.passages.cmp(&x.passages).then(y.documents.cmp(&x.documents)).then_with(|| x.text.cmp(&y.text))
+    });
+    templates.truncate(TEMPLATES_LISTED);
+    out.templates = templates;
     Ok(out)
 }
 
 /// Stage 3, one chunk: prepare the documents the chunk needs once, then
-/// align its pairs in parallel; the pairs with passages, in order.
+/// align its pairs in parallel; the pairs with passages at least
+/// [`ScanOptions::min_significance`], with their significance, in order.
 fn align_chunk(
     chunk: &[seeds::Candidate],
     docs: &[DocRecord],
     texts: &File,
+    seed_df: &SeedDfIndex,
     aligner: &Aligner,
     corpus_df: &CorpusDf,
-) -> io::Result<Vec<(u32, u32, Vec<Passage>)>> {
+    opts: &ScanOptions,
+) -> io::Result<Vec<Aligned>> {
     let mut needed: Vec<u32> = chunk.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     needed.sort_unstable();
     needed.dedup();
-    let prepared: Vec<io::Result<(Prepared, Vectors)>> = needed
+    let prepared: Vec<io::Result<ChunkDoc>> = needed
         .par_iter()
         .map(|&d| {
             let r = &docs[d as usize];
-            read_text(texts, r.offset, r.len).map(|t| {
-                let p = aligner.prepare(&t);
-                let v = corpus_vectors(&p.seg, corpus_df);
-                (p, v)
-            })
+            let text = read_text(texts, r.offset, r.len)?;
+            let shared = seed_df.of(d)?;
+            let p = aligner.prepare(&text);
+            let vectors = corpus_vectors(&p.seg, corpus_df);
+            let all = seeds::seeds(&p.seg, &opts.seeds);
+            let weights = TokenWeights::new(&p.seg, &all, &shared, &opts.seeds);
+            // The hash of each shared seed, for the templates.
+            let mut k = 0;
+            let mut shared_seeds = Vec::with_capacity(shared.len());
+            for &(hash, pos) in &all {
+                while k < shared.len() && shared[k].0 < pos {
+                    k += 1;
+                }
+                if k < shared.len() && shared[k].0 == pos {
+                    shared_seeds.push((pos, shared[k].1, hash));
+                }
+            }
+            Ok(ChunkDoc { text, p, vectors, weights, shared: shared_seeds })
         })
         .collect();
-    let mut cache: FxHashMap<u32, (Prepared, Vectors)> = FxHashMap::default();
+    let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();
     for (d, p) in needed.iter().zip(prepared) {
         cache.insert(*d, p?);
     }
-    let aligned: Vec<(u32, u32, Vec<Passage>)> = chunk
+    let aligned: Vec<Aligned> = chunk
         .par_iter()
         .map(|&(a, b, _)| {
-            let ((pa, va), (pb, vb)) = (&cache[&a], &cache[&b]);
-            (a, b, aligner.align_weighed(pa, va, pb, vb, corpus_df))
+            let (da, db) = (&cache[&a], &cache[&b]);
+            let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
+            let found = aligner.align_weighed(&da.p, &da.vectors, &db.p, &db.vectors, corpus_df);
+            let sig: Vec<f64> =
+                found.iter().map(|p| significance(p, (&da.p.seg, &da.weights), (&db.p.seg, &db.weights))).collect();
+            let parallel: f64 = found
+                .iter()
+                .zip(&sig)
+                .filter(|(p, &s)| p.kind == PassageKind::Parallel && s >= opts.min_significance)
+                .map(|(_, s)| s)
+                .sum();
+            let parallel_bar = if opts.min_significance > 0.0 { opts.min_parallel_pair } else { 0.0 };
+            for (p, s) in found.into_iter().zip(sig) {
+                // In a pair of versions, every parallel passage holds
+                // (a heading, a moved paragraph), as `align` keeps them.
+                let enough = match p.kind {
+                    PassageKind::Parallel => parallel >= parallel_bar,
+                    PassageKind::Verbatim => s >= opts.min_significance,
+                };
+                if enough {
+                    x.passages.push(p);
+                    x.significance.push(s);
+                } else {
+                    x.dropped.push(da.template(p.a, &opts.seeds));
+                }
+            }
+            x
         })
         .collect();
-    Ok(aligned.into_iter().filter(|x| !x.2.is_empty()).collect())
+    Ok(aligned.into_iter().filter(|x| !x.passages.is_empty() || !x.dropped.is_empty()).collect())
+}
+
+/// One document as a chunk of the align stage needs it.
+struct ChunkDoc {
+    text: String,
+    p: Prepared,
+    vectors: Vectors,
+    weights: TokenWeights,
+    /// Its seeds found in two documents or more: position, document
+    /// frequency, hash.
+    shared: Vec<(u32, u32, u64)>,
+}
+
+impl ChunkDoc {
+    /// The template an insignificant passage over `span` is made of: its
+    /// most widespread seed (key and document frequency; 0 and 0 when it
+    /// has none in two documents or more) and its text.
+    fn template(&self, span: Span, p: &SeedParams) -> (u64, u32, String) {
+        let toks = &self.p.seg.tokens;
+        let lo = toks.partition_point(|t| t.start < span[0]) as u32;
+        let hi = toks.partition_point(|t| t.end <= span[1]) as u32;
+        let top = self
+            .shared
+            .iter()
+            .filter(|&&(pos, _, _)| pos >= lo && pos as usize + p.n <= hi as usize)
+            .max_by_key(|&&(pos, df, _)| (df, std::cmp::Reverse(pos)));
+        let (key, df) = top.map_or((0, 0), |&(_, df, hash)| (hash, df));
+        let text = self.text.chars().skip(span[0] as usize).take(((span[1] - span[0]) as usize).min(80)).collect();
+        (key, df, text)
+    }
 }
 
 /// Stage 4: clusters, per-document counts and shares, and the output rows.

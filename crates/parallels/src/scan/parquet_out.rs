@@ -62,6 +62,7 @@ fn passage_batch(p: &[ScanPassage]) -> io::Result<RecordBatch> {
         ("b_start", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[0])))),
         ("b_end", Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.passage.b[1])))),
         ("score", Arc::new(Float64Array::from_iter_values(p.iter().map(|x| x.passage.score)))),
+        ("significance", Arc::new(Float64Array::from_iter_values(p.iter().map(|x| x.significance)))),
         ("links", Arc::new(StringArray::from_iter_values(p.iter().map(|x| json(&x.passage.links))))),
     ];
     RecordBatch::try_from_iter(columns).map_err(io::Error::other)
@@ -162,7 +163,13 @@ mod tests {
         };
         let r = ScanResult {
             documents: vec![doc("a", Some("p1")), doc("b", None)],
-            passages: Passages::Memory(vec![ScanPassage { a_doc: "a".into(), b_doc: "b".into(), cluster: 0, passage }]),
+            passages: Passages::Memory(vec![ScanPassage {
+                a_doc: "a".into(),
+                b_doc: "b".into(),
+                cluster: 0,
+                significance: 12.5,
+                passage,
+            }]),
             clusters: vec![ScanCluster {
                 id: 0,
                 size: 2,

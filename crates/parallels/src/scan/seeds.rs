@@ -12,9 +12,16 @@
 //! evidence. Every two documents of different groups sharing a hash get one
 //! vote; pairs with at least [`SeedParams::min_seeds`] votes are candidates.
 //! Both steps are sort-based, so memory does not grow with the corpus.
+//!
+//! A number is a slot in an n-gram: `1月13日电` and `2月7日电` hash alike,
+//! so a template that differs only in its dates and figures (a weather
+//! forecast, a dateline) is one n-gram shared by many documents, and its
+//! document frequency says so. [`pairs`] also hands on the document
+//! frequency of every seed found in two documents or more ([`SeedDf`]),
+//! from which `significance` weighs each token of a passage.
 
 use crate::plumbing::sort::{Record, Sorter};
-use crate::segment::{Segmented, WILDCARD};
+use crate::segment::{Segmented, TokenKind, WILDCARD};
 use std::io;
 
 /// How seeds are taken and counted.
@@ -78,6 +85,36 @@ impl Record for Vote {
     }
 }
 
+/// The document frequency of one seed of a document found in at least two
+/// documents: sorted by document and position, for [`crate::scan`]'s
+/// significance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SeedDf {
+    pub doc: u32,
+    pub pos: u32,
+    pub df: u32,
+}
+
+impl Record for SeedDf {
+    const SIZE: usize = 12;
+    fn write(&self, out: &mut [u8]) {
+        out[..4].copy_from_slice(&self.doc.to_le_bytes());
+        out[4..8].copy_from_slice(&self.pos.to_le_bytes());
+        out[8..12].copy_from_slice(&self.df.to_le_bytes());
+    }
+    fn read(b: &[u8]) -> Self {
+        SeedDf {
+            doc: u32::from_le_bytes(b[..4].try_into().unwrap()),
+            pos: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+            df: u32::from_le_bytes(b[8..12].try_into().unwrap()),
+        }
+    }
+}
+
+/// What a number token contributes to an n-gram hash: every number the
+/// same slot.
+const NUMBER_SLOT: u32 = WILDCARD - 1;
+
 fn mix(mut h: u64, x: u32) -> u64 {
     h ^= x as u64;
     h = h.wrapping_mul(0x0100_0000_01b3);
@@ -97,7 +134,9 @@ pub fn seeds(seg: &Segmented, p: &SeedParams) -> Vec<(u64, u32)> {
             if w.iter().any(|t| t.id == WILDCARD) {
                 return None;
             }
-            Some(w.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, t| mix(h, t.id)))
+            Some(w.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, t| {
+                mix(h, if t.kind == TokenKind::Number { NUMBER_SLOT } else { t.id })
+            }))
         })
         .collect();
     let w = p.window.max(1);
@@ -140,13 +179,15 @@ pub type Candidate = (u32, u32, u32);
 
 /// Candidate pairs from seeds sorted by hash.
 /// `group[doc]` is the document's group (documents of one group are never
-/// paired).
+/// paired). Every seed whose hash is in two documents or more goes to
+/// `shared` with its document frequency.
 pub fn pairs(
     sorted: impl Iterator<Item = io::Result<Seed>>,
     group: &[u32],
     p: &SeedParams,
     work: &std::path::Path,
     chunk: usize,
+    shared: &mut Sorter<SeedDf>,
 ) -> io::Result<(Vec<Candidate>, PairStats)> {
     let mut votes: Sorter<Vote> = Sorter::new(work, "votes", chunk);
     let mut stats = PairStats::default();
@@ -161,6 +202,11 @@ pub fn pairs(
         docs.extend(run.iter().map(|s| s.doc));
         docs.dedup();
         let df = docs.len() as u32;
+        if df >= 2 {
+            for s in run.iter() {
+                shared.push(SeedDf { doc: s.doc, pos: s.pos, df })?;
+            }
+        }
         if df > p.max_df {
             stats.boilerplate.push((df, run[0].doc, run[0].pos));
             if stats.boilerplate.len() > 200 {
@@ -234,6 +280,14 @@ mod tests {
     }
 
     #[test]
+    fn texts_that_differ_only_in_numbers_share_their_seeds() {
+        let p = SeedParams::default();
+        let a = seeds(&seg("新华社北京1月13日电今天全国大部地区天气晴朗"), &p);
+        let b = seeds(&seg("新华社北京２月七日电今天全国大部地区天气晴朗"), &p);
+        assert_eq!(a, b);
+    }
+
+    #[test]
     fn winnowing_keeps_a_fraction_of_ngrams() {
         let text = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。".to_string();
         let s = seeds(&seg(&text), &SeedParams::default());
@@ -261,9 +315,14 @@ mod tests {
             Seed { hash: 5, doc: 3, pos: 7 },
         ];
         let group = [u32::MAX, u32::MAX, 7, 7];
-        let (out, stats) = pairs(seeds.into_iter().map(Ok), &group, &p, dir.path(), 1024).unwrap();
+        let mut shared = Sorter::new(dir.path(), "df", 1024);
+        let (out, stats) = pairs(seeds.into_iter().map(Ok), &group, &p, dir.path(), 1024, &mut shared).unwrap();
         assert_eq!(out, vec![(0, 1, 2)]);
         assert_eq!(stats.boilerplate, vec![(3, 0, 20)]);
         assert_eq!(stats.hashes, 5);
+        let shared: Vec<SeedDf> = shared.finish().unwrap().map(Result::unwrap).collect();
+        let of_doc0: Vec<(u32, u32)> = shared.iter().filter(|s| s.doc == 0).map(|s| (s.pos, s.df)).collect();
+        assert_eq!(of_doc0, vec![(0, 2), (9, 2), (20, 3)]);
+        assert_eq!(shared.len(), 11);
     }
 }

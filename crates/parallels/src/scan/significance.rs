@@ -1,0 +1,197 @@
+//! Significance: is a passage evidence of reuse, or what chance and house
+//! style give any two documents of this corpus?
+//!
+//! A newspaper shares with itself photo credits, datelines, organization
+//! names, weather forecasts and communiqué formulae; a scan that reports
+//! them buries the reprints. Whether a stretch of text is formula is read
+//! from the corpus itself, not from a list: the n-grams of a formula are in
+//! many documents.
+//!
+//! # The measure
+//!
+//! Every seed (a winnowed token 5-gram, numbers as one slot: see `seeds`)
+//! has a document frequency `d` in the whole corpus. Its **weight** is
+//!
+//! ```text
+//! w(d) = 1                                    d ≤ 2
+//!        ln(max_df / d) / ln(max_df / 2)      2 < d ≤ max_df
+//!        0                                    d > max_df
+//! ```
+//!
+//! an inverse document frequency scaled so that an n-gram only two
+//! documents share (theirs) weighs 1 and one in `max_df` documents (the
+//! boilerplate cap, `--max-df`) weighs nothing. A **token** weighs the mean
+//! weight of the seeds that cover it (a seed covers its `n` tokens; a seed
+//! in one document only weighs 1), 0 if it is a number (figures are slots,
+//! not evidence), 1 if no seed covers it (a text's last tokens). The
+//! **evidence** of a side of a passage is the sum of its tokens' weights:
+//! its length in tokens that few other documents share. The passage's
+//!
+//! ```text
+//! significance = score × min(evidence in A, evidence in B)
+//! ```
+//!
+//! `score` is the passage's own (share of exactly matched tokens for a
+//! copy, mean link similarity for parallel versions), so a loose
+//! paraphrase needs more text than a copy. The unit is a token: a
+//! significance of 40 is worth 40 tokens of text shared by the two
+//! documents alone and matched exactly. A `verbatim` passage is reported
+//! when its significance is at least [`MIN_SIGNIFICANCE`]; the `parallel`
+//! passages of a pair are reported, all of them (headings, moved
+//! paragraphs), when those among them that reach [`MIN_SIGNIFICANCE`] add
+//! up to [`MIN_PARALLEL_PAIR`]: a paraphrase is evidence of a shared
+//! source when the pair shares more than one paragraph of it (evidence in
+//! context), as versions of one work do.
+//!
+//! # What it gives, and where it is weak
+//!
+//! A 200-character reprint in two documents scores about 180; a photo
+//! credit or a dateline (the agency formula in hundreds of documents, the
+//! reporter's name in tens) a few; a weather forecast against another day's
+//! forecast little, as its figures are slots and its words are in every
+//! forecast. For `parallel` passages the weights say less: a paraphrase
+//! shares few 5-grams with its source, so its tokens weigh about 1 whether
+//! its words are rare or the rhetoric of every leading article; the pair
+//! bar carries the weight there. A text reprinted in many documents of the corpus loses weight
+//! as its copies grow in number (in 10 documents a token weighs 0.59 at
+//! `max_df` 100): raise `--max-df` for a corpus of many reprints. Names
+//! are not told apart from other words: a name shared by two documents is
+//! as good as any other shared word.
+
+use super::seeds::SeedParams;
+use crate::align::{Passage, Span};
+use crate::segment::{Segmented, TokenKind};
+
+/// The lowest significance `scan` reports by default (see the module doc
+/// for its unit). Calibrated on the dev corpora (`bench/gen_news_all.py`,
+/// `bench/gen_scan.py` at 10 MB): EVALUATION.md.
+pub const MIN_SIGNIFICANCE: f64 = 35.0;
+
+/// The significance the `parallel` passages of one document pair must
+/// reach together before any of them is reported. Two versions of one
+/// work share chain after chain; two articles in one house style share a
+/// paragraph of the same rhetoric, paraphrased, and nothing else.
+/// Calibrated with [`MIN_SIGNIFICANCE`].
+pub const MIN_PARALLEL_PAIR: f64 = 200.0;
+
+/// The weight of a seed in `df` documents, with boilerplate from `max_df`.
+pub fn seed_weight(df: u32, max_df: u32) -> f32 {
+    if df <= 2 {
+        1.0
+    } else if df > max_df || max_df <= 2 {
+        0.0
+    } else {
+        ((max_df as f32 / df as f32).ln() / (max_df as f32 / 2.0).ln()).clamp(0.0, 1.0)
+    }
+}
+
+/// The weight of every token of one document, and prefix sums to total a
+/// span.
+#[derive(Clone, Debug, Default)]
+pub struct TokenWeights {
+    /// `sums[i]`: the total weight of tokens `0..i`.
+    sums: Vec<f64>,
+}
+
+impl TokenWeights {
+    /// The weights of `seg`'s tokens, given every seed of the document
+    /// (`seeds`: `(hash, position)`, as the seeds of a scan are taken)
+    /// and the document frequency of those in two documents or more
+    /// (`shared`: `(position, df)`, sorted by position).
+    pub fn new(seg: &Segmented, seeds: &[(u64, u32)], shared: &[(u32, u32)], p: &SeedParams) -> TokenWeights {
+        let n = seg.tokens.len();
+        let width = p.n.max(1);
+        let mut sum = vec![0f32; n];
+        let mut count = vec![0u16; n];
+        let mut k = 0usize;
+        for &(_, pos) in seeds {
+            while k < shared.len() && shared[k].0 < pos {
+                k += 1;
+            }
+            let df = if k < shared.len() && shared[k].0 == pos { shared[k].1 } else { 1 };
+            let w = seed_weight(df, p.max_df);
+            let start = pos as usize;
+            for t in start..(start + width).min(n) {
+                sum[t] += w;
+                count[t] = count[t].saturating_add(1);
+            }
+        }
+        let mut sums = Vec::with_capacity(n + 1);
+        let mut total = 0f64;
+        sums.push(0.0);
+        for (t, tok) in seg.tokens.iter().enumerate() {
+            let w = if tok.kind == TokenKind::Number {
+                0.0
+            } else if count[t] == 0 {
+                1.0
+            } else {
+                sum[t] / count[t] as f32
+            };
+            total += w as f64;
+            sums.push(total);
+        }
+        TokenWeights { sums }
+    }
+
+    /// The evidence of `span` (original code points): the total weight of
+    /// the tokens inside it.
+    pub fn evidence(&self, seg: &Segmented, span: Span) -> f64 {
+        let toks = &seg.tokens;
+        let lo = toks.partition_point(|t| t.start < span[0]);
+        let hi = toks.partition_point(|t| t.end <= span[1]).max(lo);
+        let hi = hi.min(self.sums.len().saturating_sub(1));
+        let lo = lo.min(hi);
+        self.sums[hi] - self.sums[lo]
+    }
+}
+
+/// The significance of `passage` between two documents (see the module
+/// doc), rounded to two decimals.
+pub fn significance(passage: &Passage, a: (&Segmented, &TokenWeights), b: (&Segmented, &TokenWeights)) -> f64 {
+    let ea = a.1.evidence(a.0, passage.a);
+    let eb = b.1.evidence(b.0, passage.b);
+    let s = passage.score.clamp(0.0, 1.0) * ea.min(eb);
+    (s * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::{NormalizeOptions, Normalizer};
+    use crate::scan::seeds::seeds;
+    use crate::segment::segment;
+
+    fn seg(s: &str) -> Segmented {
+        segment(&Normalizer::new(NormalizeOptions::default()).normalize(s))
+    }
+
+    #[test]
+    fn rare_seeds_weigh_one_and_boilerplate_nothing() {
+        assert_eq!(seed_weight(1, 100), 1.0);
+        assert_eq!(seed_weight(2, 100), 1.0);
+        assert!((seed_weight(10, 100) - 0.589).abs() < 0.01);
+        assert_eq!(seed_weight(100, 100), 0.0);
+        assert_eq!(seed_weight(500, 100), 0.0);
+        assert!(seed_weight(3, 100) > seed_weight(4, 100));
+    }
+
+    #[test]
+    fn text_shared_by_many_documents_is_weak_evidence_and_numbers_none() {
+        let p = SeedParams::default();
+        let text = "今年1月全国各地天气晴朗气温回升";
+        let s = seg(text);
+        let all = seeds(&s, &p);
+        let span = [0, text.chars().count() as u32];
+        let rare = TokenWeights::new(&s, &all, &[], &p);
+        // Every token but the number weighs 1.
+        assert_eq!(rare.evidence(&s, span), (s.tokens.len() - 1) as f64);
+        let common: Vec<(u32, u32)> = all.iter().map(|&(_, pos)| (pos, 60)).collect();
+        let banal = TokenWeights::new(&s, &all, &common, &p);
+        assert!(banal.evidence(&s, span) < 0.2 * rare.evidence(&s, span));
+        // A span counts only the tokens inside it.
+        assert_eq!(rare.evidence(&s, [0, 2]), 2.0);
+        assert_eq!(rare.evidence(&s, [2, 3]), 0.0);
+        assert_eq!(rare.evidence(&s, [5, 5]), 0.0);
+        assert_eq!(rare.evidence(&s, [100, 200]), 0.0);
+    }
+}
