@@ -36,7 +36,7 @@
 //!
 //! Shingle sets are not all kept while sketching (they are about as large
 //! as the text): the first pass keeps those of the first documents, up to
-//! [`CACHE_BYTES`] ([`ShingleCache`]), and of the documents that need one
+//! [`CACHE_BYTES`] (`ShingleCache`), and of the documents that need one
 //! (both ends of every pair left to the exact check), those are taken from
 //! it. The others are read again and normalized and shingled as in the
 //! first pass, and nothing else is:
@@ -165,7 +165,7 @@ impl ExactSets {
 }
 
 /// Bytes of shingles the first pass keeps for the exact check (see
-/// [`ShingleCache`]): 32 MiB, the shingles of about 8 million tokens — the
+/// `ShingleCache`): 32 MiB, the shingles of about 8 million tokens — the
 /// whole of a corpus of some 25 MB of Chinese text, the beginning of a
 /// larger one; a fixed amount, small next to what a large corpus takes
 /// anyway (about 220 MB for 330 MB of JSON Lines, BENCHMARKS.md).
