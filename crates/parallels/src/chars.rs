@@ -6,7 +6,10 @@
 //! and of what value ([`digit_value`]), one with no compatibility form
 //! ([`has_no_compat_form`]), punctuation that closes a clause or quotation
 //! ([`is_closing`]); and the bit set over the CJK unified block that
-//! normalization's tables put in front of slower lookups (`HanSet`).
+//! normalization's tables put in front of slower lookups (`HanSet`). It
+//! also holds [`CharIndex`], the code points of one text by byte offset,
+//! with which the renderers and exporters slice the original text by a
+//! reported span.
 //! Takes a `char`, hands on a `bool` or a value; it depends on nothing else
 //! in the crate, and every stage may use it.
 //!
@@ -180,8 +183,63 @@ impl HanSet {
     }
 }
 
+/// Byte offsets of every code point of a text, to slice it by the spans
+/// the library reports (code points of the original text).
+#[derive(Clone, Debug)]
+pub struct CharIndex<'a> {
+    text: &'a str,
+    /// Byte offset of every code point, and the text's length at the end.
+    at: Vec<usize>,
+}
+
+impl<'a> CharIndex<'a> {
+    /// The index of `text`.
+    pub fn new(text: &'a str) -> CharIndex<'a> {
+        let mut at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+        at.push(text.len());
+        CharIndex { text, at }
+    }
+
+    /// The text's length in code points.
+    pub fn len(&self) -> u32 {
+        (self.at.len() - 1) as u32
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.at.len() == 1
+    }
+
+    /// The bytes of code points `s..e`, both cut to the text's end (and an
+    /// end before the start taken as the start).
+    pub fn bytes(&self, s: u32, e: u32) -> std::ops::Range<usize> {
+        let n = self.len();
+        let (s, e) = (s.min(n), e.min(n));
+        self.at[s as usize]..self.at[e.max(s) as usize]
+    }
+
+    /// The text of code points `s..e`, as [`CharIndex::bytes`] cuts them.
+    pub fn slice(&self, s: u32, e: u32) -> &'a str {
+        &self.text[self.bytes(s, e)]
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// Spans in code points slice the text at character boundaries, cut
+    /// to its end; an end before the start is an empty slice.
+    #[test]
+    fn char_index_slices_by_code_points() {
+        let ix = super::CharIndex::new("魏斯a明德");
+        assert_eq!(ix.len(), 5);
+        assert!(!ix.is_empty() && super::CharIndex::new("").is_empty());
+        assert_eq!(ix.slice(1, 3), "斯a");
+        assert_eq!(ix.bytes(1, 3), 3..7);
+        assert_eq!(ix.slice(3, 99), "明德");
+        assert_eq!(ix.slice(4, 2), "");
+        assert_eq!(ix.slice(50, 60), "");
+    }
+
     use super::*;
     use unicode_normalization::UnicodeNormalization;
 

@@ -16,6 +16,7 @@
 
 use super::table::Table;
 use crate::align::{Link, Passage, PassageKind, Span};
+use crate::chars::CharIndex;
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
@@ -122,36 +123,15 @@ pub struct CollationOutput {
     pub rows: Vec<RowOutput>,
 }
 
-/// Byte offset of every code point of a text, and its length at the end.
-struct CharIndex<'a> {
-    text: &'a str,
-    at: Vec<usize>,
-}
-
-impl<'a> CharIndex<'a> {
-    fn new(text: &'a str) -> CharIndex<'a> {
-        let mut at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
-        at.push(text.len());
-        CharIndex { text, at }
-    }
-
-    fn bytes(&self, s: Span) -> [usize; 2] {
-        let last = self.at.len() - 1;
-        let b = |c: u32| self.at[(c as usize).min(last)];
-        [b(s[0]), b(s[1]).max(b(s[0]))]
-    }
-
-    fn slice(&self, s: Span) -> &'a str {
-        let [a, b] = self.bytes(s);
-        &self.text[a..b]
-    }
-}
-
 /// The original text of every cell (`None` for gaps and continued cells),
 /// row by row.
 fn cell_texts<'a>(table: &Table, texts: &[&'a str]) -> Vec<Vec<Option<&'a str>>> {
     let index: Vec<CharIndex> = texts.iter().map(|t| CharIndex::new(t)).collect();
-    table.rows.iter().map(|r| r.cells.iter().zip(&index).map(|(c, ix)| c.span.map(|s| ix.slice(s))).collect()).collect()
+    table
+        .rows
+        .iter()
+        .map(|r| r.cells.iter().zip(&index).map(|(c, ix)| c.span.map(|s| ix.slice(s[0], s[1]))).collect())
+        .collect()
 }
 
 impl CollationOutput {
@@ -182,12 +162,11 @@ impl CollationOutput {
                                 continued: true,
                             });
                         }
-                        let bytes = c.span.map(|s| ix.bytes(s));
                         Some(CellOutput {
                             sentences: c.sentences,
                             span: c.span,
-                            bytes: bytes.map(|b| [b[0] as u64, b[1] as u64]),
-                            text: bytes.map(|b| ix.text[b[0]..b[1]].to_string()),
+                            bytes: c.span.map(|s| ix.bytes(s[0], s[1])).map(|r| [r.start as u64, r.end as u64]),
+                            text: c.span.map(|s| ix.slice(s[0], s[1]).to_string()),
                             elsewhere: c.elsewhere.clone(),
                             rows: (c.rows > 1).then_some(c.rows),
                             continued: false,
@@ -310,8 +289,11 @@ fn block_texts<'a>(table: &Table, texts: &[&'a str]) -> Vec<(std::ops::Range<usi
         .blocks()
         .into_iter()
         .map(|b| {
-            let cells =
-                index.iter().enumerate().map(|(w, ix)| table.span_in(b.clone(), w).map(|s| ix.slice(s))).collect();
+            let cells = index
+                .iter()
+                .enumerate()
+                .map(|(w, ix)| table.span_in(b.clone(), w).map(|s| ix.slice(s[0], s[1])))
+                .collect();
             (b, cells)
         })
         .collect()

@@ -24,6 +24,7 @@ pub mod scan;
 pub mod text;
 
 use crate::align::{covered_chars, Prepared, Span};
+use crate::chars::CharIndex;
 use crate::diff;
 use crate::output::AlignOutput;
 use minijinja::Environment;
@@ -163,31 +164,6 @@ struct CollationCell {
     elsewhere: Vec<usize>,
 }
 
-/// Text of a document sliced by code points.
-struct Chars<'a> {
-    text: &'a str,
-    /// Byte offset of every code point, and the text length at the end.
-    at: Vec<usize>,
-}
-
-impl<'a> Chars<'a> {
-    fn new(text: &'a str) -> Chars<'a> {
-        let mut at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
-        at.push(text.len());
-        Chars { text, at }
-    }
-
-    fn len(&self) -> u32 {
-        (self.at.len() - 1) as u32
-    }
-
-    fn slice(&self, s: u32, e: u32) -> &'a str {
-        let n = self.len();
-        let (s, e) = (s.min(n), e.min(n));
-        &self.text[self.at[s as usize]..self.at[e.max(s) as usize]]
-    }
-}
-
 fn push(out: &mut Vec<Seg>, text: &str, class: &'static str) {
     if text.is_empty() {
         return;
@@ -203,11 +179,11 @@ fn push(out: &mut Vec<Seg>, text: &str, class: &'static str) {
 /// common tokens is `sub` when both sides have something there, else `del`
 /// or `ins`.
 pub fn diff_segments(a: &Prepared, ta: &str, sa: Span, b: &Prepared, tb: &str, sb: Span) -> (Vec<Seg>, Vec<Seg>) {
-    let (ca, cb) = (Chars::new(ta), Chars::new(tb));
+    let (ca, cb) = (CharIndex::new(ta), CharIndex::new(tb));
     diff_chars(a, &ca, sa, b, &cb, sb)
 }
 
-fn diff_chars(a: &Prepared, ca: &Chars, sa: Span, b: &Prepared, cb: &Chars, sb: Span) -> (Vec<Seg>, Vec<Seg>) {
+fn diff_chars(a: &Prepared, ca: &CharIndex, sa: Span, b: &Prepared, cb: &CharIndex, sb: Span) -> (Vec<Seg>, Vec<Seg>) {
     let (oa, ob) = diff::common(a, sa, b, sb);
     let (mut xa, mut xb) = (Vec::new(), Vec::new());
     let (mut pa, mut pb) = (sa[0], sb[0]);
@@ -246,9 +222,9 @@ fn plain(text: &str, class: &'static str) -> Vec<Seg> {
 /// covers as `b-only` rows after the link that precedes it on the right.
 fn pair_rows(
     pa: &Prepared,
-    ca: &Chars,
+    ca: &CharIndex,
     pb: &Prepared,
-    cb: &Chars,
+    cb: &CharIndex,
     passages: &[crate::align::Passage],
 ) -> (Vec<Row>, usize) {
     let mut links: Vec<(Span, Span, f64, usize)> = Vec::new();
@@ -352,7 +328,7 @@ fn pair_rows(
 /// one page. Each cell is marked against the first witness in the table's
 /// guide order that has text beside it (in the rows it covers), so marks
 /// do not change when columns move or hide.
-fn collation_view(docs: &[ReportDoc], chars: &[Chars], out: &AlignOutput) -> Option<CollationView> {
+fn collation_view(docs: &[ReportDoc], chars: &[CharIndex], out: &AlignOutput) -> Option<CollationView> {
     if docs.len() < 3 {
         return None;
     }
@@ -421,7 +397,7 @@ fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
 }
 
-fn excerpt(c: &Chars, s: Span, n: u32) -> String {
+fn excerpt(c: &CharIndex, s: Span, n: u32) -> String {
     let e = s[1].min(s[0] + n);
     let mut t: String = c.slice(s[0], e).split_whitespace().collect::<Vec<_>>().join(" ");
     if e < s[1] {
@@ -442,7 +418,7 @@ fn environment() -> Environment<'static> {
 
 /// The whole `align --html` page.
 pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minijinja::Error> {
-    let chars: Vec<Chars> = docs.iter().map(|d| Chars::new(d.text)).collect();
+    let chars: Vec<CharIndex> = docs.iter().map(|d| CharIndex::new(d.text)).collect();
     let index = |id: &str| docs.iter().position(|d| d.id == id);
     let n = docs.len();
     let mut spans: Vec<Vec<Vec<Span>>> = vec![vec![Vec::new(); n]; n];
@@ -471,7 +447,7 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
         }
         let (rows, linked) = pair_rows(docs[x].prepared, &chars[x], docs[y].prepared, &chars[y], &p.passages);
         let (ca, cb) = (covered_chars(spans[x][y].clone()), covered_chars(spans[y][x].clone()));
-        let share = |c: u64, d: &Chars| if d.len() == 0 { 0.0 } else { c as f64 / d.len() as f64 };
+        let share = |c: u64, d: &CharIndex| if d.is_empty() { 0.0 } else { c as f64 / d.len() as f64 };
         pairs.push(PairView {
             index: k,
             a_id: p.a.clone(),

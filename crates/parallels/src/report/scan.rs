@@ -6,8 +6,9 @@
 //! document graph drawn as SVG. `pairs/NNNN.html` shows one of those pairs
 //! side by side, as `align --html` does.
 
-use super::{environment, pair_rows, Chars, PairView, ReportDoc, ROWS_PER_PAGE, SCRIPT, STYLE};
+use super::{environment, pair_rows, PairView, ReportDoc, ROWS_PER_PAGE, SCRIPT, STYLE};
 use crate::align::{covered_chars, Span};
+use crate::chars::CharIndex;
 use crate::scan::{ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -181,7 +182,8 @@ fn graph(pairs: &[(String, String, u64, Vec<usize>)]) -> (Vec<Node>, Vec<Edge>) 
 pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
     let env = environment();
     // Each text indexed by code point once, for excerpts and pair pages.
-    let chars: FxHashMap<&str, Chars> = input.texts.iter().map(|(id, d)| (id.as_str(), Chars::new(d.text))).collect();
+    let chars: FxHashMap<&str, CharIndex> =
+        input.texts.iter().map(|(id, d)| (id.as_str(), CharIndex::new(d.text))).collect();
     let mut docs: Vec<&ScanDocument> = input.documents.iter().filter(|d| d.passages > 0).collect();
     docs.sort_by(|x, y| y.shared.total_cmp(&x.shared).then(x.id.cmp(&y.id)));
     let with_passages = docs.len();
