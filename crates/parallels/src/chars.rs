@@ -7,9 +7,10 @@
 //! ([`has_no_compat_form`]), punctuation that closes a clause or quotation
 //! ([`is_closing`]); and the bit set over the CJK unified block that
 //! normalization's tables put in front of slower lookups (`HanSet`). It
-//! also holds [`CharIndex`], the code points of one text by byte offset,
-//! with which the renderers and exporters slice the original text by a
-//! reported span.
+//! also holds two answers about a whole text that several stages need:
+//! [`CharIndex`], its code points by byte offset, with which the renderers
+//! and exporters slice the original text by a reported span, and
+//! [`script`], the writing system most of its letters belong to.
 //! Takes a `char`, hands on a `bool` or a value; it depends on nothing else
 //! in the crate, and every stage may use it.
 //!
@@ -183,6 +184,52 @@ impl HanSet {
     }
 }
 
+/// What a script-sensitive look at a text says its writing system is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Script {
+    /// Han characters (Chinese, or Japanese without kana).
+    Han,
+    /// Kana at least a tenth of the letters.
+    Japanese,
+    /// Hangul.
+    Hangul,
+    /// Latin letters.
+    Latin,
+    /// Cyrillic letters.
+    Cyrillic,
+    /// Letters of another script.
+    Other,
+    /// No letters at all.
+    None,
+}
+
+/// The writing system most of a text's letters belong to (Japanese when
+/// kana are at least a tenth of them, as kanji are Han).
+pub fn script(text: &str) -> Script {
+    let mut counts = [0usize; 6];
+    for c in text.chars().take(200_000) {
+        let k = match c as u32 {
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9D => 1,
+            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF => 0,
+            0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => 2,
+            0x0400..=0x052F => 4,
+            _ if c.is_alphabetic() && (c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) => 3,
+            _ if c.is_alphabetic() => 5,
+            _ => continue,
+        };
+        counts[k] += 1;
+    }
+    let total: usize = counts.iter().sum();
+    if total == 0 {
+        return Script::None;
+    }
+    if counts[1] * 10 >= total {
+        return Script::Japanese;
+    }
+    let best = (0..6).max_by_key(|&k| (counts[k], std::cmp::Reverse(k))).unwrap_or(5);
+    [Script::Han, Script::Japanese, Script::Hangul, Script::Latin, Script::Cyrillic, Script::Other][best]
+}
+
 /// Byte offsets of every code point of a text, to slice it by the spans
 /// the library reports (code points of the original text).
 #[derive(Clone, Debug)]
@@ -226,6 +273,19 @@ impl<'a> CharIndex<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// A text's script is that of most of its letters; kana make it
+    /// Japanese from a tenth of them, as kanji are Han.
+    #[test]
+    fn script_of_a_text() {
+        use super::{script, Script};
+        assert_eq!(script("魏斯明德之围，城中约两万三千人（Weissmünde）。"), Script::Han);
+        assert_eq!(script("東京に行きました。"), Script::Japanese);
+        assert_eq!(script("서울에 갔습니다."), Script::Hangul);
+        assert_eq!(script("And they came to Capernaum; 魏"), Script::Latin);
+        assert_eq!(script("Москва, 1812."), Script::Cyrillic);
+        assert_eq!(script("١٢٣ ... 42 !"), Script::None);
+    }
+
     /// Spans in code points slice the text at character boundaries, cut
     /// to its end; an end before the start is an empty slice.
     #[test]

@@ -99,6 +99,16 @@ pub struct Segmented {
     pub sentences: Vec<Sentence>,
 }
 
+impl Segmented {
+    /// The indices of the tokens wholly inside the original span `[s, e)`
+    /// (code points); empty when there is none.
+    pub fn tokens_within(&self, s: u32, e: u32) -> std::ops::Range<usize> {
+        let lo = self.tokens.partition_point(|t| t.start < s);
+        let hi = self.tokens.partition_point(|t| t.end <= e).max(lo);
+        lo..hi
+    }
+}
+
 /// The id of a token's normalized form: its code point for a single
 /// character, a hash above [`MULTI_CHAR_BASE`] for longer forms. Ids depend
 /// on the form alone, so texts segmented apart (on other threads, in other

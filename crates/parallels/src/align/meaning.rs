@@ -201,45 +201,6 @@ impl<'t> Meaning<'t> {
     }
 }
 
-/// What a script-sensitive look at a text says its writing system is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Script {
-    Han,
-    Japanese,
-    Hangul,
-    Latin,
-    Cyrillic,
-    Other,
-    None,
-}
-
-/// The writing system most of a text's letters belong to (Japanese when
-/// kana are at least a tenth of them, as kanji are Han).
-pub(super) fn script(text: &str) -> Script {
-    let mut counts = [0usize; 6];
-    for c in text.chars().take(200_000) {
-        let k = match c as u32 {
-            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9D => 1,
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF => 0,
-            0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => 2,
-            0x0400..=0x052F => 4,
-            _ if c.is_alphabetic() && (c.is_ascii() || ('\u{00C0}'..='\u{024F}').contains(&c)) => 3,
-            _ if c.is_alphabetic() => 5,
-            _ => continue,
-        };
-        counts[k] += 1;
-    }
-    let total: usize = counts.iter().sum();
-    if total == 0 {
-        return Script::None;
-    }
-    if counts[1] * 10 >= total {
-        return Script::Japanese;
-    }
-    let best = (0..6).max_by_key(|&k| (counts[k], std::cmp::Reverse(k))).unwrap_or(5);
-    [Script::Han, Script::Japanese, Script::Hangul, Script::Latin, Script::Cyrillic, Script::Other][best]
-}
-
 /// Anchors may lie this many sentences apart on a side and stay in one
 /// chain.
 const ANCHOR_GAP: u32 = 8;

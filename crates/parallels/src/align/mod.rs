@@ -16,6 +16,7 @@ pub mod meaning;
 pub mod parallel;
 pub mod verbatim;
 
+use crate::chars::{script, Script};
 use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::segment::{segment, Segmented};
 use serde::{Deserialize, Serialize};
@@ -238,8 +239,8 @@ impl Aligner {
         let mut across = false;
         let mut meaning = match (&a.text, &b.text) {
             (Some(ta), Some(tb)) if self.opts.meaning => {
-                let (sx, sy) = (meaning::script(ta), meaning::script(tb));
-                across = sx != sy && ![sx, sy].contains(&meaning::Script::None);
+                let (sx, sy) = (script(ta), script(tb));
+                across = sx != sy && ![sx, sy].contains(&Script::None);
                 let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
                 Some(meaning::Meaning::new(
                     meaning::sentence_texts(ta, spans(sa).into_iter()),

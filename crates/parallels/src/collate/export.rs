@@ -16,7 +16,7 @@
 
 use super::table::Table;
 use crate::align::{Link, Passage, PassageKind, Span};
-use crate::chars::CharIndex;
+use crate::chars::{script, CharIndex, Script};
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
@@ -548,41 +548,30 @@ pub fn bitext(table: &Table, texts: &[&str]) -> Result<Vec<u8>, ExportError> {
     Ok(out.into_bytes())
 }
 
-/// A guess at a text's language from its script, for TMX's `xml:lang`:
-/// `ja` with kana, `ko` with hangul, `zh` with Han characters only, `en`
-/// for Latin text where English function words are common, `und`
+/// A guess at a text's language from its script ([`script`]), for TMX's
+/// `xml:lang`: `zh` for Han, `ja` for Japanese, `ko` for hangul, `en` for
+/// Latin text where English function words are common, `und`
 /// (undetermined) otherwise. `--lang` overrides it.
 pub fn guess_language(text: &str) -> &'static str {
-    let (mut han, mut kana, mut hangul, mut latin) = (0usize, 0usize, 0usize, 0usize);
-    for c in text.chars().take(200_000) {
-        match c {
-            '\u{3040}'..='\u{30ff}' => kana += 1,
-            '\u{ac00}'..='\u{d7af}' | '\u{1100}'..='\u{11ff}' => hangul += 1,
-            '\u{4e00}'..='\u{9fff}' | '\u{3400}'..='\u{4dbf}' | '\u{f900}'..='\u{faff}' => han += 1,
-            c if c.is_ascii_alphabetic() => latin += 1,
-            _ => {}
+    match script(text) {
+        Script::Han => "zh",
+        Script::Japanese => "ja",
+        Script::Hangul => "ko",
+        Script::Latin => {
+            let words: Vec<String> = text
+                .split(|c: char| !c.is_alphabetic())
+                .filter(|w| !w.is_empty())
+                .take(50_000)
+                .map(str::to_lowercase)
+                .collect();
+            let english =
+                words.iter().filter(|w| matches!(w.as_str(), "the" | "and" | "of" | "to" | "is" | "that")).count();
+            if !words.is_empty() && english * 12 >= words.len() {
+                "en"
+            } else {
+                "und"
+            }
         }
-    }
-    let cjk = han + kana + hangul;
-    if cjk > 0 && cjk * 2 >= latin / 4 {
-        return if kana * 20 > cjk {
-            "ja"
-        } else if hangul * 2 > cjk {
-            "ko"
-        } else {
-            "zh"
-        };
-    }
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| !w.is_empty())
-        .take(50_000)
-        .map(str::to_lowercase)
-        .collect();
-    let english = words.iter().filter(|w| matches!(w.as_str(), "the" | "and" | "of" | "to" | "is" | "that")).count();
-    if !words.is_empty() && english * 12 >= words.len() {
-        "en"
-    } else {
-        "und"
+        Script::Cyrillic | Script::Other | Script::None => "und",
     }
 }

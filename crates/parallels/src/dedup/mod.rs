@@ -603,8 +603,8 @@ impl Sketcher {
                 }
                 let mut s = sketch(hasher, d, opts);
                 let copy = s.exact.is_some_and(|h| known.contains_key(&h));
-                let (signature, shingles) = if copy || s.tokens.is_empty() {
-                    (if copy { Vec::new() } else { hasher.signature(&s.tokens) }, Vec::new())
+                let (signature, shingles) = if copy {
+                    (Vec::new(), Vec::new())
                 } else {
                     let shingles = hasher.shingles_of(&s.tokens);
                     let kept = if keep_shingles { verify::cached_form(&shingles) } else { Vec::new() };

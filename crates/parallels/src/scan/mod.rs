@@ -1265,19 +1265,24 @@ struct ChunkDoc {
 impl ChunkDoc {
     /// The template an insignificant passage over `span` is made of: its
     /// most widespread seed (key and document frequency; 0 and 0 when it
-    /// has none in two documents or more) and its text.
+    /// has none in two documents or more) and its text (up to 80
+    /// characters; empty when there is no template).
     fn template(&self, span: Span, p: &SeedParams) -> (u64, u32, String) {
-        let toks = &self.p.seg.tokens;
-        let lo = toks.partition_point(|t| t.start < span[0]) as u32;
-        let hi = toks.partition_point(|t| t.end <= span[1]) as u32;
+        let within = self.p.seg.tokens_within(span[0], span[1]);
         let top = self
             .shared
             .iter()
-            .filter(|&&(pos, _, _)| pos >= lo && pos as usize + p.n <= hi as usize)
+            .filter(|&&(pos, _, _)| pos as usize >= within.start && pos as usize + p.n <= within.end)
             .max_by_key(|&&(pos, df, _)| (df, std::cmp::Reverse(pos)));
-        let (key, df) = top.map_or((0, 0), |&(_, df, hash)| (hash, df));
-        let text = self.text.chars().skip(span[0] as usize).take(((span[1] - span[0]) as usize).min(80)).collect();
-        (key, df, text)
+        match top {
+            // Only a template's text is ever shown.
+            None => (0, 0, String::new()),
+            Some(&(_, df, hash)) => {
+                let text =
+                    self.text.chars().skip(span[0] as usize).take(((span[1] - span[0]) as usize).min(80)).collect();
+                (hash, df, text)
+            }
+        }
     }
 }
 

@@ -136,10 +136,9 @@ impl TokenWeights {
     /// The evidence of `span` (original code points): the total weight of
     /// the tokens inside it.
     pub fn evidence(&self, seg: &Segmented, span: Span) -> f64 {
-        let toks = &seg.tokens;
-        let lo = toks.partition_point(|t| t.start < span[0]);
-        let hi = toks.partition_point(|t| t.end <= span[1]).max(lo);
-        let hi = hi.min(self.sums.len().saturating_sub(1));
+        let within = seg.tokens_within(span[0], span[1]);
+        let hi = within.end.min(self.sums.len().saturating_sub(1));
+        let lo = within.start.min(hi);
         let lo = lo.min(hi);
         self.sums[hi] - self.sums[lo]
     }
