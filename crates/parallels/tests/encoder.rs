@@ -109,6 +109,22 @@ fn one_text_alone_is_encoded_as_in_a_batch() {
 }
 
 #[test]
+fn a_long_call_encodes_each_text_as_alone() {
+    // Enough text for several batches: ids found in more than one batch
+    // are computed once for the whole call and shared by the batches.
+    let encoder = Encoder::shared();
+    let references = references();
+    let texts: Vec<&str> = references.iter().map(|r| r.text.as_str()).collect();
+    let tokens: usize = texts.iter().map(|t| encoder.tokens(t).len()).sum();
+    assert!(tokens > 3 * 2048, "{tokens} tokens");
+    let together = encoder.encode(&texts);
+    for i in (0..texts.len()).step_by(37) {
+        let alone = encoder.encode(&[texts[i]]);
+        assert!(dot(alone.row(0), together.row(i)) > 0.99999, "{}", texts[i]);
+    }
+}
+
+#[test]
 fn translations_are_closer_than_neighbours() {
     let encoder = Encoder::shared();
     let v = encoder.encode(&[

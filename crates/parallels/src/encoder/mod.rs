@@ -163,10 +163,11 @@ impl Encoder {
             outs.push((batch.clone(), out));
             rest = tail;
         }
+        let shared = self.network.shared_ids(self.model.data, &tokens, &batches);
         outs.into_par_iter().for_each(|(batch, out)| {
             let lengths: Vec<usize> = tokens[batch.clone()].iter().map(Vec::len).collect();
             let flat: Vec<u32> = tokens[batch].concat();
-            self.network.forward(self.model.data, &flat, &lengths, out);
+            self.network.forward(self.model.data, &shared, &flat, &lengths, out);
         });
         Embeddings { data }
     }
