@@ -349,9 +349,12 @@ fn tei_follows_the_parallel_segmentation_structure() {
     assert_eq!(apps.len(), blocks.len());
     for (app, block) in apps.iter().zip(&blocks) {
         assert!(app.ancestors().any(|n| n.has_tag_name((TEI, "body"))));
+        // app stands in running text (here an ab), never inside another app.
+        assert!(app.parent().is_some_and(|p| p.has_tag_name((TEI, "ab"))), "an app outside an ab");
         let mut named: Vec<&str> = Vec::new();
         for child in app.children().filter(|n| n.is_element()) {
             assert!(child.has_tag_name((TEI, "rdg")), "an app holds {:?}", child.tag_name());
+            assert!(!child.children().any(|n| n.is_element()), "a rdg holds elements");
             let wit = child.attribute("wit").expect("a rdg without wit");
             for w in wit.split_whitespace() {
                 let id = w.strip_prefix('#').expect("wit points with #");
