@@ -70,7 +70,24 @@ fn csv_tsv_and_tei_are_written() {
         let bytes = sb.read("t.out");
         let mut r = csv::ReaderBuilder::new().delimiter(delimiter).from_reader(bytes.as_slice());
         assert_eq!(r.headers().unwrap().iter().collect::<Vec<_>>(), ["v1", "v2", "v3"]);
-        assert_eq!(r.records().count(), rows, "{format}: one record per row");
+        let records: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(records.len(), rows, "{format}: one record per row");
+        // Each field is the row's text: a gap empty, a cell covering
+        // several rows written in every one of them.
+        let mut above = [String::new(), String::new(), String::new()];
+        let mut continued = 0;
+        for (k, (rec, row)) in records.iter().zip(json["rows"].as_array().unwrap()).enumerate() {
+            for w in 0..3 {
+                let cell = &row["cells"][w];
+                if cell["continued"] == true {
+                    continued += 1;
+                } else {
+                    above[w] = cell["text"].as_str().unwrap_or("").to_string();
+                }
+                assert_eq!(&rec[w], above[w], "{format}: row {k}, witness {w}");
+            }
+        }
+        assert!(continued > 0, "no cell covers several rows: the check checked nothing");
     }
     let run = sb.run(&[&files[..], &["tei"]].concat());
     run.success();

@@ -123,8 +123,8 @@ pub struct CollationOutput {
     pub rows: Vec<RowOutput>,
 }
 
-/// The original text of every cell (`None` for gaps and continued cells),
-/// row by row.
+/// The original text of every cell, row by row: `None` for a gap; a cell
+/// covering several rows has its text in each of them.
 fn cell_texts<'a>(table: &Table, texts: &[&'a str]) -> Vec<Vec<Option<&'a str>>> {
     let index: Vec<CharIndex> = texts.iter().map(|t| CharIndex::new(t)).collect();
     table
@@ -266,8 +266,13 @@ impl CollationOutput {
 }
 
 /// The table as delimited text through the `csv` crate: a header of
-/// witness ids, then one record per row, a gap an empty field; a cell
-/// covering several rows is written in its first row (empty below). `b','` for
+/// witness ids, then one record per row, a gap an empty field. A cell
+/// covering several rows is written in each of them: in a spreadsheet a
+/// record is read, sorted and filtered on its own, so it has to say all
+/// that its row holds, and an empty field has to mean a gap only (an
+/// abridgement's one sentence beside three rows is not missing from the
+/// second and third). The price: such a sentence stands in its column
+/// more than once; `parallels.collation/1` and TEI hold it once. `b','` for
 /// CSV, `b'\t'` for TSV (fields holding a tab, a quote or a line break are
 /// quoted there too).
 pub fn delimited(table: &Table, texts: &[&str], delimiter: u8) -> Result<Vec<u8>, ExportError> {

@@ -59,14 +59,23 @@
 //!    column's order. Two backbone anchors side by side that one link
 //!    crosses (the new sentence also links the previous row, or the new row
 //!    the previous sentence: an n–m group) become one block. Around each
-//!    backbone block, the new witness's
-//!    neighbouring sentences that link to the anchor's row join its cell
-//!    (a 1–n group), and neighbouring profile rows that link to the
-//!    anchor's sentences join it (n–1): they stay rows of their own, and the
-//!    new witness's cell spans them all, so what the others linked
-//!    sentence by sentence is not coarsened into one group. What is left
-//!    between two anchors becomes rows of their own: the profile's first,
-//!    then the new witness's, one sentence a row.
+//!    backbone block, the new witness's neighbouring sentences that link
+//!    to the block's rows join its cell (a 1–n group), and neighbouring
+//!    profile rows that link to the block's sentences join it (n–1): they
+//!    stay rows of their own, and the new witness's cell spans them all,
+//!    so what the others linked sentence by sentence is not coarsened into
+//!    one group. Whether a neighbour links is put to a **vote** of the
+//!    witnesses already in that have sentences there (in the neighbouring
+//!    row; in the block's rows, for a neighbouring sentence) and any link
+//!    with the new witness: each votes for if one of its links joins its
+//!    sentences there to the other side, against if none does. The
+//!    neighbour joins on a majority or a tie, never without a vote for.
+//!    A row joins a cell only if the witnesses in it mostly agree: one
+//!    witness's link does not tie to the new witness a row whose other
+//!    witnesses link the new one elsewhere or not at all (every row
+//!    implies links between all its cells, see "Weak spots"). What is
+//!    left between two blocks becomes rows of their own: the profile's
+//!    first, then the new witness's, one sentence a row.
 //! 4. **Transpositions.** Once every witness is in, each pairwise link
 //!    whose two sides ended in disjoint rows is a displacement: in each
 //!    row holding one side where the other witness has a gap, the gap is
@@ -76,8 +85,15 @@
 //! another) are resolved in step 3: the backbone keeps the correspondence
 //! with the most link weight summed over all witnesses already in, so
 //! a majority of witnesses wins over one, and a stronger link over a
-//! weaker; a link left out that joins material in disjoint rows with a gap
-//! is shown as a transposition, never silently dropped.
+//! weaker; around the backbone, a neighbouring row or sentence joins a
+//! block by the vote of the witnesses present (one link against the
+//! silence of two witnesses loses: zh-variants v1–v3 links a sentence of
+//! v1 to v3 that v2, v2_trad and the gold do not, and it is left out of
+//! v3's cell rather than implied for v2–v3 too). A link whose two sides
+//! end in disjoint rows is shown as a transposition where the other
+//! witness has a gap (even when the rows are neighbours), never silently
+//! dropped; a link of several sentences that still shares a row with its
+//! other side stands there, and its sentences outvoted are not implied.
 //!
 //! # Weak spots
 //!
@@ -91,8 +107,9 @@
 //!   then the new witness's), not interleaved by position.
 //! * A cell spanning rows implies its links with each of them: an
 //!   abridgement's one sentence beside three is linked to all three, as
-//!   coarse as the abridgement is (zh-variants v2–v3: implied link P 0.981
-//!   against 0.988 pairwise).
+//!   coarse as the abridgement is. Where the witnesses in a row disagree
+//!   evenly (two in, one linking, one silent), the tie keeps the link, and
+//!   the silent witness is implied linked too.
 //! * Memory and time grow with the anchors (links × sentences per link ×
 //!   rows per sentence), and a fitted witness copies the profile once:
 //!   fine for a handful of versions of a book, not meant for a corpus
@@ -430,6 +447,45 @@ fn fit(profile: Vec<ProfileRow>, n: usize, w: usize, sentences: u32, evidence: &
     }
     let anchors = merged;
     let linked = |r: u32, s: u32| anchors.binary_search_by(|a| a.0.cmp(&r).then(a.1.cmp(&s))).is_ok();
+    // Per witness already in: for each sentence of w, the runs of that
+    // witness its links join to it.
+    let by_sentence: Vec<Vec<Vec<Sentences>>> = evidence
+        .iter()
+        .map(|(_, links)| {
+            let mut v = vec![Vec::new(); sentences as usize];
+            for &(sw, sx, _) in links {
+                for s in sw[0]..sw[1].min(sentences) {
+                    v[s as usize].push(sx);
+                }
+            }
+            v
+        })
+        .collect();
+    // Does material next to a block join it (module docs, step 3)? The
+    // witnesses with sentences in `rows` and any link with w vote: for, if
+    // a link joins their sentences there to one of `sents`; against, if
+    // none does. A majority of them, or a tie, and at least one for.
+    let joins = |rows: std::ops::RangeInclusive<u32>, sents: std::ops::RangeInclusive<u32>| -> bool {
+        let (mut yes, mut no) = (0usize, 0usize);
+        for (k, (x, links)) in evidence.iter().enumerate() {
+            if links.is_empty() {
+                continue;
+            }
+            let held: Vec<Sentences> = rows.clone().filter_map(|r| profile[r as usize][*x]).collect();
+            if held.is_empty() {
+                continue;
+            }
+            let joined = sents.clone().any(|s| {
+                by_sentence[k][s as usize].iter().any(|run| held.iter().any(|h| h[0] < run[1] && run[0] < h[1]))
+            });
+            if joined {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        yes > 0 && yes >= no
+    };
     let chain = heaviest_chain(&anchors, sentences as usize);
 
     // Blocks: rows [r0, r1] of the profile with sentences [s0, s1] of w.
@@ -460,25 +516,25 @@ fn fit(profile: Vec<ProfileRow>, n: usize, w: usize, sentences: u32, evidence: &
         if k > 0 {
             let b = blocks[k - 1];
             // Sentences of w after the previous block that link to its rows.
-            while s_a < s_b && (b[0]..=b[1]).any(|r| linked(r, s_a)) {
+            while s_a < s_b && joins(b[0]..=b[1], s_a..=s_a) {
                 s_a += 1;
             }
             blocks[k - 1][3] = s_a - 1;
             let b = blocks[k - 1];
             // Profile rows after it that link to its sentences.
-            while r_a < r_b && (b[2]..=b[3]).any(|s| linked(r_a, s)) {
+            while r_a < r_b && joins(r_a..=r_a, b[2]..=b[3]) {
                 r_a += 1;
             }
             blocks[k - 1][1] = r_a - 1;
         }
         if k < blocks.len() {
             let b = blocks[k];
-            while s_b > s_a && (b[0]..=b[1]).any(|r| linked(r, s_b - 1)) {
+            while s_b > s_a && joins(b[0]..=b[1], s_b - 1..=s_b - 1) {
                 s_b -= 1;
             }
             blocks[k][2] = s_b;
             let b = blocks[k];
-            while r_b > r_a && (b[2]..=b[3]).any(|s| linked(r_b - 1, s)) {
+            while r_b > r_a && joins(r_b - 1..=r_b - 1, b[2]..=b[3]) {
                 r_b -= 1;
             }
             blocks[k][0] = r_b;
@@ -628,5 +684,105 @@ impl Table {
                 _ => None,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::align::{Aligner, Link, Options, Passage, PassageKind};
+    use crate::output::{DocumentInfo, PairOutput};
+
+    /// Three sentences a text, each naming its witness and place.
+    fn text(w: &str, n: usize) -> String {
+        (0..n).map(|k| format!("这是版本{w}的第{k}句话，内容各不相同。\n")).collect()
+    }
+
+    /// The table of witnesses `ids` (with `counts` sentences each) from
+    /// hand-made sentence links: `(x, y, [x sentences], [y sentences])`.
+    fn table_of(ids: &[&str], counts: &[usize], links: &[(usize, usize, Sentences, Sentences)]) -> Table {
+        let texts: Vec<String> = ids.iter().zip(counts).map(|(w, &n)| text(w, n)).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let prepared = Aligner::new(Options::default()).prepare_all(&texts);
+        for (p, &n) in prepared.iter().zip(counts) {
+            assert_eq!(p.seg.sentences.len(), n);
+        }
+        let span = |w: usize, s: Sentences| {
+            let sents = &prepared[w].seg.sentences;
+            [sents[s[0] as usize].start, sents[s[1] as usize - 1].end]
+        };
+        let mut pairs: Vec<PairOutput> = Vec::new();
+        for &(x, y, sx, sy) in links {
+            let link = Link { a: span(x, sx), b: span(y, sy), score: 0.5, meaning: None };
+            match pairs.iter_mut().find(|p| p.a == ids[x] && p.b == ids[y]) {
+                Some(p) => p.passages[0].links.push(link),
+                None => pairs.push(PairOutput {
+                    a: ids[x].to_string(),
+                    b: ids[y].to_string(),
+                    passages: vec![Passage {
+                        kind: PassageKind::Parallel,
+                        a: link.a,
+                        b: link.b,
+                        score: 0.5,
+                        links: vec![link],
+                    }],
+                }),
+            }
+        }
+        let documents = ids
+            .iter()
+            .zip(&texts)
+            .map(|(id, t)| DocumentInfo {
+                id: id.to_string(),
+                path: format!("{id}.txt").into(),
+                chars: t.chars().count() as u64,
+                encoding: "utf-8".into(),
+            })
+            .collect();
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let prepared: Vec<&Prepared> = prepared.iter().collect();
+        build_table(&ids, &texts, &prepared, &AlignOutput::new(documents, pairs))
+    }
+
+    /// The sentences of witness `w` in each row (a continued cell's too).
+    fn column(t: &Table, w: usize) -> Vec<Option<Sentences>> {
+        t.rows.iter().map(|r| r.cells[w].sentences).collect()
+    }
+
+    /// a and b (and d, a copy of b) correspond sentence by sentence; c, the
+    /// abridgement, has two sentences. a links c's first to its first two
+    /// sentences; b (and d) only to their second. c = witness 2.
+    fn abridged(with_copy: bool) -> Table {
+        let one = |x, y, s: u32| (x, y, [s, s + 1], [s, s + 1]);
+        let mut links = vec![one(0, 1, 0), one(0, 1, 1), one(0, 1, 2)];
+        links.extend([(0, 2, [0, 2], [0, 1]), (0, 2, [2, 3], [1, 2])]);
+        links.extend([(1, 2, [1, 2], [0, 1]), (1, 2, [2, 3], [1, 2])]);
+        if with_copy {
+            links.extend([one(0, 3, 0), one(0, 3, 1), one(0, 3, 2), one(1, 3, 0), one(1, 3, 1), one(1, 3, 2)]);
+            links.extend([(2, 3, [0, 1], [1, 2]), (2, 3, [1, 2], [2, 3])]);
+            table_of(&["a", "b", "c", "d"], &[3, 3, 2, 3], &links)
+        } else {
+            table_of(&["a", "b", "c"], &[3, 3, 2], &links)
+        }
+    }
+
+    #[test]
+    fn a_row_the_witnesses_in_it_mostly_do_not_link_stays_out_of_a_spanning_cell() {
+        let t = abridged(true);
+        // Rows: a, b and d sentence by sentence; c's first sentence only
+        // beside their second (b and d outvote a), its second beside the
+        // third.
+        assert_eq!(column(&t, 0), [Some([0, 1]), Some([1, 2]), Some([2, 3])]);
+        assert_eq!(column(&t, 2), [None, Some([0, 1]), Some([1, 2])]);
+        assert!(t.rows.iter().all(|r| r.cells[2].rows == 1 && !r.transposed()));
+    }
+
+    #[test]
+    fn on_a_tie_the_link_keeps_the_row_in_the_spanning_cell() {
+        let t = abridged(false);
+        // a links, b is silent: c's first sentence spans the first two rows.
+        assert_eq!(column(&t, 2), [Some([0, 1]), Some([0, 1]), Some([1, 2])]);
+        assert_eq!(t.rows[0].cells[2].rows, 2);
+        assert!(t.rows[1].cells[2].is_continued());
     }
 }
