@@ -231,13 +231,15 @@ pub struct Graph {
 }
 
 /// Width of the graph's drawing, in SVG units.
-const GRAPH_WIDTH: f64 = 1000.0;
+const GRAPH_WIDTH: f64 = 1300.0;
 
 /// The document graph of `pairs` (at most [`MAX_GRAPH_NODES`] documents):
 /// every document is drawn with one cluster (the one holding most of its
-/// passages' significance among these pairs), each cluster's documents
-/// together in a disc of their own, the discs most significant first, row
-/// by row. A cluster of a few documents is a ring; a larger one a
+/// passages' significance among these pairs; a document that would be
+/// alone in its cluster goes to the cluster of the partner it shares most
+/// with), each cluster's documents together in a disc of their own, the
+/// discs of linked documents one after another, most significant first,
+/// row by row. A cluster of a few documents is a ring; a larger one a
 /// sunflower spiral, its most connected documents in the middle. An edge
 /// per pair, as wide as the log of the characters they share; each edge and
 /// each document links to a pair page (a document: its most significant
@@ -280,24 +282,70 @@ pub fn graph(
             }
         }
     }
-    let group_of: Vec<u32> = weight
+    let mut group_of: Vec<u32> = weight
         .iter()
         .map(|w| {
             w.iter().max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(x.0))).map(|(&c, _)| c).unwrap_or(u32::MAX)
         })
         .collect();
-    // Clusters, most significant first (by their documents' weight in them).
+    // A document alone in its cluster (its partners drawn with another) is
+    // drawn with the partner it shares most with: the places of a cluster
+    // stay side by side.
+    let mut members: FxHashMap<u32, usize> = FxHashMap::default();
+    for &g in &group_of {
+        *members.entry(g).or_default() += 1;
+    }
+    let mut partner: Vec<Option<(f64, usize)>> = vec![None; ids.len()];
+    for &k in &shown {
+        let (a, b, _, ks) = &pairs[k];
+        let w: f64 = ks.iter().map(|&i| passages[i].significance).sum();
+        let (p, q) = (index[a.as_str()], index[b.as_str()]);
+        for (x, y) in [(p, q), (q, p)] {
+            if partner[x].is_none_or(|(best, _)| w > best) {
+                partner[x] = Some((w, y));
+            }
+        }
+    }
+    let alone: Vec<usize> = (0..ids.len()).filter(|&d| members[&group_of[d]] == 1).collect();
+    for d in alone {
+        if let Some((_, other)) = partner[d] {
+            if members[&group_of[other]] > 1 {
+                group_of[d] = group_of[other];
+            }
+        }
+    }
+    // Documents linked at all: their clusters are drawn one after another.
+    let mut root: Vec<usize> = (0..ids.len()).collect();
+    fn find(root: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while root[r] != r {
+            r = root[r];
+        }
+        root[x] = r;
+        r
+    }
+    for &k in &shown {
+        let (a, b, _, _) = &pairs[k];
+        let (p, q) = (find(&mut root, index[a.as_str()]), find(&mut root, index[b.as_str()]));
+        root[p.max(q)] = p.min(q);
+    }
+    let component: Vec<usize> = (0..ids.len()).map(|d| find(&mut root, d)).collect();
+    // Clusters, most significant first (by their documents' weight in
+    // them), those of one component together (the component of the most
+    // significant pair first).
     let mut groups: FxHashMap<u32, (f64, Vec<usize>)> = FxHashMap::default();
     for (d, &g) in group_of.iter().enumerate() {
         let e = groups.entry(g).or_default();
-        e.0 += weight[d].get(&g).copied().unwrap_or(0.0);
+        e.0 += weight[d].values().sum::<f64>();
         e.1.push(d);
     }
     let mut groups: Vec<(u32, f64, Vec<usize>)> = groups.into_iter().map(|(g, (w, ds))| (g, w, ds)).collect();
-    groups.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    groups.sort_by(|x, y| {
+        component[x.2[0]].cmp(&component[y.2[0]]).then(y.1.total_cmp(&x.1)).then(x.0.cmp(&y.0))
+    });
     // Each cluster laid out around its own centre, then the discs placed
     // row by row.
-    const SPACING: f64 = 26.0;
+    const SPACING: f64 = 30.0;
     const PAD: f64 = 22.0;
     let mut at = vec![(0.0, 0.0); ids.len()];
     let mut areas = Vec::new();
@@ -373,7 +421,7 @@ pub fn graph(
             id: id.to_string(),
             x: at[d].0,
             y: at[d].1,
-            r: round(4.0 + (degree[d] as f64).sqrt() * 2.0),
+            r: round(5.0 + (degree[d] as f64).sqrt() * 2.0),
             group: group_of[d],
             colour: colour[&group_of[d]],
             href: best[d].and_then(|k| pages.get(k).cloned().flatten()),

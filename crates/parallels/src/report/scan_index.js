@@ -168,8 +168,8 @@
         tr.appendChild(num(g.score, fixed(g.score, 2)));
         tr.appendChild(el("td", "kind " + g.kind, g.kind));
         var td = el("td", "clusters");
-        g.clusters.slice(0, 4).forEach(function (c) { td.appendChild(clusterButton(c)); });
-        if (g.clusters.length > 4) td.appendChild(el("span", "summary", " +" + (g.clusters.length - 4)));
+        g.clusters.slice(0, 3).forEach(function (c) { td.appendChild(clusterButton(c)); });
+        if (g.clusters.length > 3) td.appendChild(el("span", "summary", "+" + (g.clusters.length - 3)));
         tr.appendChild(td);
         tr.appendChild(excerptCell(g.best));
         return tr;
@@ -324,7 +324,7 @@
       draw(t);
     });
     count.textContent = kept.length + " of " + passages.length + " passages, " + tables.pairs.all.length +
-      " pairs, " + tables.clusters.all.length + " clusters";
+      " pair(s), " + tables.clusters.all.length + " cluster(s)";
   }
   var pending = null;
   function later() {
