@@ -145,6 +145,18 @@ async function scanReport(dir, shots) {
   await sig.th.click();
   v = await column(page, "pairs", sig.k);
   check(sorted(v, "asc"), `pairs not sorted by significance, ascending: ${v}`);
+  if (pairKeys.size > 100) {
+    // The next page continues the ranking where the first ends.
+    await sig.th.click();
+    const first = await column(page, "pairs", sig.k);
+    check(sorted(first, "desc"), `not ranked again by significance: ${first}`);
+    await page.locator("#pairs .pager button", { hasText: "next" }).click();
+    const next = await column(page, "pairs", sig.k);
+    check(next.length === Math.min(100, pairKeys.size - 100), `${next.length} rows on the second page`);
+    check(sorted(next, "desc") && next[0] <= first[first.length - 1], `page 2 does not continue page 1: ${next}`);
+    const said = await page.locator("#pairs .pager").textContent();
+    check(said.includes(`rows 101–${100 + next.length} of ${pairKeys.size}`), `the pager says "${said}"`);
+  }
   const len = await heading(page, "pairs", "length");
   await len.th.click();
   v = await column(page, "pairs", len.k);

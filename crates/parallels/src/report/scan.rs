@@ -345,8 +345,9 @@ pub fn graph(
     });
     // Each cluster laid out around its own centre, then the discs placed
     // row by row.
-    const SPACING: f64 = 30.0;
+    const SPACING: f64 = 34.0;
     const PAD: f64 = 22.0;
+    const GAP: f64 = 18.0;
     let mut at = vec![(0.0, 0.0); ids.len()];
     let mut areas = Vec::new();
     let (mut x, mut y, mut row_height) = (0.0f64, 0.0f64, 0.0f64);
@@ -375,7 +376,7 @@ pub fn graph(
                 .collect()
         };
         let extent = offsets.iter().map(|(a, b)| (a * a + b * b).sqrt()).fold(0.0, f64::max) + PAD;
-        let diameter = 2.0 * extent;
+        let diameter = 2.0 * extent + GAP;
         if x > 0.0 && x + diameter > GRAPH_WIDTH {
             x = 0.0;
             y += row_height;
@@ -421,7 +422,7 @@ pub fn graph(
             id: id.to_string(),
             x: at[d].0,
             y: at[d].1,
-            r: round(5.0 + (degree[d] as f64).sqrt() * 2.0),
+            r: round((4.0 + (degree[d] as f64).sqrt() * 1.5).min(12.0)),
             group: group_of[d],
             colour: colour[&group_of[d]],
             href: best[d].and_then(|k| pages.get(k).cloned().flatten()),
