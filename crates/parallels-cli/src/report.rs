@@ -184,8 +184,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         .iter()
         .map(|(i, k, p)| {
             let d = &documents[*i];
-            let doc =
-                ReportDoc { id: &d.id, path: &paths[*i], encoding: &d.encoding, text: &texts[*k].1, prepared: p };
+            let doc = ReportDoc { id: &d.id, path: &paths[*i], encoding: &d.encoding, text: &texts[*k].1, prepared: p };
             (d.id.clone(), doc)
         })
         .collect();

@@ -71,7 +71,8 @@ fn the_index_carries_the_passages_ranked_with_excerpts_of_both_sides() {
     let mut seen = HashSet::new();
     for r in rows {
         let (a, b) = (docs[r[0].as_u64().unwrap() as usize], docs[r[1].as_u64().unwrap() as usize]);
-        let (a_span, b_span) = ((r[3].as_u64().unwrap(), r[4].as_u64().unwrap()), (r[5].as_u64().unwrap(), r[6].as_u64().unwrap()));
+        let (a_span, b_span) =
+            ((r[3].as_u64().unwrap(), r[4].as_u64().unwrap()), (r[5].as_u64().unwrap(), r[6].as_u64().unwrap()));
         // The row is a passage of the table, all its fields as written.
         let p = passages
             .iter()
@@ -110,7 +111,8 @@ fn the_index_carries_the_passages_ranked_with_excerpts_of_both_sides() {
     for c in listed {
         let full = clusters.iter().find(|x| x["id"] == c["id"]).unwrap();
         assert_eq!(c["size"], full["size"]);
-        let sum: f64 = passages.iter().filter(|p| p["cluster"] == c["id"]).map(|p| p["significance"].as_f64().unwrap()).sum();
+        let sum: f64 =
+            passages.iter().filter(|p| p["cluster"] == c["id"]).map(|p| p["significance"].as_f64().unwrap()).sum();
         assert!((c["significance"].as_f64().unwrap() - sum).abs() < 0.05);
         for (m, fm) in c["members"].as_array().unwrap().iter().zip(full["members"].as_array().unwrap()) {
             let id = docs[m[0].as_u64().unwrap() as usize];
@@ -131,8 +133,7 @@ fn the_graph_draws_each_cluster_together_and_links_to_pair_pages() {
     let v4 = fixture_text("v4.txt");
     let para = |t: &str, k: usize| t.lines().filter(|l| l.chars().count() > 120).nth(k).unwrap().to_string();
     let (p, q) = (para(&v1, 1), para(&v4, 2));
-    for (id, filler, text) in
-        [("x1", "甲", &p), ("x2", "乙", &p), ("x3", "丙", &p), ("y1", "丁", &q), ("y2", "戊", &q)]
+    for (id, filler, text) in [("x1", "甲", &p), ("x2", "乙", &p), ("x3", "丙", &p), ("y1", "丁", &q), ("y2", "戊", &q)]
     {
         sb.write(&format!("corpus/{id}.txt"), format!("{}。\n{text}\n", filler.repeat(30)));
     }
@@ -155,10 +156,18 @@ fn the_graph_draws_each_cluster_together_and_links_to_pair_pages() {
     let dist = |a: &str, b: &str| ((at[a].0 - at[b].0).powi(2) + (at[a].1 - at[b].1).powi(2)).sqrt();
     let within = ["x1-x2", "x1-x3", "x2-x3", "y1-y2"].map(|s| dist(&s[..2], &s[3..]));
     let across = ["x1-y1", "x1-y2", "x2-y1", "x2-y2", "x3-y1", "x3-y2"].map(|s| dist(&s[..2], &s[3..]));
-    let (far_within, near_across) = (within.iter().cloned().fold(0.0, f64::max), across.iter().cloned().fold(f64::MAX, f64::min));
+    let (far_within, near_across) =
+        (within.iter().cloned().fold(0.0, f64::max), across.iter().cloned().fold(f64::MAX, f64::min));
     assert!(far_within < near_across, "a cluster is not drawn together: {at:?}");
     // Two discs, labelled by cluster; every edge links to a page.
     assert_eq!(svg.matches("<g class=\"group\">").count(), 2);
     let edges = svg.matches("<a class=\"edge").count();
-    assert_eq!(edges, jsonl(&sb, "results/passages.jsonl").iter().map(|p| (p["a_doc"].to_string(), p["b_doc"].to_string())).collect::<HashSet<_>>().len());
+    assert_eq!(
+        edges,
+        jsonl(&sb, "results/passages.jsonl")
+            .iter()
+            .map(|p| (p["a_doc"].to_string(), p["b_doc"].to_string()))
+            .collect::<HashSet<_>>()
+            .len()
+    );
 }

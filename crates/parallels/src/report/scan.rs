@@ -244,11 +244,7 @@ const GRAPH_WIDTH: f64 = 1300.0;
 /// per pair, as wide as the log of the characters they share; each edge and
 /// each document links to a pair page (a document: its most significant
 /// pair's).
-pub fn graph(
-    passages: &[ScanPassage],
-    pairs: &[(String, String, u64, Vec<usize>)],
-    pages: &[Option<String>],
-) -> Graph {
+pub fn graph(passages: &[ScanPassage], pairs: &[(String, String, u64, Vec<usize>)], pages: &[Option<String>]) -> Graph {
     let round = |x: f64| (x * 10.0).round() / 10.0;
     // The documents, in order of their first (most significant) pair.
     let mut ids: Vec<&str> = Vec::new();
@@ -284,9 +280,7 @@ pub fn graph(
     }
     let mut group_of: Vec<u32> = weight
         .iter()
-        .map(|w| {
-            w.iter().max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(x.0))).map(|(&c, _)| c).unwrap_or(u32::MAX)
-        })
+        .map(|w| w.iter().max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(x.0))).map(|(&c, _)| c).unwrap_or(u32::MAX))
         .collect();
     // A document alone in its cluster (its partners drawn with another) is
     // drawn with the partner it shares most with: the places of a cluster
@@ -340,9 +334,7 @@ pub fn graph(
         e.1.push(d);
     }
     let mut groups: Vec<(u32, f64, Vec<usize>)> = groups.into_iter().map(|(g, (w, ds))| (g, w, ds)).collect();
-    groups.sort_by(|x, y| {
-        component[x.2[0]].cmp(&component[y.2[0]]).then(y.1.total_cmp(&x.1)).then(x.0.cmp(&y.0))
-    });
+    groups.sort_by(|x, y| component[x.2[0]].cmp(&component[y.2[0]]).then(y.1.total_cmp(&x.1)).then(x.0.cmp(&y.0)));
     // Each cluster laid out around its own centre, then the discs placed
     // row by row.
     const SPACING: f64 = 34.0;
@@ -395,7 +387,8 @@ pub fn graph(
     for &k in &shown {
         let (a, b, shared, ks) = &pairs[k];
         let (p, q) = (index[a.as_str()], index[b.as_str()]);
-        let strongest = ks.iter().copied().max_by(|&x, &y| passages[x].significance.total_cmp(&passages[y].significance));
+        let strongest =
+            ks.iter().copied().max_by(|&x, &y| passages[x].significance.total_cmp(&passages[y].significance));
         let kind = match strongest.map(|i| passages[i].passage.kind) {
             Some(PassageKind::Parallel) => "parallel",
             _ => "verbatim",
@@ -408,10 +401,7 @@ pub fn graph(
             y2: at[q].1,
             w: round((1.0 + (*shared as f64).ln()).max(0.5) / 2.0),
             kind,
-            title: format!(
-                "{a} ↔ {b}: {} passage(s), {shared} characters, significance {significance:.1}",
-                ks.len()
-            ),
+            title: format!("{a} ↔ {b}: {} passage(s), {shared} characters, significance {significance:.1}", ks.len()),
             href: pages.get(k).cloned().flatten(),
         });
     }
