@@ -226,6 +226,19 @@ async function scanReport(dir, shots) {
   await page.click('#tabs a[data-view="graph"]');
   await shown(page, "#graph svg.graph", "the graph");
   check((await page.locator("#graph .edge").count()) > 0, "the graph has no edges");
+  // The filters grey the pairs they leave out.
+  const edges = await page.locator("#graph .edge").count();
+  check(await page.locator("#graph .edge.dim").count() === 0, "edges greyed without a filter");
+  await setFilter(page, "significance", Math.max(...sigs) + 1);
+  check(await page.locator("#graph .edge.dim").count() === edges, "a filter that keeps nothing greys no edge");
+  const strongest = rows.reduce((x, r) => (r.sig > x.sig ? r : x), rows[0]);
+  await setFilter(page, "cluster", strongest.cluster);
+  await setFilter(page, "significance", "");
+  const kept = await page.locator("#graph .edge:not(.dim)").evaluateAll(
+    (es) => es.map((e) => [e.getAttribute("data-a"), e.getAttribute("data-b")]));
+  const inCluster = new Set(rows.filter((r) => r.cluster === strongest.cluster).map((r) => `${data.docs[r.a]},${data.docs[r.b]}`));
+  check(kept.length > 0 && kept.every(([a, b]) => inCluster.has(`${a},${b}`)), `edges kept by cluster ${strongest.cluster}: ${kept}`);
+  await page.click('#filters [name="clear"]');
   const node = page.locator("#graph a.node").first();
   const label = node.locator("text");
   check(!(await label.isVisible()), "a label is shown before hovering");

@@ -198,6 +198,10 @@ pub struct Edge {
     pub title: String,
     /// Its pair page.
     pub href: Option<String>,
+    /// The two documents' ids.
+    pub a: String,
+    /// (see `a`)
+    pub b: String,
 }
 
 /// A cluster's area in the graph, with its label.
@@ -403,6 +407,8 @@ pub fn graph(passages: &[ScanPassage], pairs: &[(String, String, u64, Vec<usize>
             kind,
             title: format!("{a} ↔ {b}: {} passage(s), {shared} characters, significance {significance:.1}", ks.len()),
             href: pages.get(k).cloned().flatten(),
+            a: a.clone(),
+            b: b.clone(),
         });
     }
     let nodes = ids

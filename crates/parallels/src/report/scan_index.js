@@ -314,6 +314,7 @@
   }
 
   var count = form.querySelector(".count");
+  var edges = doc.querySelectorAll("#graph .edge[data-a]"), nodes = doc.querySelectorAll("#graph .node[data-doc]");
   function refresh() {
     kept = keep();
     Object.keys(tables).forEach(function (name) {
@@ -323,6 +324,13 @@
       order(t);
       draw(t);
     });
+    // The graph greys the pairs (and documents) the filters leave out.
+    var pairs = new Set(), ends = new Set();
+    tables.pairs.all.forEach(function (g) { pairs.add(docs[g.a] + "\n" + docs[g.b]); ends.add(docs[g.a]); ends.add(docs[g.b]); });
+    Array.prototype.forEach.call(edges, function (e) {
+      e.classList.toggle("dim", !pairs.has(e.getAttribute("data-a") + "\n" + e.getAttribute("data-b")));
+    });
+    Array.prototype.forEach.call(nodes, function (n) { n.classList.toggle("dim", !ends.has(n.getAttribute("data-doc"))); });
     count.textContent = kept.length + " of " + passages.length + " passages, " + tables.pairs.all.length +
       " pair(s), " + tables.clusters.all.length + " cluster(s)";
   }
@@ -372,13 +380,13 @@
   });
 
   // The filters are shown with the views they act on.
-  var filtered = ["pairs", "passages", "clusters"];
+  var filtered = ["pairs", "passages", "clusters", "graph"];
   function place() {
     var hash = decodeURIComponent(location.hash.slice(1));
     form.hidden = filtered.indexOf(hash) < 0;
     if (!form.hidden) {
       var view = doc.getElementById(hash);
-      view.insertBefore(form, view.querySelector(".table"));
+      view.insertBefore(form, view.querySelector(".table, svg.graph"));
     }
   }
   window.addEventListener("hashchange", place);
