@@ -68,13 +68,14 @@
       var key = p.a * docs.length + p.b;
       var g = by.get(key);
       if (!g) {
-        g = { a: p.a, b: p.b, n: 0, sig: 0, score: 0, spans: [], kinds: {}, clusters: [], best: p, page: -1, i: p.i };
+        g = { a: p.a, b: p.b, n: 0, sig: 0, score: 0, spans: [], bspans: [], kinds: {}, clusters: [], best: p, page: -1, i: p.i };
         by.set(key, g);
       }
       g.n += 1;
       g.sig += p.sig;
       g.score = Math.max(g.score, p.score);
       g.spans.push([p.as, p.ae]);
+      g.bspans.push([p.bs, p.be]);
       g.kinds[p.kind] = true;
       if (g.clusters.indexOf(p.cluster) < 0) g.clusters.push(p.cluster);
       if (p.sig > g.best.sig) g.best = p;
@@ -82,7 +83,7 @@
     });
     var out = [];
     by.forEach(function (g) {
-      g.len = covered(g.spans);
+      g.len = Math.min(covered(g.spans), covered(g.bspans));
       g.kind = kinds(g.kinds);
       out.push(g);
     });
