@@ -111,6 +111,11 @@ fn the_scan_report_works_in_chromium() {
     let v4c: Vec<char> = v4.chars().collect();
     let half: String = v4c[..900].iter().collect();
     sb.write("corpus/a.txt", &v1).write("corpus/b.txt", format!("{half}\n{para}")).write("corpus/c.txt", &v2);
+    // Markup in shared text reaches the page's data and its excerpts: it
+    // must stay text (the driver fails on a dialog or a script error).
+    let markup = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+    sb.write("corpus/d.txt", format!("甲方来函。\n{markup}{para}\n"));
+    sb.write("corpus/e.txt", format!("乙方复函，另有附件。\n{markup}{para}\n"));
     sb.run(&["scan", "corpus", "-o", "results"]).success();
     let run = sb.run(&["report", "results", "-o", "report"]);
     run.success();

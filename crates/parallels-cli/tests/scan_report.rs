@@ -41,6 +41,9 @@ fn corpus(sb: &Sandbox) -> HashMap<String, String> {
         ("c", v2),
         ("d", format!("另一篇文字，与其他文件无关。\n𠀐𠀑。{para}\n")),
         ("e", "完全无关的一篇短文，讲的是天气和收成。".repeat(5)),
+        // Markup inside the shared text itself: in the excerpts.
+        ("f", format!("甲方来函。\n</script><script>alert(2)</script>{para}\n")),
+        ("g", format!("乙方复函，另有附件。\n</script><script>alert(2)</script>{para}\n")),
     ];
     let mut out = HashMap::new();
     for (id, t) in texts {
@@ -60,7 +63,7 @@ fn the_index_carries_the_passages_ranked_with_excerpts_of_both_sides() {
     assert!(passages.len() >= 3, "{passages:?}");
     let html = String::from_utf8(sb.read("report/index.html")).unwrap();
     // A document's markup is data, never markup of the page.
-    assert!(!html.contains("<script>alert(1)"), "raw markup from a document");
+    assert!(!html.contains("<script>alert("), "raw markup from a document");
     let data = page_data(&html);
     let docs: Vec<&str> = data["docs"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
     let rows = data["passages"].as_array().unwrap();
@@ -102,6 +105,10 @@ fn the_index_carries_the_passages_ranked_with_excerpts_of_both_sides() {
     }
     assert!(seen.contains(&("a", "b")) && seen.contains(&("b", "d")), "{seen:?}");
     assert!(!docs.contains(&"e"), "a document sharing nothing is listed");
+    let fg = rows
+        .iter()
+        .find(|r| docs[r[0].as_u64().unwrap() as usize] == "f" && docs[r[1].as_u64().unwrap() as usize] == "g");
+    assert!(fg.unwrap()[10].as_str().unwrap().starts_with("</script><script>alert(2)"), "{fg:?}");
     // The clusters, most significant first, each member with its excerpt.
     let clusters = jsonl(&sb, "results/clusters.jsonl");
     let listed = data["clusters"].as_array().unwrap();

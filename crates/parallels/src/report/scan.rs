@@ -612,3 +612,17 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
     pages.insert(0, Page { path: "index.html".into(), html });
     Ok(pages)
 }
+
+#[cfg(test)]
+mod tests {
+    /// Text that would end the `<script>` element or open a comment in it
+    /// is written as escapes, and reads back the same.
+    #[test]
+    fn data_in_a_script_element_cannot_close_it() {
+        let text = "</script><!-- & --><script>alert(1)</script>";
+        let json = super::script_json(&vec![text]);
+        assert!(!json.contains('<') && !json.contains('>') && !json.contains('&'), "{json}");
+        let back: Vec<String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, [text]);
+    }
+}
