@@ -251,6 +251,10 @@
       var th = el("th", c.text || !c.key ? null : "num", c.title);
       if (c.key) {
         th.classList.add("sorts");
+        th.tabIndex = 0;
+        th.addEventListener("keydown", function (e) {
+          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); th.click(); }
+        });
         th.addEventListener("click", function () {
           if (t.sort === k) t.dir = -t.dir;
           else { t.sort = k; t.dir = c.text ? 1 : -1; }
@@ -284,8 +288,13 @@
   function draw(t) {
     var heads = t.table.tHead.rows[0].cells;
     for (var k = 0; k < heads.length; k++) {
-      if (k === t.sort) heads[k].setAttribute("data-dir", t.dir < 0 ? "desc" : "asc");
-      else heads[k].removeAttribute("data-dir");
+      if (k === t.sort) {
+        heads[k].setAttribute("data-dir", t.dir < 0 ? "desc" : "asc");
+        heads[k].setAttribute("aria-sort", t.dir < 0 ? "descending" : "ascending");
+      } else {
+        heads[k].removeAttribute("data-dir");
+        heads[k].removeAttribute("aria-sort");
+      }
     }
     var pages = Math.max(1, Math.ceil(t.all.length / PER_PAGE));
     t.page = Math.min(t.page, pages - 1);
