@@ -7,7 +7,10 @@ use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
 use parallels::plumbing::{check_outputs, commit_all, AtomicFile, OutputFile, Progress};
 use parallels::read::shown;
-use parallels::report::scan::{scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS};
+use parallels::report::scan::{
+    listed_passages, ranked_clusters, scan_site, top_pairs, SiteInput, DEFAULT_MAX_PAIRS, MAX_CLUSTERS, MAX_MEMBERS,
+    MAX_PASSAGES,
+};
 use parallels::report::ReportDoc;
 use parallels::scan::{InputFile, ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -25,8 +28,8 @@ pub struct ReportArgs {
     /// Folder for the report: index.html and pairs/NNNN.html.
     #[arg(short, long, value_name = "DIR")]
     output: PathBuf,
-    /// Write side-by-side pages for this many pairs, those sharing the most
-    /// text.
+    /// Write side-by-side pages for this many pairs, the most significant
+    /// (the sum of their passages' significance); they are also the graph's.
     #[arg(long, default_value_t = DEFAULT_MAX_PAIRS, value_name = "N")]
     max_pairs: usize,
 }
@@ -85,26 +88,21 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         );
     }
 
-    // The texts the pages show: the top pairs and the members of the
-    // clusters listed.
-    let mut needed: FxHashSet<&Source> = FxHashSet::default();
-    for (a, b, _, _) in top_pairs(&passages, args.max_pairs) {
-        for id in [a, b] {
-            if let Some(d) = documents.iter().find(|d| d.id == id) {
-                needed.insert(&d.source);
-            }
-        }
+    // The texts the pages show: the top pairs (prepared for their pages),
+    // the passages the index lists and the members of the clusters listed
+    // (for their excerpts).
+    let by_id: FxHashMap<&str, &ScanDocument> = documents.iter().map(|d| (d.id.as_str(), d)).collect();
+    let top = top_pairs(&passages, args.max_pairs);
+    let paired: FxHashSet<&str> = top.iter().flat_map(|(a, b, _, _)| [a.as_str(), b.as_str()]).collect();
+    let mut listed: FxHashSet<&str> = paired.clone();
+    for k in listed_passages(&passages, MAX_PASSAGES) {
+        listed.insert(&passages[k].a_doc);
+        listed.insert(&passages[k].b_doc);
     }
-    let mut by_size: Vec<&ScanCluster> = clusters.iter().collect();
-    by_size.sort_by(|x, y| y.size.cmp(&x.size).then(x.id.cmp(&y.id)));
-    let ids: FxHashSet<&str> = by_size
-        .iter()
-        .take(MAX_CLUSTERS)
-        .flat_map(|c| c.members.iter().take(MAX_MEMBERS).map(|m| m.doc.as_str()))
-        .collect();
-    for d in documents.iter().filter(|d| ids.contains(d.id.as_str())) {
-        needed.insert(&d.source);
+    for (c, _) in ranked_clusters(&clusters, &passages, MAX_CLUSTERS) {
+        listed.extend(clusters[c].members.iter().take(MAX_MEMBERS).map(|m| m.doc.as_str()));
     }
+    let needed: FxHashSet<&Source> = listed.iter().filter_map(|id| by_id.get(id)).map(|d| &d.source).collect();
     let mut files: Vec<&Source> = needed.iter().copied().collect();
     files.sort_by(|x, y| x.file.cmp(&y.file));
     files.dedup_by(|x, y| x.file == y.file);
@@ -169,25 +167,34 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             changed[0]
         );
     }
-    let aligner = Aligner::new(Options::default());
-    let prepared: Vec<Prepared> = texts.iter().map(|(_, t)| aligner.prepare(t)).collect();
     let by_source: FxHashMap<&Source, usize> = texts.iter().enumerate().map(|(k, (s, _))| (s, k)).collect();
+    let aligner = Aligner::new(Options::default());
     let paths: Vec<String> = documents.iter().map(|d| d.source.to_string()).collect();
-    let mut report_docs: FxHashMap<String, ReportDoc> = FxHashMap::default();
-    for (d, path) in documents.iter().zip(&paths) {
+    let mut originals: FxHashMap<&str, &str> = FxHashMap::default();
+    let mut prepared: Vec<(usize, usize, Prepared)> = Vec::new();
+    for (i, d) in documents.iter().enumerate() {
         if let Some(&k) = by_source.get(&d.source) {
-            report_docs.insert(
-                d.id.clone(),
-                ReportDoc { id: &d.id, path, encoding: &d.encoding, text: &texts[k].1, prepared: &prepared[k] },
-            );
+            originals.insert(&d.id, &texts[k].1);
+            if paired.contains(d.id.as_str()) {
+                prepared.push((i, k, aligner.prepare(&texts[k].1)));
+            }
         }
     }
+    let report_docs: FxHashMap<String, ReportDoc> = prepared
+        .iter()
+        .map(|(i, k, p)| {
+            let d = &documents[*i];
+            let doc = ReportDoc { id: &d.id, path: &paths[*i], encoding: &d.encoding, text: &texts[*k].1, prepared: p };
+            (d.id.clone(), doc)
+        })
+        .collect();
     let site = SiteInput {
         documents: &documents,
         passages: &passages,
         clusters: &clusters,
         summary: &summary,
         texts: &report_docs,
+        originals: &originals,
         max_pairs: args.max_pairs,
     };
     let pages = scan_site(&site).context("cannot render the report")?;

@@ -111,12 +111,70 @@ fn the_scan_report_works_in_chromium() {
     let v4c: Vec<char> = v4.chars().collect();
     let half: String = v4c[..900].iter().collect();
     sb.write("corpus/a.txt", &v1).write("corpus/b.txt", format!("{half}\n{para}")).write("corpus/c.txt", &v2);
+    // Markup in shared text reaches the page's data and its excerpts: it
+    // must stay text (the driver fails on a dialog or a script error).
+    let markup = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+    sb.write("corpus/d.txt", format!("甲方来函。\n{markup}{para}\n"));
+    sb.write("corpus/e.txt", format!("乙方复函，另有附件。\n{markup}{para}\n"));
     sb.run(&["scan", "corpus", "-o", "results"]).success();
     let run = sb.run(&["report", "results", "-o", "report"]);
     run.success();
     assert!(run.stderr.contains("pair page(s)"), "{run}");
     let mode = PathBuf::from("scan");
     drive(&[&mode, &sb.path().join("report"), &shots("scan")]);
+}
+
+/// Text no other document shares: code points of the CJK block drawn by a
+/// small generator, so that two fillers share no n-gram by chance.
+fn filler(seed: u64, n: usize) -> String {
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|k| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            if k % 23 == 22 {
+                '。'
+            } else {
+                char::from_u32(0x4E00 + ((x >> 33) % 0x4000) as u32).unwrap()
+            }
+        })
+        .collect()
+}
+
+/// Issue 17: hundreds of passages in many clusters, both kinds: the ranked
+/// tables page, sort and filter, and the graph leads to pair pages.
+#[test]
+fn the_scan_report_ranks_filters_and_pages_many_passages_in_chromium() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    let paragraphs: Vec<&str> = v1.lines().filter(|l| l.chars().count() >= 100).take(16).collect();
+    assert!(paragraphs.len() >= 12, "{} paragraphs", paragraphs.len());
+    // 36 documents of three paragraphs each (every paragraph in about
+    // seven), between text of their own; and a parallel version.
+    for d in 0..36usize {
+        let mut text = filler(d as u64, 150);
+        for k in 0..3 {
+            text.push('\n');
+            text.push_str(paragraphs[(d * 5 + k * 7) % paragraphs.len()]);
+            text.push('\n');
+            text.push_str(&filler((d * 10 + k + 1000) as u64, 120));
+        }
+        sb.write(&format!("corpus/d{d:02}.txt"), text);
+    }
+    sb.write("corpus/v1.txt", &v1).write("corpus/v2.txt", fixture_text("v2.txt"));
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    sb.run(&["report", "results", "-o", "report"]).success();
+    let passages = String::from_utf8(sb.read("results/passages.jsonl")).unwrap();
+    let pairs: std::collections::HashSet<(String, String)> = passages
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["a_doc"].to_string(), v["b_doc"].to_string())
+        })
+        .collect();
+    assert!(pairs.len() > 100, "{} pairs: the second page is not exercised", pairs.len());
+    assert!(passages.contains("\"kind\":\"parallel\"") && passages.contains("\"kind\":\"verbatim\""));
+    let mode = PathBuf::from("scan");
+    drive(&[&mode, &sb.path().join("report"), &shots("scan-many")]);
 }
 
 /// Issue 18: the "All versions" view with the abridged version first (the
