@@ -121,7 +121,7 @@ report=$bench/out/passim-$stamp.md
 {
     echo "## passim 2 and parallels scan on news-all ($stamp)"
     echo
-    echo "$(wc -l <"$NEWS/docs.jsonl") documents; $(nproc) cores; passim at $(git -C "$PASSIM_SRC" rev-parse --short HEAD); parallels $("$bin" --version)"
+    echo "$(wc -l <"$NEWS/docs.jsonl") documents; $(nproc) cores; passim at $(git -C "$PASSIM_SRC" rev-parse --short HEAD); $("$bin" --version)"
     echo
     echo "| run | tool | wall s | CPU s (user+sys) | peak RSS MiB | load at start |"
     echo "|---|---|--:|--:|--:|--:|"

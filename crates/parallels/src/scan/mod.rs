@@ -21,7 +21,10 @@
 //!    how rare they are in the whole corpus, not just in the two documents.
 //! 3. **Align.** Candidate pairs are aligned in chunks: the documents a chunk
 //!    needs are read back from the store and prepared once, then the pairs
-//!    are aligned in parallel with the same [`Aligner`] as `parallels align`.
+//!    are aligned in parallel with the same [`Aligner`] as `parallels align`,
+//!    but for the pairs whose shared seeds cannot add up to a reported
+//!    passage (`can_reach`: most candidate pairs of a newspaper share only
+//!    formula).
 //!    Preparing again was chosen over storing tokens (a token would take
 //!    about 14 bytes on disk, its character 3): a deliberate exception to
 //!    "no stage redoes another's work", not yet measured against the
