@@ -21,7 +21,10 @@
 //!    how rare they are in the whole corpus, not just in the two documents.
 //! 3. **Align.** Candidate pairs are aligned in chunks: the documents a chunk
 //!    needs are read back from the store and prepared once, then the pairs
-//!    are aligned in parallel with the same [`Aligner`] as `parallels align`.
+//!    are aligned in parallel with the same [`Aligner`] as `parallels align`,
+//!    but for the pairs whose shared seeds cannot add up to a reported
+//!    passage (`can_reach`: most candidate pairs of a newspaper share only
+//!    formula).
 //!    Preparing again was chosen over storing tokens (a token would take
 //!    about 14 bytes on disk, its character 3): a deliberate exception to
 //!    "no stage redoes another's work", not yet measured against the
@@ -1174,7 +1177,8 @@ fn align_stage(
 }
 
 /// Stage 3, one chunk: prepare the documents the chunk needs once, then
-/// align its pairs in parallel; the pairs with passages at least
+/// align in parallel those of its pairs that can reach the reporting bar
+/// ([`can_reach`]); the pairs with passages at least
 /// [`ScanOptions::min_significance`], with their significance, in order.
 fn align_chunk(
     chunk: &[seeds::Candidate],
@@ -1195,8 +1199,7 @@ fn align_chunk(
             let text = read_text(texts, r.offset, r.len)?;
             let shared = seed_df.of(d)?;
             let p = aligner.prepare(&text);
-            let vectors = corpus_vectors(&p.seg, corpus_df);
-            let all = seeds::seeds(&p.seg, &opts.seeds);
+            let mut all = seeds::seeds(&p.seg, &opts.seeds);
             let weights = TokenWeights::new(&p.seg, &all, &shared, &opts.seeds);
             // The hash of each shared seed, for the templates.
             let mut k = 0;
@@ -1209,19 +1212,35 @@ fn align_chunk(
                     shared_seeds.push((pos, shared[k].1, hash));
                 }
             }
-            Ok(ChunkDoc { text, p, vectors, weights, shared: shared_seeds })
+            all.sort_unstable();
+            Ok(ChunkDoc { text, p, vectors: None, weights, shared: shared_seeds, by_hash: all })
         })
         .collect();
     let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();
     for (d, p) in needed.iter().zip(prepared) {
         cache.insert(*d, p?);
     }
+    let reach: Vec<bool> = chunk.par_iter().map(|&(a, b, _)| can_reach(&cache[&a], &cache[&b], opts)).collect();
+    // Sentence vectors only for the documents of pairs to align.
+    let mut wanted: Vec<u32> =
+        chunk.iter().zip(&reach).filter(|(_, &r)| r).flat_map(|(&(a, b, _), _)| [a, b]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let vectors: Vec<Vectors> = wanted.par_iter().map(|d| corpus_vectors(&cache[d].p.seg, corpus_df)).collect();
+    for (d, v) in wanted.iter().zip(vectors) {
+        if let Some(c) = cache.get_mut(d) {
+            c.vectors = Some(v);
+        }
+    }
     let aligned: Vec<Aligned> = chunk
         .par_iter()
-        .map(|&(a, b, _)| {
+        .zip(&reach)
+        .filter(|(_, &r)| r)
+        .map(|(&(a, b, _), _)| {
             let (da, db) = (&cache[&a], &cache[&b]);
             let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
-            let found = aligner.align_weighed(&da.p, &da.vectors, &db.p, &db.vectors, corpus_df);
+            let (Some(va), Some(vb)) = (&da.vectors, &db.vectors) else { return x };
+            let found = aligner.align_weighed(&da.p, va, &db.p, vb, corpus_df);
             let sig: Vec<f64> =
                 found.iter().map(|p| significance(p, (&da.p.seg, &da.weights), (&db.p.seg, &db.weights))).collect();
             let parallel: f64 = found
@@ -1255,11 +1274,14 @@ fn align_chunk(
 struct ChunkDoc {
     text: String,
     p: Prepared,
-    vectors: Vectors,
+    /// Its sentence vectors, when a pair of the chunk is aligned.
+    vectors: Option<Vectors>,
     weights: TokenWeights,
     /// Its seeds found in two documents or more: position, document
     /// frequency, hash.
     shared: Vec<(u32, u32, u64)>,
+    /// Every seed `(hash, position)`, by hash.
+    by_hash: Vec<(u64, u32)>,
 }
 
 impl ChunkDoc {
@@ -1284,6 +1306,171 @@ impl ChunkDoc {
             }
         }
     }
+}
+
+/// Whether aligning `a` with `b` can give a passage that is reported: a
+/// cheap bound on what they share, from the seeds both hold, taken
+/// before any alignment (most candidate pairs of a newspaper corpus share
+/// only formula).
+///
+/// The seeds the two share are matched `(i in a, j in b)` and chained as
+/// `verbatim` chains them: a match joins a chain when it starts at most
+/// `3(n + window − 1)` tokens after the chain's last match (three times
+/// the stretch in which winnowing guarantees a shared seed, as a noisy
+/// copy's edits break seeds) and its diagonal `j − i` is within the
+/// verbatim band of the chain's. Each chain is widened by half that gap on
+/// both sides, and weighs the smaller of its tokens' weights
+/// ([`TokenWeights`]) in `a` and in `b`. A `verbatim` passage lies inside
+/// one chain and its significance is its score (at most 1) times at most
+/// that weight. The `parallel` passages of a pair paraphrase and need not
+/// share seeds in order: they are bounded, more loosely, by the weight of
+/// all shared seeds' surroundings in each document. The pair is aligned
+/// when its heaviest chain reaches [`ScanOptions::min_significance`] or
+/// the surroundings reach [`ScanOptions::min_parallel_pair`]; always when
+/// every passage is reported (a bar of 0). The bound is measured, not
+/// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
+/// with a reported passage was kept (BENCHMARKS.md, issue 17).
+fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
+    if opts.min_significance <= 0.0 {
+        return true;
+    }
+    let matches = shared_matches(a, b);
+    let p = &opts.seeds;
+    let n = p.n.max(1);
+    let stretch = n + p.window.max(1) - 1;
+    let (gap, widen) = (3 * stretch, 3 * stretch / 2);
+    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= opts.min_significance {
+        return true;
+    }
+    let mut pa: Vec<u32> = matches.iter().map(|m| m.0).collect();
+    let mut pb: Vec<u32> = matches.iter().map(|m| m.1).collect();
+    pa.sort_unstable();
+    pa.dedup();
+    pb.sort_unstable();
+    pb.dedup();
+    let x = runs_weight(&pa, &a.weights, n, gap, widen);
+    let y = runs_weight(&pb, &b.weights, n, gap, widen);
+    x.min(y) >= opts.min_parallel_pair
+}
+
+/// How far the diagonal of chained matches may drift, in tokens: as
+/// `verbatim` chains its seeds.
+const VERBATIM_BAND: i64 = 8;
+/// Occurrences of one seed in one document matched at most (a seed
+/// repeated more often is formula; its first occurrences stand for it).
+const MATCHES_PER_SEED: usize = 8;
+
+/// The seeds `a` and `b` share, as matches `(position in a, position in
+/// b)` sorted by position in a.
+fn shared_matches(a: &ChunkDoc, b: &ChunkDoc) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let (x, y) = (&a.by_hash, &b.by_hash);
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        let (h, g) = (x[i].0, y[j].0);
+        if h < g {
+            i += 1;
+        } else if g < h {
+            j += 1;
+        } else {
+            let i0 = i;
+            while i < x.len() && x[i].0 == h {
+                i += 1;
+            }
+            let j0 = j;
+            while j < y.len() && y[j].0 == h {
+                j += 1;
+            }
+            for &(_, pa) in x[i0..i].iter().take(MATCHES_PER_SEED) {
+                for &(_, pb) in y[j0..j].iter().take(MATCHES_PER_SEED) {
+                    out.push((pa, pb));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The weight of the heaviest chain of `matches` (sorted by position in
+/// a; each covers `n` tokens on both sides): a match joins the chain
+/// whose last match ends at most `gap` tokens before it, on both sides,
+/// with a diagonal at most `band` away; chains are widened by `widen`
+/// tokens on both sides and weigh the lighter side.
+fn heaviest_chain(
+    matches: &[(u32, u32)],
+    w: (&TokenWeights, &TokenWeights),
+    n: usize,
+    gap: usize,
+    widen: usize,
+    band: i64,
+) -> f64 {
+    // (first i, first j, last i, last j, lowest j, highest j)
+    let mut chains: Vec<(usize, usize, usize, usize, usize, usize)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut best = 0f64;
+    let weigh = |c: &(usize, usize, usize, usize, usize, usize)| {
+        let wa = w.0.tokens(c.0.saturating_sub(widen), c.2 + n + widen);
+        let wb = w.1.tokens(c.4.saturating_sub(widen), c.5 + n + widen);
+        wa.min(wb)
+    };
+    for &(i, j) in matches {
+        let (i, j) = (i as usize, j as usize);
+        // Chains too far behind are closed.
+        open.retain(|&k| {
+            let keep = chains[k].2 + n + gap >= i;
+            if !keep {
+                best = best.max(weigh(&chains[k]));
+            }
+            keep
+        });
+        let joined = open.iter().copied().find(|&k| {
+            let c = &chains[k];
+            let diagonal = (j as i64 - i as i64) - (c.3 as i64 - c.2 as i64);
+            diagonal.abs() <= band && j + gap + n >= c.3 && j <= c.3 + n + gap
+        });
+        match joined {
+            Some(k) => {
+                let c = &mut chains[k];
+                c.2 = i;
+                c.3 = j;
+                c.4 = c.4.min(j);
+                c.5 = c.5.max(j);
+            }
+            None => {
+                open.push(chains.len());
+                chains.push((i, j, i, j, j, j));
+            }
+        }
+    }
+    for &k in &open {
+        best = best.max(weigh(&chains[k]));
+    }
+    best
+}
+
+/// Chain seeds at `pos` (sorted; each covers `n` tokens) into runs, a seed
+/// joining a run when it starts at most `gap` tokens after its end; widen
+/// each run by `widen` tokens on both sides. The weight of all runs.
+fn runs_weight(pos: &[u32], w: &TokenWeights, n: usize, gap: usize, widen: usize) -> f64 {
+    let mut total = 0f64;
+    let mut run: Option<(usize, usize)> = None;
+    for &q in pos {
+        let (lo, hi) = (q as usize, q as usize + n);
+        match &mut run {
+            Some((_, e)) if lo <= *e + gap => *e = (*e).max(hi),
+            _ => {
+                if let Some((s, e)) = run.take() {
+                    total += w.tokens(s.saturating_sub(widen), e + widen);
+                }
+                run = Some((lo, hi));
+            }
+        }
+    }
+    if let Some((s, e)) = run {
+        total += w.tokens(s.saturating_sub(widen), e + widen);
+    }
+    total
 }
 
 /// Stage 4: clusters, per-document counts and shares, and the output rows.
@@ -1446,6 +1633,57 @@ mod tests {
         assert!(work.join("manifest.json").exists());
         fresh.remove_work().unwrap();
         assert!(!work.exists());
+    }
+
+    /// `chars` pseudo-random Han characters, a `。` every 20 (seeded).
+    fn han(seed: u64, chars: usize) -> String {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..chars)
+            .map(|i| {
+                if i % 20 == 19 {
+                    return '。';
+                }
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                char::from_u32(0x4e00 + ((x >> 33) % 0x5000) as u32).unwrap()
+            })
+            .collect()
+    }
+
+    /// A document as the align stage holds it, every seed in it alone.
+    fn chunk_doc(aligner: &Aligner, text: &str, opts: &ScanOptions) -> ChunkDoc {
+        let p = aligner.prepare(text);
+        let mut all = seeds::seeds(&p.seg, &opts.seeds);
+        let weights = TokenWeights::new(&p.seg, &all, &[], &opts.seeds);
+        all.sort_unstable();
+        ChunkDoc { text: text.to_owned(), p, vectors: None, weights, shared: Vec::new(), by_hash: all }
+    }
+
+    #[test]
+    fn only_pairs_that_can_reach_the_bar_are_aligned() {
+        let opts = ScanOptions::default();
+        let aligner = Aligner::new(opts.align.clone());
+        let copy = han(1, 200);
+        let formula = han(2, 12);
+        let a = chunk_doc(&aligner, &format!("{}{copy}{}{formula}", han(3, 300), han(4, 100)), &opts);
+        let b = chunk_doc(&aligner, &format!("{formula}{}{copy}{}", han(5, 500), han(6, 50)), &opts);
+        let c = chunk_doc(&aligner, &format!("{}{formula}{}", han(7, 400), han(8, 400)), &opts);
+        // A 200-character copy is worth aligning; a shared 12-character
+        // formula alone is not, unless every passage is reported.
+        assert!(can_reach(&a, &b, &opts));
+        assert!(!can_reach(&a, &c, &opts));
+        assert!(can_reach(&a, &c, &ScanOptions { min_significance: 0.0, ..opts.clone() }));
+        // The copy is one chain, as heavy as its tokens (it weighs the
+        // lighter side, and a chain is widened beyond the copy).
+        let m = shared_matches(&a, &b);
+        let n = opts.seeds.n;
+        let heaviest = heaviest_chain(&m, (&a.weights, &b.weights), n, 24, 12, VERBATIM_BAND);
+        assert!((180.0..=260.0).contains(&heaviest), "{heaviest}");
+        // The same copy in another order on one side is not one chain.
+        let half = copy.chars().count() / 2;
+        let (x, y): (String, String) = (copy.chars().take(half).collect(), copy.chars().skip(half).collect());
+        let d = chunk_doc(&aligner, &format!("{y}{}{x}", han(9, 300)), &opts);
+        let split = heaviest_chain(&shared_matches(&a, &d), (&a.weights, &d.weights), n, 24, 12, VERBATIM_BAND);
+        assert!(split < 0.7 * heaviest, "{split} of {heaviest}");
     }
 
     #[test]

@@ -133,6 +133,13 @@ impl TokenWeights {
         TokenWeights { sums }
     }
 
+    /// The total weight of tokens `lo..hi` (clipped to the document).
+    pub fn tokens(&self, lo: usize, hi: usize) -> f64 {
+        let last = self.sums.len().saturating_sub(1);
+        let hi = hi.min(last);
+        self.sums[hi] - self.sums[lo.min(hi)]
+    }
+
     /// The evidence of `span` (original code points): the total weight of
     /// the tokens inside it.
     pub fn evidence(&self, seg: &Segmented, span: Span) -> f64 {
