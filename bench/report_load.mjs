@@ -3,26 +3,12 @@
 //
 //   node bench/report_load.mjs REPORT.html
 //
-// Needs the browser-test setup (Debian chromium, and playwright-core under
-// crates/parallels-cli/tests/browser/node_modules: run `npm ci` there).
+// Needs the browser-test setup (see bench/browser.mjs).
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { open, time } from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { chromium } = await import(
-  path.join(here, "../crates/parallels-cli/tests/browser/node_modules/playwright-core/index.mjs"));
+const { browser, page } = await open();
 const file = path.resolve(process.argv[2]);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-const time = async (what, f) => {
-  const t = performance.now();
-  await f();
-  console.log(`${what}: ${Math.round(performance.now() - t)} ms`);
-};
 await time("load", () => page.goto("file://" + file, { waitUntil: "load" }));
 await time("open the first pair", async () => {
   await page.click('#tabs a[data-view="pair-0"]');

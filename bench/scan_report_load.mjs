@@ -3,31 +3,17 @@
 //
 //   node bench/scan_report_load.mjs REPORT_DIR [SHOTS_DIR]
 //
-// Needs the browser-test setup (Debian chromium, and playwright-core under
-// crates/parallels-cli/tests/browser/node_modules: run `npm ci` there).
+// Needs the browser-test setup (see bench/browser.mjs).
 // Times include the filters' 60 ms pause after typing.
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { open, time } from "./browser.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { chromium } = await import(
-  path.join(here, "../crates/parallels-cli/tests/browser/node_modules/playwright-core/index.mjs"));
+const { browser, page } = await open();
 const dir = path.resolve(process.argv[2]);
 const shots = process.argv[3];
 const index = path.join(dir, "index.html");
 console.log(`index.html: ${(fs.statSync(index).size / 1e6).toFixed(1)} MB`);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
-const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-const time = async (what, f) => {
-  const t = performance.now();
-  await f();
-  console.log(`${what}: ${Math.round(performance.now() - t)} ms`);
-};
 const count = () => page.locator("#filters .count").textContent();
 const changed = async (before) => {
   await page.waitForFunction((b) => document.querySelector("#filters .count").textContent !== b, before);
