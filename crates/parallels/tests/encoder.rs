@@ -125,6 +125,20 @@ fn a_long_call_encodes_each_text_as_alone() {
 }
 
 #[test]
+fn a_text_repeated_over_many_batches_is_encoded_as_alone() {
+    // Every id of every batch is found in other batches too: no batch
+    // computes an id of its own.
+    let encoder = Encoder::shared();
+    let text = "他们在码头上等了三天，船终于靠岸。";
+    let texts = vec![text; 2000];
+    let together = encoder.encode(&texts);
+    let alone = encoder.encode(&[text]);
+    for row in together.rows() {
+        assert!(dot(alone.row(0), row) > 0.99999);
+    }
+}
+
+#[test]
 fn translations_are_closer_than_neighbours() {
     let encoder = Encoder::shared();
     let v = encoder.encode(&[

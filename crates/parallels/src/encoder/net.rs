@@ -153,6 +153,11 @@ impl Network {
         let u = ids.len();
         rows.ids.clear();
         rows.ids.extend_from_slice(ids);
+        if u == 0 {
+            // (every id of the batch is shared: the column offsets below
+            // would slice past the empty matrices)
+            return;
+        }
         fill(&mut rows.embedding, u * DIM);
         for (&id, out) in ids.iter().zip(rows.embedding.chunks_exact_mut(DIM)) {
             let id = id as usize;
