@@ -59,22 +59,32 @@ fn shots(name: &str) -> PathBuf {
     dir
 }
 
-fn drive(args: &[&Path]) {
+/// Runs the browser check `script` (a file of `tests/browser/`) on `args`.
+fn drive_script(script: &str, args: &[&Path]) {
     if let Err(e) = browser() {
         panic!("no browser to test with: {e}");
     }
-    let out = Command::new("node").arg(browser_dir().join("report.test.mjs")).args(args).output().expect("run node");
+    let out = Command::new("node").arg(browser_dir().join(script)).args(args).output().expect("run node");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "browser check failed:\n{stdout}\n{stderr}");
     eprintln!("{stdout}");
 }
 
+/// Runs `report.test.mjs` on `args`.
+fn drive(args: &[&Path]) {
+    drive_script("report.test.mjs", args);
+}
+
+/// The bundled examples `names`, as paths.
+fn examples(names: &[&str]) -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    names.iter().map(|f| dir.join(f).display().to_string()).collect()
+}
+
 #[test]
 fn the_align_report_of_the_bundled_example_works_in_chromium() {
     let sb = Sandbox::new();
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let files: Vec<String> =
-        ["v1.txt", "v2.txt", "v3.txt"].iter().map(|f| examples.join(f).display().to_string()).collect();
+    let files = examples(&["v1.txt", "v2.txt", "v3.txt"]);
     let mut args = vec!["align"];
     args.extend(files.iter().map(String::as_str));
     args.extend(["--html", "compare.html", "--format", "json", "-o", "out.json"]);
@@ -184,23 +194,14 @@ fn the_scan_report_ranks_filters_and_pages_many_passages_in_chromium() {
 /// place (`tests/browser/collation.test.mjs`).
 #[test]
 fn the_all_versions_view_shows_every_sentence_and_follows_moves_in_chromium() {
-    if let Err(e) = browser() {
-        panic!("no browser to test with: {e}");
-    }
     let sb = Sandbox::new();
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
-    let files: Vec<String> =
-        ["v3.txt", "v1.txt", "v2.txt"].iter().map(|f| examples.join(f).display().to_string()).collect();
+    let files = examples(&["v3.txt", "v1.txt", "v2.txt"]);
     let mut args = vec!["align"];
     args.extend(files.iter().map(String::as_str));
     args.extend(["--html", "compare.html", "--format", "collation-json", "-o", "collation.json"]);
     sb.run(&args).success();
-    let out = Command::new("node")
-        .arg(browser_dir().join("collation.test.mjs"))
-        .args([sb.path().join("compare.html"), sb.path().join("collation.json"), shots("collation")])
-        .output()
-        .expect("run node");
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "browser check failed:\n{stdout}\n{stderr}");
-    eprintln!("{stdout}");
+    drive_script(
+        "collation.test.mjs",
+        &[&sb.path().join("compare.html"), &sb.path().join("collation.json"), &shots("collation")],
+    );
 }

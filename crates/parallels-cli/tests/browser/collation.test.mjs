@@ -6,33 +6,14 @@
 //   node collation.test.mjs REPORT.html COLLATION.json SHOTS_DIR
 //
 // Exits non-zero with a message on the first failed check.
-import { chromium } from "playwright-core";
 import fs from "node:fs";
 import path from "node:path";
-
-function check(ok, message) {
-  if (!ok) throw new Error(message);
-}
+import { check, open } from "./page.mjs";
 
 async function main(html, json, shots) {
   const out = JSON.parse(fs.readFileSync(json, "utf8"));
   check(out.schema === "parallels.collation/1", "not a collation");
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--disable-quic"],
-  });
-  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`script error: ${e}`));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:")) return route.continue();
-    problems.push(`network request: ${url}`);
-    return route.abort();
-  });
-  await page.goto("file://" + path.resolve(html));
+  const { browser, page, problems } = await open(html, 1500, 1000);
   await page.click('#tabs a[data-view="collation"]');
   await page.locator("#collation").waitFor({ state: "visible", timeout: 5000 });
   const n = out.witnesses.length;

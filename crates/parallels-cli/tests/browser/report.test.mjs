@@ -5,13 +5,9 @@
 //   node report.test.mjs scan REPORT_DIR SHOTS_DIR
 //
 // Exits non-zero with a message on the first failed check.
-import { chromium } from "playwright-core";
 import fs from "node:fs";
 import path from "node:path";
-
-function check(ok, message) {
-  if (!ok) throw new Error(message);
-}
+import { check, open } from "./page.mjs";
 
 // Tabs follow the address (a hashchange event, handled after the click
 // returns): wait until the view is shown.
@@ -24,28 +20,6 @@ async function shown(page, selector, what) {
 }
 
 const HIGHLIGHT = "rgb(255, 243, 191)"; // --hl in report.css
-
-async function open(file) {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-           "--disable-component-update", "--disable-sync", "--disable-quic"],
-  });
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const problems = [];
-  page.on("pageerror", (e) => problems.push(`script error: ${e}`));
-  page.on("console", (m) => { if (m.type() === "error") problems.push(`console: ${m.text()}`); });
-  page.on("dialog", (d) => { problems.push(`a dialog opened: ${d.message()}`); d.dismiss(); });
-  // The report must need nothing but its own file(s).
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:")) return route.continue();
-    problems.push(`network request: ${url}`);
-    return route.abort();
-  });
-  await page.goto("file://" + path.resolve(file));
-  return { browser, page, problems };
-}
 
 async function alignReport(html, json, shots, differences) {
   const out = JSON.parse(fs.readFileSync(json, "utf8"));
