@@ -141,7 +141,8 @@ impl CorpusDf {
         self.sentences.fetch_add(seg.sentences.len() as u64, Ordering::Relaxed);
     }
 
-    fn df(&self, f: Feature) -> u32 {
+    /// The number of sentences holding `f` (or a feature of its bucket).
+    pub fn df(&self, f: Feature) -> u32 {
         self.counts[self.bucket(f)].load(Ordering::Relaxed)
     }
 
@@ -179,9 +180,23 @@ impl CorpusDf {
         Ok(CorpusDf { counts, bits, sentences: AtomicU64::new(sentences) })
     }
 
-    fn sentences(&self) -> f32 {
+    /// The number of sentences counted.
+    pub fn sentences(&self) -> f32 {
         self.sentences.load(Ordering::Relaxed) as f32
     }
+}
+
+/// The distinct token pairs (bigrams) of a token run, as [`CorpusDf`] keys
+/// them: the wording a paraphrase keeps of its source, sorted.
+pub fn token_pairs(toks: &[Token]) -> Vec<Feature> {
+    let mut v: Vec<Feature> = toks
+        .windows(2)
+        .filter(|w| w[0].id != WILDCARD && w[1].id != WILDCARD)
+        .map(|w| ((w[0].id as Feature) << 32) | w[1].id as Feature)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }
 
 /// Document frequencies of the features of a pair of texts: counted over the

@@ -79,7 +79,8 @@ use std::path::{Path, PathBuf};
 
 pub use parquet_out::write_parquet;
 pub use seeds::SeedParams;
-pub use significance::{seed_weight, significance, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE};
+use significance::shared_wording;
+pub use significance::{seed_weight, significance, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
 pub const SCAN_SCHEMA: &str = "parallels.scan/1";
@@ -118,6 +119,10 @@ pub struct ScanOptions {
     /// together ([`MIN_PARALLEL_PAIR`]; not asked when
     /// `min_significance` is 0).
     pub min_parallel_pair: f64,
+    /// The specificity (rarity of the wording their links share) a pair's
+    /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
+    /// `min_significance` is 0).
+    pub min_specificity: f64,
 }
 
 impl Default for ScanOptions {
@@ -141,6 +146,7 @@ impl Default for ScanOptions {
             df_bits: 24,
             min_significance: MIN_SIGNIFICANCE,
             min_parallel_pair: MIN_PARALLEL_PAIR,
+            min_specificity: MIN_SPECIFICITY,
         }
     }
 }
@@ -704,6 +710,7 @@ struct Manifest {
     df_bits: u32,
     min_significance: f64,
     min_parallel_pair: f64,
+    min_specificity: f64,
     /// The alignment options in their `Debug` form: `align::Options` has
     /// no serde form yet. A renamed field there makes an interrupted run
     /// start again, which costs time but never mixes results.
@@ -720,6 +727,7 @@ impl Manifest {
             df_bits: opts.df_bits,
             min_significance: opts.min_significance,
             min_parallel_pair: opts.min_parallel_pair,
+            min_specificity: opts.min_specificity,
             align: format!("{:?}", opts.align),
         }
     }
@@ -1250,11 +1258,21 @@ fn align_chunk(
                 .map(|(_, s)| s)
                 .sum();
             let parallel_bar = if opts.min_significance > 0.0 { opts.min_parallel_pair } else { 0.0 };
+            // What the parallel links share must be the pair's own wording,
+            // not the corpus's common vocabulary (`significance`).
+            let specific = opts.min_significance <= 0.0 || {
+                let (total, count) = found
+                    .iter()
+                    .filter(|p| p.kind == PassageKind::Parallel)
+                    .map(|p| shared_wording(p, &da.p.seg, &db.p.seg, corpus_df))
+                    .fold((0.0, 0u32), |(t, c), (x, n)| (t + x, c + n));
+                count > 0 && total / count as f64 >= opts.min_specificity
+            };
             for (p, s) in found.into_iter().zip(sig) {
                 // In a pair of versions, every parallel passage holds
                 // (a heading, a moved paragraph), as `align` keeps them.
                 let enough = match p.kind {
-                    PassageKind::Parallel => parallel >= parallel_bar,
+                    PassageKind::Parallel => parallel >= parallel_bar && specific,
                     PassageKind::Verbatim => s >= opts.min_significance,
                 };
                 if enough {

@@ -43,6 +43,29 @@
 //! source when the pair shares more than one paragraph of it (evidence in
 //! context), as versions of one work do.
 //!
+//! # Parallel passages: what the two sides share
+//!
+//! Two leading articles of one newspaper paraphrase the same rhetoric
+//! paragraph after paragraph (`实现祖国完全统一，是……共同心愿`), as two
+//! translations of one chapter render the same sentences: by length,
+//! score and how many paragraphs the pair shares, the two look alike (on
+//! the dev corpus the pair sums of rhetoric pairs, 220–355, straddle an
+//! abridged version's 330). What differs is *what* the linked sentences
+//! share. Translations share the wording of their story — names, things,
+//! places — which the rest of a corpus rarely uses; rhetoric shares the
+//! house's common vocabulary. So every token pair (bigram) found on both
+//! sides of a link weighs, by the number of sentences `s` of the whole
+//! corpus that hold it ([`CorpusDf`], counted while reading), `w(s)` as
+//! above with `max_df` = [`COMMON_PAIR`] of the corpus's sentences (at
+//! least [`COMMON_PAIR_FLOOR`]): a pair in more than 1 % of all sentences
+//! is common vocabulary and weighs nothing. A document pair's
+//! **specificity** is the mean weight over the token pairs its `parallel`
+//! links share, and its `parallel` passages are reported only when it is
+//! at least [`MIN_SPECIFICITY`]. The share is a fraction, not a count, so
+//! the reading holds for a corpus ten or a thousand times larger; in a
+//! small corpus the floor keeps the words that only the versions
+//! themselves repeat from counting as common.
+//!
 //! # What it gives, and where it is weak
 //!
 //! A 200-character reprint in two documents scores about 180; a photo
@@ -52,13 +75,14 @@
 //! forecast. For `parallel` passages the weights say less: a paraphrase
 //! shares few 5-grams with its source, so its tokens weigh about 1 whether
 //! its words are rare or the rhetoric of every leading article; the pair
-//! bar carries the weight there. A text reprinted in many documents of the corpus loses weight
+//! bar and the pair's specificity (below) carry the weight there. A text reprinted in many documents of the corpus loses weight
 //! as its copies grow in number (in 10 documents a token weighs 0.59 at
 //! `max_df` 100): raise `--max-df` for a corpus of many reprints. Names
 //! are not told apart from other words: a name shared by two documents is
 //! as good as any other shared word.
 
 use super::seeds::SeedParams;
+use crate::align::features::{token_pairs, CorpusDf};
 use crate::align::{Passage, Span};
 use crate::segment::{Segmented, TokenKind};
 
@@ -73,6 +97,20 @@ pub const MIN_SIGNIFICANCE: f64 = 35.0;
 /// paragraph of the same rhetoric, paraphrased, and nothing else.
 /// Calibrated with [`MIN_SIGNIFICANCE`].
 pub const MIN_PARALLEL_PAIR: f64 = 200.0;
+
+/// The share of a corpus's sentences above which a token pair is common
+/// vocabulary (see the module doc).
+pub const COMMON_PAIR: f64 = 0.01;
+
+/// The fewest sentences that make a token pair common, whatever the
+/// corpus's size: in a corpus of a few texts, the words their versions
+/// repeat are theirs, not the house's.
+pub const COMMON_PAIR_FLOOR: f64 = 100.0;
+
+/// The lowest specificity (mean weight of the token pairs a document
+/// pair's `parallel` links share) at which its `parallel` passages are
+/// reported. Calibrated with [`MIN_SIGNIFICANCE`]: EVALUATION.md.
+pub const MIN_SPECIFICITY: f64 = 0.4;
 
 /// The weight of a seed in `df` documents, with boilerplate from `max_df`.
 pub fn seed_weight(df: u32, max_df: u32) -> f32 {
@@ -160,6 +198,34 @@ pub fn significance(passage: &Passage, a: (&Segmented, &TokenWeights), b: (&Segm
     (s * 100.0).round() / 100.0
 }
 
+/// What the links of `passage` share, weighed by how rare it is in the
+/// corpus: the total weight and the number of the token pairs found on
+/// both sides of a link (see the module doc). Add over passages, then
+/// divide for a pair's specificity.
+pub fn shared_wording(passage: &Passage, a: &Segmented, b: &Segmented, corpus: &CorpusDf) -> (f64, u32) {
+    let common = (COMMON_PAIR * corpus.sentences() as f64).max(COMMON_PAIR_FLOOR);
+    let common = common.min(u32::MAX as f64) as u32;
+    let (mut total, mut count) = (0.0, 0u32);
+    for link in &passage.links {
+        let pa = token_pairs(&a.tokens[a.tokens_within(link.a[0], link.a[1])]);
+        let pb = token_pairs(&b.tokens[b.tokens_within(link.b[0], link.b[1])]);
+        let (mut i, mut j) = (0, 0);
+        while i < pa.len() && j < pb.len() {
+            match pa[i].cmp(&pb[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    total += seed_weight(corpus.df(pa[i]), common) as f64;
+                    count += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+    }
+    (total, count)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,5 +265,43 @@ mod tests {
         assert_eq!(rare.evidence(&s, [2, 3]), 0.0);
         assert_eq!(rare.evidence(&s, [5, 5]), 0.0);
         assert_eq!(rare.evidence(&s, [100, 200]), 0.0);
+    }
+
+    /// One link over the whole of two texts.
+    fn linked(a: &str, b: &str) -> Passage {
+        let (la, lb) = (a.chars().count() as u32, b.chars().count() as u32);
+        let link = crate::align::Link { a: [0, la], b: [0, lb], score: 0.5, meaning: None };
+        Passage { kind: crate::align::PassageKind::Parallel, a: [0, la], b: [0, lb], score: 0.5, links: vec![link] }
+    }
+
+    #[test]
+    fn paraphrase_sharing_only_the_corpus_common_words_is_not_specific() {
+        // A corpus whose every other sentence is the house's rhetoric, and
+        // one whose sentences are about other things.
+        let rhetoric = "实现祖国完全统一是全体中国人民的共同心愿。";
+        let house = CorpusDf::new(16);
+        let other = CorpusDf::new(16);
+        for k in 0..300 {
+            let filler = format!("第{k}号文件讨论了河流治理和道路修建。");
+            house.add(&seg(&format!("{rhetoric}{filler}")));
+            other.add(&seg(&format!("{filler}{filler}")));
+        }
+        // Two articles paraphrase the rhetoric; two translations render a
+        // sentence of a story.
+        let (a, b) = ("实现祖国的完全统一，是全体中国人民的共同心愿。", "全体中国人民的共同心愿，就是实现祖国统一。");
+        let (sa, sb) = (seg(a), seg(b));
+        let specificity = |corpus: &CorpusDf| {
+            let (total, count) = shared_wording(&linked(a, b), &sa, &sb, corpus);
+            assert!(count >= 8, "{count} token pairs shared");
+            total / count as f64
+        };
+        // In the house's corpus the shared wording is common: nothing.
+        assert!(specificity(&house) < 0.1, "{}", specificity(&house));
+        // Where nobody else says it, the same wording is the pair's own.
+        assert!(specificity(&other) > 0.9, "{}", specificity(&other));
+        assert!(specificity(&house) < MIN_SPECIFICITY && specificity(&other) >= MIN_SPECIFICITY);
+        // Texts that share no token pair share no wording.
+        let (c, d) = ("水手们爬上了桅杆。", "船长下令起锚。");
+        assert_eq!(shared_wording(&linked(c, d), &seg(c), &seg(d), &house), (0.0, 0));
     }
 }
