@@ -33,6 +33,7 @@
 //! assert!(v.cosine(0, 1) > v.cosine(0, 2));
 //! ```
 
+mod int16;
 mod model;
 pub(crate) mod net;
 mod tokenizer;
