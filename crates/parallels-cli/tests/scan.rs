@@ -268,6 +268,7 @@ fn values_out_of_range_are_rejected_not_clamped() {
         ("--min-seeds", "0", "1"),
         ("--memory", "15", "16"),
         ("--pairs-per-checkpoint", "0", "1"),
+        ("--min-specificity", "1.5", "0"),
     ] {
         let run = sb.run(&["scan", "corpus", "-o", "out", flag, bad]);
         run.no_panic().code(2);
