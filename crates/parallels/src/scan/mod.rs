@@ -58,7 +58,7 @@
 //! seek elsewhere), so that aligning threads share one file handle.
 
 mod cluster;
-mod parquet_out;
+pub mod parquet_out;
 mod seeds;
 pub mod significance;
 mod zero_runs;
