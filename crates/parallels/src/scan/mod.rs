@@ -57,6 +57,7 @@
 //! positioned reads (`pread` on Unix, `seek_read` on Windows, a locked
 //! seek elsewhere), so that aligning threads share one file handle.
 
+pub mod batch;
 mod cluster;
 pub mod parquet_out;
 mod seeds;
