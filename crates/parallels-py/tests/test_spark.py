@@ -23,9 +23,10 @@ def spark():
     s = (
         SparkSession.builder.master("local[2]")
         .appName("parallels-test")
-        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
-        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "64")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100")
         .getOrCreate()
     )
     yield s
