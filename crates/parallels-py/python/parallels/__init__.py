@@ -17,7 +17,9 @@ exception that names the record at fault.
   kept id and similarity.
 * :func:`fingerprints`, :func:`minhash` — building blocks over a batch of
   texts (winnowed seeds; MinHash signatures and LSH band keys), vectorized
-  for Arrow record batches: the per-partition work of :mod:`parallels.spark`.
+  for Arrow record batches: the per-partition work of :mod:`parallels.spark`,
+  with :func:`align_candidates` (a batch of candidate pairs, given the
+  corpus-wide :class:`FeatureTable` summed from :func:`feature_counts`).
 
 Offsets are code points into the original texts, half-open.
 """
@@ -34,15 +36,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import _parallels
-from ._parallels import ALIGN_SCHEMA, PARQUET_SCHEMA, SCAN_SCHEMA
+from ._parallels import ALIGN_SCHEMA, PARQUET_SCHEMA, SCAN_SCHEMA, FeatureTable, align_candidates, feature_counts
 
 __all__ = [
     "ALIGN_SCHEMA",
     "PARQUET_SCHEMA",
     "SCAN_SCHEMA",
+    "FeatureTable",
     "align",
+    "align_candidates",
     "align_files",
     "dedup",
+    "feature_counts",
     "fingerprints",
     "minhash",
     "scan",

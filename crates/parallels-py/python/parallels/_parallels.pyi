@@ -1,7 +1,7 @@
 """Typed stubs of the extension module (see ``parallels/__init__.py`` for the API)."""
 
 import os
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 _Path = Union[str, "os.PathLike[str]"]
 
@@ -84,3 +84,35 @@ def minhash(
     footnotes: bool = True,
     boilerplate: bool = True,
 ) -> bytes: ...
+
+SCAN_DEFAULTS: Dict[str, Union[int, float]]
+
+def feature_counts(
+    texts: List[str], *, script: bool = True, numbers: bool = True, footnotes: bool = True, boilerplate: bool = True
+) -> Tuple[int, bytes]: ...
+
+class FeatureTable:
+    def __init__(self, sentences: int, buckets: Sequence[int], counts: Sequence[int]) -> None: ...
+
+def align_candidates(
+    a: Sequence[int],
+    b: Sequence[int],
+    k: Sequence[int],
+    docs: Sequence[int],
+    texts: Sequence[str],
+    shared_pos: Sequence[Sequence[int]],
+    shared_df: Sequence[Sequence[int]],
+    table: FeatureTable,
+    *,
+    min_significance: Optional[float] = None,
+    all: bool = False,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+    work_dir: Optional[_Path] = None,
+) -> bytes: ...
+def clusters(
+    passages: Sequence[Tuple[int, int, int, int, int, int]],
+) -> Tuple[List[int], List[List[Tuple[int, int, int]]], List[Tuple[int, int, int]]]: ...
+def shared_shares(chars: Sequence[int], spans: Sequence[Sequence[Tuple[int, int]]]) -> List[float]: ...
