@@ -21,11 +21,13 @@ document pairs, same spans, same scores):
    pair with both texts and both documents' shared seeds goes through the
    very function ``scan`` aligns its chunks with (significance, the
    reporting bar and all).
-5. **Clusters and shares**: the passages' spans (six integers each) are
-   collected and clustered on the driver by the library's own clustering
-   (spans of one document are one place when they overlap by half of the
-   longer one: a sort-and-sweep per document, not a plain connected
-   components); each document's passage count and shared share follow.
+5. **Clusters**: connected components as DataFrame iterations (every
+   node takes the smallest label among its neighbours until none changes)
+   over the passages' two sides and the spans of one document that are one
+   place (overlapping by half of the longer one, as the library joins
+   them); members merged and clusters numbered by their first member, and
+   each document's passage count and shared share, as DataFrame
+   aggregations.
 
 Rows without an id or a text are skipped, and of rows with the same id the
 first is kept, as the command skips them.
@@ -78,6 +80,22 @@ _PASSAGES_DDL = (
     "score:double,meaning:double>>, seq long"
 )
 
+# As the library clusters: two spans of one document are one place when
+# they overlap by this share of the longer one; an excerpt has at most
+# this many characters.
+_MIN_OVERLAP = 0.5
+_EXCERPT_CHARS = 200
+
+# Sorted spans `struct(doc, s, e)` with those of one document that overlap
+# merged (the library's members of a cluster, and a document's coverage).
+_MERGE = (
+    "aggregate({spans}, cast(array() as array<struct<doc:bigint,s:bigint,e:bigint>>), "
+    "(acc, x) -> case when try_element_at(acc, -1).doc = x.doc and x.s < try_element_at(acc, -1).e "
+    "then concat(slice(acc, 1, size(acc) - 1), array(named_struct('doc', x.doc, 's', try_element_at(acc, -1).s, "
+    "'e', greatest(try_element_at(acc, -1).e, x.e)))) "
+    "else concat(acc, array(named_struct('doc', x.doc, 's', x.s, 'e', x.e))) end)"
+)
+
 # The feature table of each Python worker, by scan.
 _TABLES: Dict[int, Any] = {}
 
@@ -104,7 +122,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
-    from pyspark.sql import types as T
 
     _check(options)
     for name in (id, text, group):
@@ -247,74 +264,122 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 
     passages = pairs.mapInArrow(align, _PASSAGES_DDL).cache()
 
-    # 5. Clusters, on the driver, by the library.
-    spans = passages.select(
-        F.col("a_doc").cast("long").alias("a"),
-        F.col("b_doc").cast("long").alias("b"),
-        "seq",
-        "a_start",
-        "a_end",
-        "b_start",
-        "b_end",
-    ).orderBy("a", "b", "seq").toArrow()
-    a, b = spans.column("a").to_pylist(), spans.column("b").to_pylist()
-    seq = spans.column("seq").to_pylist()
-    flat = list(
-        zip(a, spans.column("a_start").to_pylist(), spans.column("a_end").to_pylist(), b,
-            spans.column("b_start").to_pylist(), spans.column("b_end").to_pylist())
-    )
-    of_passage, members, excerpts = _parallels.clusters(flat)
-    ids = {r["doc"]: r["id"] for r in docs.select("doc", "id").collect()}
-    cluster_of = spark.createDataFrame(
-        [(x, y, s, c) for x, y, s, c in zip(a, b, seq, of_passage)], "a long, b long, seq long, c long"
-    )
-    id_map = spark.createDataFrame(list(ids.items()), "doc long, id string")
-    passages_out = (
+    # 5. Clusters: connected components by DataFrame iterations.
+    p = (
         passages.withColumn("a", F.col("a_doc").cast("long"))
         .withColumn("b", F.col("b_doc").cast("long"))
-        .join(cluster_of, ["a", "b", "seq"])
-        .join(id_map.select(F.col("doc").alias("a"), F.col("id").alias("a_id")), "a")
-        .join(id_map.select(F.col("doc").alias("b"), F.col("id").alias("b_id")), "b")
+        .withColumn("pid", F.monotonically_increasing_id())
+        .localCheckpoint()
+    )
+    # Two nodes per passage, its A side and its B side.
+    nodes = (
+        p.select("pid", F.lit(0).alias("side"), F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e"))
+        .unionByName(
+            p.select("pid", F.lit(1).alias("side"), F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
+        )
+        .withColumn("node", F.col("pid") * 2 + F.col("side"))
+        .localCheckpoint()
+    )
+    # Edges: the two sides of a passage, and two spans of one document that
+    # are one place (overlapping by half of the longer one).
+    x, y = nodes.alias("x"), nodes.alias("y")
+    overlap = F.least("x.e", "y.e") - F.greatest("x.s", "y.s")
+    longer = F.greatest(F.col("x.e") - F.col("x.s"), F.col("y.e") - F.col("y.s"))
+    place = (
+        x.join(
+            y,
+            (F.col("x.doc") == F.col("y.doc"))
+            & (F.col("x.node") < F.col("y.node"))
+            & (F.col("y.s") < F.col("x.e"))
+            & (F.col("x.s") < F.col("y.e")),
+        )
+        .where((overlap > 0) & (overlap.cast("double") >= F.lit(_MIN_OVERLAP) * longer.cast("double")))
+        .select(F.col("x.node").alias("u"), F.col("y.node").alias("v"))
+    )
+    edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
+    both = edges.unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v"))).localCheckpoint()
+    # Every node takes the smallest label of its neighbours until none
+    # changes: each component ends with the smallest node id in it.
+    labels = nodes.select("node", F.col("node").alias("label")).localCheckpoint()
+    while True:
+        smallest = (
+            both.join(labels.withColumnRenamed("node", "v"), "v").groupBy("u").agg(F.min("label").alias("m"))
+        )
+        new = (
+            labels.join(smallest.withColumnRenamed("u", "node"), "node", "left")
+            .select("node", F.least("label", F.coalesce("m", "label")).alias("label"))
+            .localCheckpoint()
+        )
+        changed = new.join(labels.withColumnRenamed("label", "old"), "node").where(F.col("label") != F.col("old")).count()
+        labels = new
+        if changed == 0:
+            break
+    # Members: per component, its spans by document and position, those
+    # of one document that overlap merged; components numbered by their
+    # first member.
+    placed = nodes.join(labels, "node")
+    members = placed.groupBy("label").agg(
+        F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("members")
+    )
+    numbered = members.withColumn(
+        "cluster",
+        F.row_number().over(
+            Window.orderBy(F.col("members")[0]["doc"], F.col("members")[0]["s"], F.col("members")[0]["e"])
+        )
+        - 1,
+    ).localCheckpoint()
+    ids = docs.select("doc", "id")
+    member_rows = numbered.select("cluster", F.posexplode("members").alias("pos", "m")).select(
+        "cluster", "pos", F.col("m.doc").alias("doc"), F.col("m.s").alias("s"), F.col("m.e").alias("e")
+    )
+    named = member_rows.join(ids, "doc")
+    longest = Window.partitionBy("cluster").orderBy((F.col("s") - F.col("e")), "doc", "s", "e")
+    excerpt = (
+        member_rows.withColumn("r", F.row_number().over(longest))
+        .where(F.col("r") == 1)
+        .join(docs.select("doc", "text"), "doc")
+        .select("cluster", F.expr(f"substring(text, s + 1, least(e - s, {_EXCERPT_CHARS}))").alias("excerpt"))
+    )
+    clusters_out = (
+        named.groupBy("cluster")
+        .agg(F.sort_array(F.collect_list(F.struct("pos", F.col("id").alias("doc"), F.col("s").alias("start"), F.col("e").alias("end")))).alias("m"))
+        .join(excerpt, "cluster")
+        .orderBy("cluster")
+        .select(
+            F.col("cluster").cast("long").alias("id"),
+            F.size("m").cast("long").alias("size"),
+            F.expr("transform(m, x -> named_struct('doc', x.doc, 'start', x.start, 'end', x.end))").alias("members"),
+            "excerpt",
+        )
+    )
+    cluster_of = p.select("pid", "a", "b", "seq").join(
+        labels.withColumnRenamed("node", "a_node"), F.col("a_node") == F.col("pid") * 2
+    ).join(numbered.select("label", "cluster"), "label")
+    passages_out = (
+        cluster_of.join(p.drop("cluster"), ["pid", "a", "b", "seq"])
+        .join(ids.select(F.col("doc").alias("a"), F.col("id").alias("a_id")), "a")
+        .join(ids.select(F.col("doc").alias("b"), F.col("id").alias("b_id")), "b")
         .orderBy("a", "b", "seq")
         .select(
             F.col("a_id").alias("a_doc"),
             F.col("b_id").alias("b_doc"),
-            F.col("c").alias("cluster"),
+            F.col("cluster").cast("long").alias("cluster"),
             *[c for c in _PASSAGES.names if c not in ("a_doc", "b_doc", "cluster")],
         )
     )
-
-    wanted = sorted({d for d, _, _ in excerpts})
-    texts = {r["doc"]: r["text"] for r in docs.where(F.col("doc").isin(wanted)).select("doc", "text").collect()}
-    member = T.StructType([T.StructField(n, t) for n, t in (("doc", T.StringType()), ("start", T.LongType()), ("end", T.LongType()))])
-    clusters_out = spark.createDataFrame(
-        [
-            (k, len(ms), [(ids[d], s, e) for d, s, e in ms], texts[xd][xs:xe])
-            for k, (ms, (xd, xs, xe)) in enumerate(zip(members, excerpts))
-        ],
-        T.StructType(
-            [
-                T.StructField("id", T.LongType()),
-                T.StructField("size", T.LongType()),
-                T.StructField("members", T.ArrayType(member)),
-                T.StructField("excerpt", T.StringType()),
-            ]
-        ),
-    )
-
-    per_doc: Dict[int, List[Any]] = {}
-    for x, s, e, y, t, f in flat:
-        per_doc.setdefault(x, []).append((s, e))
-        per_doc.setdefault(y, []).append((t, f))
-    chars = {r["doc"]: r["chars"] for r in fps.select("doc", "chars").collect()}
-    listed = sorted(per_doc)
-    shares = _parallels.shared_shares([chars[d] for d in listed], [per_doc[d] for d in listed])
-    counts_df = spark.createDataFrame(
-        [(d, len(per_doc[d]), s) for d, s in zip(listed, shares)] or [(-1, 0, 0.0)], "doc long, passages long, shared double"
+    # Documents: passages taken part in, and the share of the text inside
+    # some passage.
+    per_doc = (
+        nodes.groupBy("doc")
+        .agg(
+            F.count("*").alias("passages"),
+            F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("merged"),
+        )
+        .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
     )
     documents_out = (
         docs.join(fps.select("doc", "chars"), "doc")
-        .join(counts_df, "doc", "left")
+        .join(per_doc, "doc", "left")
         .orderBy("doc")
         .select(
             "id",
@@ -323,7 +388,12 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             F.lit("utf-8").alias("encoding"),
             F.col("grp").alias("group"),
             F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
-            F.coalesce(F.col("shared"), F.lit(0.0)).alias("shared"),
+            F.when(
+                (F.col("chars") > 0) & F.col("covered").isNotNull(),
+                F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
+            )
+            .otherwise(F.lit(0.0))
+            .alias("shared"),
             "meta",
         )
     )
