@@ -141,13 +141,34 @@ fn parquet_output_writes_the_three_tables() {
         let col = |name: &str| batch.column_by_name(name).unwrap().clone();
         let (a_doc, cluster, a_start, links) = (col("a_doc"), col("cluster"), col("a_start"), col("links"));
         use arrow_array::cast::AsArray;
-        use arrow_array::types::UInt32Type;
+        use arrow_array::types::{Float64Type, UInt32Type};
+        use arrow_array::Array;
         for r in 0..batch.num_rows() {
+            // `links` is a native list of structs: rebuilt here as the
+            // JSON Lines table writes it.
+            let list = links.as_list::<i32>().value(r);
+            let l = list.as_struct();
+            let u = |name: &str, i: usize| l.column_by_name(name).unwrap().as_primitive::<UInt32Type>().value(i);
+            let f = |name: &str| l.column_by_name(name).unwrap().as_primitive::<Float64Type>().clone();
+            let (score, meaning) = (f("score"), f("meaning"));
+            let as_json: Vec<Value> = (0..l.len())
+                .map(|i| {
+                    let mut o = serde_json::json!({
+                        "a": [u("a_start", i), u("a_end", i)],
+                        "b": [u("b_start", i), u("b_end", i)],
+                        "score": score.value(i),
+                    });
+                    if meaning.is_valid(i) {
+                        o["meaning"] = serde_json::json!(meaning.value(i));
+                    }
+                    o
+                })
+                .collect();
             rows.push((
                 a_doc.as_string::<i32>().value(r).to_string(),
                 cluster.as_primitive::<UInt32Type>().value(r) as u64,
                 a_start.as_primitive::<UInt32Type>().value(r) as u64,
-                serde_json::from_str::<Value>(links.as_string::<i32>().value(r)).unwrap(),
+                Value::Array(as_json),
             ));
         }
     }
@@ -163,6 +184,38 @@ fn parquet_output_writes_the_three_tables() {
     let summary: Value = serde_json::from_slice(&sb.read("out/summary.json")).unwrap();
     assert_eq!(summary["schema"], "parallels.scan/1");
     assert_eq!(summary["stats"]["documents"].as_u64(), Some(4));
+    // The clusters' members are a native list of structs, the same as
+    // clusters.jsonl's.
+    let file = std::fs::File::open(sb.path().join("out/clusters.parquet")).unwrap();
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    assert_eq!(
+        builder.schema().metadata().get("parallels.schema").map(String::as_str),
+        Some("parallels.scan.parquet/2")
+    );
+    let mut members = Vec::new();
+    for batch in builder.build().unwrap() {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::UInt32Type;
+        use arrow_array::Array;
+        let batch = batch.unwrap();
+        let list = batch.column_by_name("members").unwrap().as_list::<i32>().clone();
+        for r in 0..batch.num_rows() {
+            let m = list.value(r);
+            let m = m.as_struct();
+            let doc = m.column_by_name("doc").unwrap().as_string::<i32>();
+            let start = m.column_by_name("start").unwrap().as_primitive::<UInt32Type>();
+            let end = m.column_by_name("end").unwrap().as_primitive::<UInt32Type>();
+            members.push(
+                (0..m.len())
+                    .map(|i| serde_json::json!({"doc": doc.value(i), "span": [start.value(i), end.value(i)]}))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    let want: Vec<Vec<Value>> =
+        jsonl(&sb, "json/clusters.jsonl").iter().map(|c| c["members"].as_array().unwrap().clone()).collect();
+    assert!(!want.is_empty());
+    assert_eq!(members, want);
     assert!(!sb.path().join("out/passages.jsonl").exists());
 }
 

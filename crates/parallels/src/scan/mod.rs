@@ -57,8 +57,9 @@
 //! positioned reads (`pread` on Unix, `seek_read` on Windows, a locked
 //! seek elsewhere), so that aligning threads share one file handle.
 
+pub mod batch;
 mod cluster;
-mod parquet_out;
+pub mod parquet_out;
 mod seeds;
 pub mod significance;
 mod zero_runs;

@@ -1,0 +1,118 @@
+"""Typed stubs of the extension module (see ``parallels/__init__.py`` for the API)."""
+
+import os
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+_Path = Union[str, "os.PathLike[str]"]
+
+ALIGN_SCHEMA: str
+SCAN_SCHEMA: str
+PARQUET_SCHEMA: str
+
+def align(
+    texts: Sequence[str],
+    ids: Sequence[str],
+    *,
+    sigmas: Optional[float] = None,
+    gap: Optional[int] = None,
+    semantic: bool = True,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+    max_size_mib: int = ...,
+) -> str: ...
+def align_files(paths: Sequence[_Path], *, semantic: bool = True) -> str: ...
+def scan(
+    inputs: Sequence[_Path],
+    *,
+    id: str = "id",
+    text: str = "text",
+    group: Optional[str] = None,
+    group_by_dir: bool = False,
+    strict: bool = True,
+    max_df: Optional[int] = None,
+    min_seeds: Optional[int] = None,
+    min_significance: Optional[float] = None,
+    all: bool = False,
+    memory_mib: Optional[int] = None,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+    output: Optional[_Path] = None,
+    format: str = "jsonl",
+    work_dir: Optional[_Path] = None,
+) -> Tuple[bytes, bytes, bytes, str]: ...
+def dedup(
+    inputs: Sequence[_Path],
+    *,
+    id: str = "id",
+    text: str = "text",
+    strict: bool = True,
+    threshold: Optional[float] = None,
+    ngram: Optional[int] = None,
+    perms: Optional[int] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    verify: str = "exact",
+    keep: str = "first",
+    keep_field: Optional[str] = None,
+    paragraphs: bool = False,
+    min_paragraph_tokens: Optional[int] = None,
+    memory_mib: Optional[int] = None,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+    output: Optional[_Path] = None,
+    format: str = "jsonl",
+) -> Tuple[bytes, str]: ...
+def fingerprints(
+    texts: List[str], *, script: bool = True, numbers: bool = True, footnotes: bool = True, boilerplate: bool = True
+) -> bytes: ...
+def minhash(
+    texts: List[str],
+    *,
+    threshold: Optional[float] = None,
+    ngram: Optional[int] = None,
+    perms: Optional[int] = None,
+    bands: Optional[int] = None,
+    rows: Optional[int] = None,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+) -> bytes: ...
+
+SCAN_DEFAULTS: Dict[str, Union[int, float]]
+
+def feature_counts(
+    texts: List[str], *, script: bool = True, numbers: bool = True, footnotes: bool = True, boilerplate: bool = True
+) -> Tuple[int, bytes]: ...
+
+class FeatureTable:
+    def __init__(self, sentences: int, buckets: Sequence[int], counts: Sequence[int]) -> None: ...
+
+def align_candidates(
+    a: Sequence[int],
+    b: Sequence[int],
+    k: Sequence[int],
+    docs: Sequence[int],
+    texts: Sequence[str],
+    shared_pos: Sequence[Sequence[int]],
+    shared_df: Sequence[Sequence[int]],
+    table: FeatureTable,
+    *,
+    min_significance: Optional[float] = None,
+    all: bool = False,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+    work_dir: Optional[_Path] = None,
+) -> bytes: ...
+def clusters(
+    passages: Sequence[Tuple[int, int, int, int, int, int]],
+) -> Tuple[List[int], List[List[Tuple[int, int, int]]], List[Tuple[int, int, int]]]: ...
+def shared_shares(chars: Sequence[int], spans: Sequence[Sequence[Tuple[int, int]]]) -> List[float]: ...

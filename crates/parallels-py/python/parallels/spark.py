@@ -1,0 +1,400 @@
+"""``scan`` on Spark, when one machine is not enough.
+
+:func:`scan` runs the stages of ``parallels scan`` with Spark's own parts,
+and gives the passages ``parallels scan`` gives on one machine (same
+document pairs, same spans, same scores):
+
+1. **Fingerprints**, per partition (``mapInArrow``): each text normalized,
+   segmented and winnowed into seeds by the library
+   (:func:`parallels.fingerprints`).
+2. **Document frequencies and candidate pairs**, as DataFrame aggregations
+   and joins: a seed's document frequency; seeds in more than ``max_df``
+   documents are boilerplate; every two documents of different groups
+   sharing a seed get a vote, and pairs with ``min_seeds`` votes are
+   candidates.
+3. **Corpus-wide feature weights**: each partition counts its sentence
+   features into the scan's hashed table (:func:`parallels.feature_counts`
+   via ``mapInArrow``), the counts are summed by bucket (a DataFrame
+   aggregation), and the sums are broadcast once; each Python worker makes
+   the table from them once.
+4. **Alignment of candidate pairs**, per partition (``mapInArrow``): each
+   pair with both texts and both documents' shared seeds goes through the
+   very function ``scan`` aligns its chunks with (significance, the
+   reporting bar and all).
+5. **Clusters**: connected components as DataFrame iterations (every
+   node takes the smallest label among its neighbours until none changes)
+   over the passages' two sides and the spans of one document that are one
+   place (overlapping by half of the longer one, as the library joins
+   them); members merged and clusters numbered by their first member, and
+   each document's passage count and shared share, as DataFrame
+   aggregations.
+
+Rows without an id or a text are skipped, and of rows with the same id the
+first is kept, as the command skips them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Dict, Iterator, List, Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _parallels
+
+__all__ = ["scan"]
+
+_NORMALIZE = ("script", "numbers", "footnotes", "boilerplate")
+_SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "all") + _NORMALIZE
+
+# The passages table as Spark holds it (no unsigned integers).
+_LINK = pa.struct(
+    [
+        ("a_start", pa.int64()),
+        ("a_end", pa.int64()),
+        ("b_start", pa.int64()),
+        ("b_end", pa.int64()),
+        ("score", pa.float64()),
+        ("meaning", pa.float64()),
+    ]
+)
+_PASSAGES = pa.schema(
+    [
+        ("a_doc", pa.string()),
+        ("b_doc", pa.string()),
+        ("cluster", pa.int64()),
+        ("kind", pa.string()),
+        ("a_start", pa.int64()),
+        ("a_end", pa.int64()),
+        ("b_start", pa.int64()),
+        ("b_end", pa.int64()),
+        ("score", pa.float64()),
+        ("significance", pa.float64()),
+        ("links", pa.list_(_LINK)),
+    ]
+)
+_PASSAGES_DDL = (
+    "a_doc string, b_doc string, cluster long, kind string, a_start long, a_end long, b_start long, b_end long, "
+    "score double, significance double, links array<struct<a_start:long,a_end:long,b_start:long,b_end:long,"
+    "score:double,meaning:double>>, seq long"
+)
+
+# As the library clusters: two spans of one document are one place when
+# they overlap by this share of the longer one; an excerpt has at most
+# this many characters.
+_MIN_OVERLAP = 0.5
+_EXCERPT_CHARS = 200
+
+# Sorted spans `struct(doc, s, e)` with those of one document that overlap
+# merged (the library's members of a cluster, and a document's coverage).
+_MERGE = (
+    "aggregate({spans}, cast(array() as array<struct<doc:bigint,s:bigint,e:bigint>>), "
+    "(acc, x) -> case when try_element_at(acc, -1).doc = x.doc and x.s < try_element_at(acc, -1).e "
+    "then concat(slice(acc, 1, size(acc) - 1), array(named_struct('doc', x.doc, 's', try_element_at(acc, -1).s, "
+    "'e', greatest(try_element_at(acc, -1).e, x.e)))) "
+    "else concat(acc, array(named_struct('doc', x.doc, 's', x.s, 'e', x.e))) end)"
+)
+
+# The feature table of each Python worker, by scan.
+_TABLES: Dict[int, Any] = {}
+
+
+def _check(options: Dict[str, Any]) -> None:
+    for k in options:
+        if k not in _SCAN_OPTIONS:
+            raise TypeError(f"scan() got an unexpected keyword argument {k!r} (options: {', '.join(_SCAN_OPTIONS)})")
+
+
+def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Every shared passage of the documents of a Spark DataFrame.
+
+    ``df`` has a column ``id`` (unique) and ``text``; ``group`` names a
+    column whose equal values are never compared (a book, a newspaper
+    series). Options are those of ``parallels scan``: ``max_df``,
+    ``min_seeds``, ``min_significance``, ``all``, and the normalization
+    switches ``script``, ``numbers``, ``footnotes``, ``boilerplate``.
+
+    Returns DataFrames ``passages``, ``clusters`` and ``documents`` with
+    the columns of ``scan --format parquet`` (integers as Spark's longs;
+    ``documents.source`` is ``row#N``, N the row's place in ``df``;
+    ``meta`` the other columns as a JSON object).
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    _check(options)
+    for name in (id, text, group):
+        if name is not None and name not in df.columns:
+            raise ValueError(f"the DataFrame has no column {name!r} (columns: {', '.join(df.columns)})")
+    spark = df.sparkSession
+    defaults = _parallels.SCAN_DEFAULTS
+    max_df = options.get("max_df", defaults["max_df"])
+    min_seeds = options.get("min_seeds", defaults["min_seeds"])
+    if max_df < 2 or min_seeds < 1:
+        raise ValueError(f"max_df={max_df}, min_seeds={min_seeds}: max_df at least 2, min_seeds at least 1")
+    norm = {k: options[k] for k in _NORMALIZE if k in options}
+    align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "all") if k in options})
+
+    # Documents in input order: `doc` is the row's place in `df`.
+    others = [c for c in df.columns if c not in (id, text, group)]
+    meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
+    rows = df.select(
+        F.col(id).cast("string").alias("id"),
+        F.col(text).cast("string").alias("text"),
+        (F.col(group).cast("string") if group else F.lit(None).cast("string")).alias("grp"),
+        meta.alias("meta"),
+    )
+    indexed = rows.rdd.zipWithIndex().map(lambda r: (r[1], *r[0]))
+    docs = spark.createDataFrame(
+        indexed, "doc long, id string, text string, grp string, meta string"
+    ).where(F.col("id").isNotNull() & F.col("text").isNotNull())
+    first = Window.partitionBy("id").orderBy("doc")
+    docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
+
+    # 1. Fingerprints.
+    def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import fingerprints
+
+        for b in batches:
+            f = fingerprints(b.column("text"), **norm)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    b.column("doc"),
+                    pc.cast(f.column("chars"), pa.int64()),
+                    pc.cast(f.column("seed_hash"), pa.list_(pa.int64()), safe=False),
+                    pc.cast(f.column("seed_pos"), pa.list_(pa.int64())),
+                ],
+                names=["doc", "chars", "seed_hash", "seed_pos"],
+            )
+
+    fps = docs.select("doc", "text").mapInArrow(
+        fingerprint, "doc long, chars long, seed_hash array<long>, seed_pos array<long>"
+    ).cache()
+    seeds = fps.select("doc", F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("s")).select(
+        "doc", F.col("s.seed_hash").alias("hash"), F.col("s.seed_pos").alias("pos")
+    )
+
+    # 2. Document frequencies and candidate pairs.
+    hash_doc = seeds.select("hash", "doc").distinct()
+    freq = hash_doc.groupBy("hash").agg(F.count("*").alias("df")).where(F.col("df") >= 2)
+    shared = (
+        seeds.join(freq, "hash")
+        .groupBy("doc")
+        .agg(F.sort_array(F.collect_list(F.struct("pos", "df"))).alias("s"))
+        .select("doc", F.col("s.pos").alias("shared_pos"), F.col("s.df").alias("shared_df"))
+    )
+    voting = hash_doc.join(freq.where(F.col("df") <= max_df), "hash").join(docs.select("doc", "grp"), "doc")
+    x, y = voting.alias("x"), voting.alias("y")
+    votes = x.join(y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc") < F.col("y.doc"))).where(
+        F.col("x.grp").isNull() | F.col("y.grp").isNull() | (F.col("x.grp") != F.col("y.grp"))
+    )
+    candidates = (
+        votes.groupBy(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
+        .agg(F.count("*").alias("k"))
+        .where(F.col("k") >= min_seeds)
+    )
+
+    # 3. Corpus-wide feature weights: summed by bucket, broadcast once.
+    def count_features(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
+            t = pa.ipc.open_stream(pa.py_buffer(counts)).read_all()
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.concat_arrays([pa.array([-1], pa.int64()), pc.cast(t.column("bucket"), pa.int64()).combine_chunks()]),
+                    pa.concat_arrays([pa.array([sentences], pa.int64()), pc.cast(t.column("count"), pa.int64()).combine_chunks()]),
+                ],
+                names=["bucket", "count"],
+            )
+
+    sums = (
+        docs.select("text")
+        .mapInArrow(count_features, "bucket long, count long")
+        .groupBy("bucket")
+        .agg(F.sum("count").alias("count"))
+        .toArrow()
+    )
+    buckets, counts = sums.column("bucket").to_pylist(), sums.column("count").to_pylist()
+    sentences = sum(c for k, c in zip(buckets, counts) if k == -1)
+    kept = [(k, c) for k, c in zip(buckets, counts) if k >= 0]
+    weights = spark.sparkContext.broadcast((sentences, [k for k, _ in kept], [c for _, c in kept]))
+    key = uuid.uuid4().hex
+
+    # 4. Alignment of candidate pairs.
+    side = docs.select("doc", "text").join(shared, "doc", "left")
+    pairs = (
+        candidates.join(side.select([F.col(c).alias("a_" + c) for c in side.columns]), F.col("a") == F.col("a_doc"))
+        .join(side.select([F.col(c).alias("b_" + c) for c in side.columns]), F.col("b") == F.col("b_doc"))
+        .select("a", "b", "k", "a_text", "a_shared_pos", "a_shared_df", "b_text", "b_shared_pos", "b_shared_df")
+    )
+
+    def align(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        table = _TABLES.get(key)
+        if table is None:
+            s, ks, cs = weights.value
+            _TABLES.clear()
+            table = _TABLES[key] = native.FeatureTable(s, ks, cs)
+        for b in batches:
+            r = b.to_pydict()
+            docs_: Dict[int, Any] = {}
+            for side_ in ("a", "b"):
+                for d, t, p, f in zip(r[side_], r[side_ + "_text"], r[side_ + "_shared_pos"], r[side_ + "_shared_df"]):
+                    docs_[d] = (t, p or [], f or [])
+            ids = list(docs_)
+            out = native.align_candidates(
+                r["a"],
+                r["b"],
+                r["k"],
+                ids,
+                [docs_[d][0] for d in ids],
+                [docs_[d][1] for d in ids],
+                [docs_[d][2] for d in ids],
+                table,
+                **align_opts,
+            )
+            found = pa.ipc.open_stream(pa.py_buffer(out)).read_all().cast(_PASSAGES)
+            # Order inside a pair, for the output order of the command.
+            found = found.append_column("seq", pa.array(range(found.num_rows), pa.int64()))
+            yield from found.to_batches()
+
+    passages = pairs.mapInArrow(align, _PASSAGES_DDL).cache()
+
+    # 5. Clusters: connected components by DataFrame iterations.
+    p = (
+        passages.withColumn("a", F.col("a_doc").cast("long"))
+        .withColumn("b", F.col("b_doc").cast("long"))
+        .withColumn("pid", F.monotonically_increasing_id())
+        .localCheckpoint()
+    )
+    # Two nodes per passage, its A side and its B side.
+    nodes = (
+        p.select("pid", F.lit(0).alias("side"), F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e"))
+        .unionByName(
+            p.select("pid", F.lit(1).alias("side"), F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
+        )
+        .withColumn("node", F.col("pid") * 2 + F.col("side"))
+        .localCheckpoint()
+    )
+    # Edges: the two sides of a passage, and two spans of one document that
+    # are one place (overlapping by half of the longer one).
+    x, y = nodes.alias("x"), nodes.alias("y")
+    overlap = F.least("x.e", "y.e") - F.greatest("x.s", "y.s")
+    longer = F.greatest(F.col("x.e") - F.col("x.s"), F.col("y.e") - F.col("y.s"))
+    place = (
+        x.join(
+            y,
+            (F.col("x.doc") == F.col("y.doc"))
+            & (F.col("x.node") < F.col("y.node"))
+            & (F.col("y.s") < F.col("x.e"))
+            & (F.col("x.s") < F.col("y.e")),
+        )
+        .where((overlap > 0) & (overlap.cast("double") >= F.lit(_MIN_OVERLAP) * longer.cast("double")))
+        .select(F.col("x.node").alias("u"), F.col("y.node").alias("v"))
+    )
+    edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
+    both = edges.unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v"))).localCheckpoint()
+    # Every node takes the smallest label of its neighbours until none
+    # changes: each component ends with the smallest node id in it.
+    labels = nodes.select("node", F.col("node").alias("label")).localCheckpoint()
+    while True:
+        smallest = (
+            both.join(labels.withColumnRenamed("node", "v"), "v").groupBy("u").agg(F.min("label").alias("m"))
+        )
+        new = (
+            labels.join(smallest.withColumnRenamed("u", "node"), "node", "left")
+            .select("node", F.least("label", F.coalesce("m", "label")).alias("label"))
+            .localCheckpoint()
+        )
+        changed = new.join(labels.withColumnRenamed("label", "old"), "node").where(F.col("label") != F.col("old")).count()
+        labels = new
+        if changed == 0:
+            break
+    # Members: per component, its spans by document and position, those
+    # of one document that overlap merged; components numbered by their
+    # first member.
+    placed = nodes.join(labels, "node")
+    members = placed.groupBy("label").agg(
+        F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("members")
+    )
+    numbered = members.withColumn(
+        "cluster",
+        F.row_number().over(
+            Window.orderBy(F.col("members")[0]["doc"], F.col("members")[0]["s"], F.col("members")[0]["e"])
+        )
+        - 1,
+    ).localCheckpoint()
+    ids = docs.select("doc", "id")
+    member_rows = numbered.select("cluster", F.posexplode("members").alias("pos", "m")).select(
+        "cluster", "pos", F.col("m.doc").alias("doc"), F.col("m.s").alias("s"), F.col("m.e").alias("e")
+    )
+    named = member_rows.join(ids, "doc")
+    longest = Window.partitionBy("cluster").orderBy((F.col("s") - F.col("e")), "doc", "s", "e")
+    excerpt = (
+        member_rows.withColumn("r", F.row_number().over(longest))
+        .where(F.col("r") == 1)
+        .join(docs.select("doc", "text"), "doc")
+        .select("cluster", F.expr(f"substring(text, s + 1, least(e - s, {_EXCERPT_CHARS}))").alias("excerpt"))
+    )
+    clusters_out = (
+        named.groupBy("cluster")
+        .agg(F.sort_array(F.collect_list(F.struct("pos", F.col("id").alias("doc"), F.col("s").alias("start"), F.col("e").alias("end")))).alias("m"))
+        .join(excerpt, "cluster")
+        .orderBy("cluster")
+        .select(
+            F.col("cluster").cast("long").alias("id"),
+            F.size("m").cast("long").alias("size"),
+            F.expr("transform(m, x -> named_struct('doc', x.doc, 'start', x.start, 'end', x.end))").alias("members"),
+            "excerpt",
+        )
+    )
+    cluster_of = p.select("pid", "a", "b", "seq").join(
+        labels.withColumnRenamed("node", "a_node"), F.col("a_node") == F.col("pid") * 2
+    ).join(numbered.select("label", "cluster"), "label")
+    passages_out = (
+        cluster_of.join(p.drop("cluster"), ["pid", "a", "b", "seq"])
+        .join(ids.select(F.col("doc").alias("a"), F.col("id").alias("a_id")), "a")
+        .join(ids.select(F.col("doc").alias("b"), F.col("id").alias("b_id")), "b")
+        .orderBy("a", "b", "seq")
+        .select(
+            F.col("a_id").alias("a_doc"),
+            F.col("b_id").alias("b_doc"),
+            F.col("cluster").cast("long").alias("cluster"),
+            *[c for c in _PASSAGES.names if c not in ("a_doc", "b_doc", "cluster")],
+        )
+    )
+    # Documents: passages taken part in, and the share of the text inside
+    # some passage.
+    per_doc = (
+        nodes.groupBy("doc")
+        .agg(
+            F.count("*").alias("passages"),
+            F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("merged"),
+        )
+        .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
+    )
+    documents_out = (
+        docs.join(fps.select("doc", "chars"), "doc")
+        .join(per_doc, "doc", "left")
+        .orderBy("doc")
+        .select(
+            "id",
+            F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
+            "chars",
+            F.lit("utf-8").alias("encoding"),
+            F.col("grp").alias("group"),
+            F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
+            F.when(
+                (F.col("chars") > 0) & F.col("covered").isNotNull(),
+                F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
+            )
+            .otherwise(F.lit(0.0))
+            .alias("shared"),
+            "meta",
+        )
+    )
+    return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}

@@ -1,0 +1,3 @@
+from typing import Any, Dict, Optional
+
+def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]: ...

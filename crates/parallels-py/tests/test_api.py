@@ -1,0 +1,157 @@
+"""The Python API against the command line, on the bundled example and a
+planted corpus; bad input raises, naming the record."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import ROOT, run_cli
+
+import parallels
+
+EXAMPLES = [ROOT / "examples" / f"v{k}.txt" for k in (1, 2, 3)]
+
+
+def test_align_files_equals_the_cli_json(cli):
+    want = json.loads(run_cli(cli, "align", *map(str, EXAMPLES), "--format", "json").stdout)
+    got = parallels.align_files(EXAMPLES)
+    assert got == want
+    assert got["schema"] == parallels.ALIGN_SCHEMA
+    assert len(got["pairs"]) == 3 and all(p["passages"] for p in got["pairs"])
+
+
+def test_align_texts_equals_the_cli_json(cli):
+    want = json.loads(run_cli(cli, "align", *map(str, EXAMPLES), "--format", "json").stdout)
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in EXAMPLES}
+    got = parallels.align(texts)
+    assert got["pairs"] == want["pairs"]
+    assert [(d["id"], d["chars"]) for d in got["documents"]] == [(d["id"], d["chars"]) for d in want["documents"]]
+    # A list takes ids from `ids`; options are the command's.
+    lexical = parallels.align(list(texts.values()), ids=list(texts), semantic=False)
+    want = json.loads(run_cli(cli, "align", *map(str, EXAMPLES), "--format", "json", "--no-semantic").stdout)
+    assert lexical["pairs"] == want["pairs"]
+
+
+def test_align_rejects_bad_input_naming_the_record():
+    with pytest.raises(TypeError, match=r"record 1 \(id 'b'\)"):
+        parallels.align({"a": "甲乙丙", "b": 7})
+    with pytest.raises(ValueError, match=r"record 1: id 'x' is given twice"):
+        parallels.align(["甲", "乙"], ids=["x", "x"])
+    with pytest.raises(ValueError, match="2 texts but 1 ids"):
+        parallels.align(["甲", "乙"], ids=["x"])
+    with pytest.raises(TypeError):
+        parallels.align(["甲", "乙"], no_such_option=1)
+    with pytest.raises(ValueError, match="sigmas"):
+        parallels.align(["甲", "乙"], sigmas=-1.0)
+    with pytest.raises(ValueError, match=r'text "big": 1.1 MiB is more than max_size_mib=1'):
+        parallels.align({"big": "甲" * 400_000, "small": "乙"}, max_size_mib=1)
+
+
+def _passages(rows):
+    return sorted((r["a_doc"], r["b_doc"], r["a_start"], r["a_end"], r["b_start"], r["b_end"]) for r in rows)
+
+
+def test_scan_of_files_and_of_a_table_equal_the_cli(cli, corpus, tmp_path):
+    out = tmp_path / "cli"
+    run_cli(cli, "scan", str(corpus["path"]), "--group", "group", "-o", str(out), "--format", "parquet")
+    want = pq.read_table(out / "passages.parquet")
+    got = parallels.scan(str(corpus["path"]), group="group")
+    assert got["passages"].equals(want)
+    assert got["clusters"].equals(pq.read_table(out / "clusters.parquet"))
+    assert got["documents"].equals(pq.read_table(out / "documents.parquet"))
+    assert got["summary"]["stats"] == json.loads((out / "summary.json").read_text())["stats"]
+    assert pq.read_schema(out / "passages.parquet").metadata[b"parallels.schema"] == parallels.PARQUET_SCHEMA.encode()
+    # The same records as an in-memory table: the same passages.
+    table = pa.Table.from_pylist(corpus["records"])
+    mem = parallels.scan(table, group="group")
+    assert _passages(mem["passages"].to_pylist()) == _passages(want.to_pylist())
+    assert mem["documents"].column("source").to_pylist()[:2] == ["table#0", "table#1"]
+    # And as a pandas DataFrame.
+    frame = parallels.scan(table.to_pandas(), group="group")
+    assert frame["passages"].equals(mem["passages"])
+    # Every planted copy is found once every passage is reported (some
+    # short ones are below the default significance), and the reported
+    # passages are among them.
+    everything = parallels.scan(table, group="group", all=True)["passages"].to_pylist()
+    pairs = {(r["a_doc"], r["b_doc"]) for r in everything}
+    ids = {r["n"]: r["id"] for r in corpus["records"]}
+    groups = {r["id"]: r["group"] for r in corpus["records"]}
+    planted = 0
+    for p in corpus["planted"]:
+        a, b = sorted((ids[p["source"]], ids[p["copy"]]))
+        if groups[a] is None or groups[a] != groups[b]:
+            planted += 1
+            assert (a, b) in pairs, p
+    assert planted > 20
+    assert set(_passages(want.to_pylist())) <= set(_passages(everything))
+
+
+def test_scan_writes_the_cli_tables(corpus, tmp_path):
+    parallels.scan(str(corpus["path"]), output=str(tmp_path / "o"), format="jsonl", min_significance=0)
+    lines = (tmp_path / "o" / "passages.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines and all(json.loads(x)["a_doc"] for x in lines)
+
+
+def test_scan_rejects_bad_input_naming_the_record(corpus):
+    with pytest.raises(ValueError, match="no column 'body'"):
+        parallels.scan(pa.table({"id": ["a"], "text": ["甲"]}), text="body")
+    bad = pa.table({"id": ["a", "b", "c"], "text": ["甲乙丙丁", None, "戊己庚"]})
+    with pytest.raises(ValueError, match=r"table#1"):
+        parallels.scan(bad)
+    with pytest.raises(ValueError, match="max_df"):
+        parallels.scan(str(corpus["path"]), max_df=1)
+    with pytest.raises(ValueError):
+        parallels.scan(str(corpus["dir"] / "missing.jsonl"))
+
+
+def test_dedup_equals_the_cli(cli, corpus, tmp_path):
+    removed = tmp_path / "removed.jsonl"
+    run_cli(cli, "dedup", str(corpus["path"]), "-o", str(tmp_path / "kept.jsonl"), "--removed", str(removed))
+    want = [json.loads(x) for x in removed.read_text(encoding="utf-8").splitlines()]
+    assert want, "the planted copies are duplicates"
+    got = parallels.dedup(str(corpus["path"]))
+    assert got["removed"].to_pylist() == want
+    kept = [json.loads(x)["id"] for x in (tmp_path / "kept.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert got["kept"].to_pylist() == kept
+    # Over a table: the kept rows with every column, the same removed ids.
+    table = pa.Table.from_pylist(corpus["records"])
+    mem = parallels.dedup(table)
+    assert mem["kept"].column_names == table.column_names
+    assert mem["kept"].column("id").to_pylist() == kept
+    assert [(r["id"], r["reason"], r["duplicate_of"], r["similarity"]) for r in mem["removed"].to_pylist()] == [
+        (r["id"], r["reason"], r["duplicate_of"], r["similarity"]) for r in want
+    ]
+    frame = parallels.dedup(table.to_pandas())
+    assert list(frame["kept"]["id"]) == kept
+
+
+def test_dedup_rejects_bad_input():
+    with pytest.raises(ValueError, match="threshold"):
+        parallels.dedup(pa.table({"id": ["a"], "text": ["甲"]}), threshold=1.5)
+    with pytest.raises(ValueError, match="bands and rows"):
+        parallels.dedup(pa.table({"id": ["a"], "text": ["甲"]}), bands=4)
+    with pytest.raises(ValueError, match=r"table#0"):
+        parallels.dedup(pa.table({"id": ["a", "b"], "text": [None, "乙"]}))
+
+
+def test_building_blocks_over_a_batch(corpus):
+    texts = [r["text"] for r in corpus["records"][:20]]
+    fp = parallels.fingerprints(pa.array(texts))
+    assert fp.num_rows == 20
+    assert fp.column("chars").to_pylist() == [len(t) for t in texts]
+    for h, p in zip(fp.column("seed_hash").to_pylist(), fp.column("seed_pos").to_pylist()):
+        assert len(h) == len(p) > 0 and p == sorted(p)
+    # A text's fingerprint does not depend on its batch.
+    alone = parallels.fingerprints([texts[3]])
+    assert alone.column("seed_hash").to_pylist()[0] == fp.column("seed_hash").to_pylist()[3]
+    mh = parallels.minhash(texts + [texts[0], ""], perms=64, bands=8, rows=8)
+    sig = mh.column("signature").to_pylist()
+    assert len(sig[0]) == 64 and len(mh.column("band_keys").to_pylist()[0]) == 8
+    assert sig[20] == sig[0] and mh.column("exact")[20] == mh.column("exact")[0]
+    assert mh.column("exact")[21].as_py() is None and mh.column("tokens").to_pylist()[21] == 0
+    assert parallels.fingerprints([]).num_rows == 0
+    with pytest.raises(TypeError, match="record 1"):
+        parallels.minhash(["甲", None])

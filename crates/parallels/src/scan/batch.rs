@@ -1,0 +1,404 @@
+//! Building blocks of a scan or a dedup split over many machines, each
+//! over a batch of documents (the Spark driver of the Python package runs
+//! them per partition): the library keeps what a document's fingerprint or
+//! sketch is, so that a distributed run computes exactly what [`super::scan`]
+//! and [`crate::dedup::dedup`] compute on one machine.
+//!
+//! * [`fingerprints`]: normalize, segment and winnow a batch of texts into
+//!   seeds `(hash, token position)`, as `scan` reads its corpus;
+//! * [`feature_table`]: the corpus-wide feature counts ([`CorpusDf`]) of a
+//!   batch, to be summed over batches ([`add_feature_tables`]) and shared
+//!   with every aligning worker;
+//! * [`sketches`]: MinHash signatures, exact-duplicate hashes and LSH band
+//!   keys of a batch, as `dedup` sketches its corpus;
+//! * [`align_candidates`]: align a batch of candidate pairs, given each
+//!   document's seeds shared with others and the corpus-wide feature
+//!   table, through the very function `scan` aligns its chunks with;
+//! * [`clusters`] and [`shared_share`]: the clusters of all passages and
+//!   each document's share inside some passage, as `scan` assembles them.
+//!
+//! Every function works on the batch in parallel (rayon) and returns its
+//! results in the order of the texts given.
+
+use super::{align_chunk, cluster, seeds, DocRecord, ScanOptions, SeedDfIndex, Store};
+use crate::align::features::CorpusDf;
+use crate::align::{covered_chars, Aligner, Passage, Span};
+use crate::corpus::Source;
+use crate::dedup::{lsh, DedupOptions};
+use crate::plumbing::sort::Sorter;
+use rayon::prelude::*;
+use std::io;
+use std::path::Path;
+
+/// The fingerprint of one document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// Its length in code points.
+    pub chars: u64,
+    /// Its winnowed seeds `(hash, token position)`, in position order.
+    pub seeds: Vec<(u64, u32)>,
+}
+
+/// The fingerprints of `texts`, with the normalization and seed
+/// parameters of `opts`: the seeds `scan` sorts to find candidate pairs.
+pub fn fingerprints(texts: &[&str], opts: &ScanOptions) -> Vec<Fingerprint> {
+    let aligner = Aligner::new(opts.align.clone());
+    texts
+        .par_iter()
+        .map(|t| {
+            let p = aligner.prepare(t);
+            Fingerprint { chars: p.chars as u64, seeds: seeds::seeds(&p.seg, &opts.seeds) }
+        })
+        .collect()
+}
+
+/// The feature counts of `texts` ([`ScanOptions::df_bits`] wide), as
+/// `scan` counts them while reading: one part of the corpus-wide table.
+pub fn feature_table(texts: &[&str], opts: &ScanOptions) -> CorpusDf {
+    let aligner = Aligner::new(opts.align.clone());
+    let df = CorpusDf::new(opts.df_bits);
+    texts.par_iter().for_each(|t| df.add(&aligner.prepare(t).seg));
+    df
+}
+
+/// A saved [`CorpusDf`] ([`CorpusDf::save`]) as its parts: width, sentence
+/// count and counters.
+fn table_parts(bytes: &[u8]) -> io::Result<(u32, CorpusDf)> {
+    let df = CorpusDf::load(&mut &bytes[..])?;
+    let mut b4 = [0u8; 4];
+    b4.copy_from_slice(bytes.get(..4).ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?);
+    Ok((u32::from_le_bytes(b4), df))
+}
+
+/// The sum of feature tables saved with [`CorpusDf::save`] (all of one
+/// width), saved the same way: the corpus-wide table of a corpus read in
+/// parts. Counts add up (wrapping, as counting does) as they would had one table
+/// counted every part.
+pub fn add_feature_tables(tables: &[Vec<u8>]) -> io::Result<Vec<u8>> {
+    let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
+    let mut sum: Option<(u32, Vec<u8>)> = None;
+    for t in tables {
+        // Loading checks the format; the sum is then taken on the saved
+        // words: a u32 width, a u64 sentence count, u32 counters.
+        let (bits, _) = table_parts(t)?;
+        match &mut sum {
+            None => sum = Some((bits, t.clone())),
+            Some((b, acc)) => {
+                if *b != bits || acc.len() != t.len() {
+                    return Err(bad("feature tables of different widths"));
+                }
+                let sentences = |x: &[u8]| u64::from_le_bytes(x[4..12].try_into().unwrap());
+                let total = sentences(acc).wrapping_add(sentences(t));
+                acc[4..12].copy_from_slice(&total.to_le_bytes());
+                for (x, y) in acc[12..].chunks_exact_mut(4).zip(t[12..].chunks_exact(4)) {
+                    let s = u32::from_le_bytes((&*x).try_into().unwrap())
+                        .wrapping_add(u32::from_le_bytes(y.try_into().unwrap()));
+                    x.copy_from_slice(&s.to_le_bytes());
+                }
+            }
+        }
+    }
+    match sum {
+        Some((_, bytes)) => Ok(bytes),
+        None => {
+            let mut out = Vec::new();
+            CorpusDf::new(ScanOptions::default().df_bits).save(&mut out)?;
+            Ok(out)
+        }
+    }
+}
+
+/// The non-zero counters of a saved feature table: the sentence count
+/// and `(bucket, count)` pairs, to be summed over the parts of a corpus
+/// (a distributed sum by bucket) and made a table again with
+/// [`feature_table_of_counts`].
+pub fn feature_counts(table: &CorpusDf) -> io::Result<(u64, Vec<(u32, u32)>)> {
+    let mut bytes = Vec::new();
+    table.save(&mut bytes)?;
+    let sentences = u64::from_le_bytes(bytes[4..12].try_into().unwrap());
+    let counts = bytes[12..]
+        .chunks_exact(4)
+        .enumerate()
+        .filter_map(|(k, c)| {
+            let n = u32::from_le_bytes(c.try_into().unwrap());
+            (n != 0).then_some((k as u32, n))
+        })
+        .collect();
+    Ok((sentences, counts))
+}
+
+/// The feature table of `bits` bits with these counts (buckets not given
+/// are 0), as [`CorpusDf::load`] reads it.
+pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)]) -> io::Result<CorpusDf> {
+    let bits = bits.clamp(8, 32);
+    let mut bytes = Vec::with_capacity(12 + (4usize << bits));
+    bytes.extend_from_slice(&bits.to_le_bytes());
+    bytes.extend_from_slice(&sentences.to_le_bytes());
+    bytes.resize(12 + (4usize << bits), 0);
+    for &(k, n) in counts {
+        let at = 12 + 4 * k as usize;
+        let slot = bytes
+            .get_mut(at..at + 4)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bucket {k} beyond {bits} bits")))?;
+        let old = u32::from_le_bytes((&*slot).try_into().unwrap());
+        slot.copy_from_slice(&old.wrapping_add(n as u32).to_le_bytes());
+    }
+    CorpusDf::load(&mut &bytes[..])
+}
+
+/// One document of a batch of candidate pairs.
+#[derive(Clone, Debug)]
+pub struct PairDoc<'a> {
+    /// Its index in the corpus (input order; pairs are `a < b`).
+    pub doc: u32,
+    /// Its text.
+    pub text: &'a str,
+    /// Its seeds found in two documents or more of the corpus, as
+    /// `(token position, document frequency)`, sorted by position.
+    pub shared: Vec<(u32, u32)>,
+}
+
+/// A passage [`align_candidates`] reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairPassage {
+    /// The pair's documents (corpus indices, `a < b`).
+    pub a: u32,
+    /// See `a`.
+    pub b: u32,
+    /// The passage.
+    pub passage: Passage,
+    /// Its significance.
+    pub significance: f64,
+}
+
+/// Align the candidate pairs `(a, b, shared seeds)` of a batch whose
+/// documents are `docs` (every document of a pair, once), with the
+/// corpus-wide feature table: the passages `scan` reports for these pairs,
+/// in pair order. The pairs go through `scan`'s own chunk aligner (the
+/// documents stored in `work`, a folder that must exist and be empty), so a
+/// scan split over many machines reports what one machine does.
+pub fn align_candidates(
+    pairs: &[(u32, u32, u32)],
+    docs: &[PairDoc],
+    corpus_df: &CorpusDf,
+    opts: &ScanOptions,
+    work: &Path,
+) -> io::Result<Vec<PairPassage>> {
+    let bad = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    // Local indices in corpus order, so that `a < b` still holds.
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    order.sort_by_key(|&k| docs[k].doc);
+    let global: Vec<u32> = order.iter().map(|&k| docs[k].doc).collect();
+    if global.windows(2).any(|w| w[0] == w[1]) {
+        return Err(bad("a document is given twice".into()));
+    }
+    let local = |d: u32| global.binary_search(&d).map(|k| k as u32);
+    let mut store = Store::create(work)?;
+    let mut records = Vec::with_capacity(docs.len());
+    let mut shared: Sorter<seeds::SeedDf> = Sorter::new(work, "seed_df", 1 << 16);
+    for (l, &k) in order.iter().enumerate() {
+        let d = &docs[k];
+        let (offset, len) = store.push(d.text)?;
+        records.push(DocRecord {
+            id: d.doc.to_string(),
+            source: Source::whole(""),
+            encoding: String::new(),
+            group: None,
+            meta: Default::default(),
+            chars: 0,
+            offset,
+            len,
+        });
+        for &(pos, df) in &d.shared {
+            shared.push(seeds::SeedDf { doc: l as u32, pos, df })?;
+        }
+    }
+    store.finish()?;
+    let seed_df = SeedDfIndex::write(shared, docs.len(), work)?;
+    let texts = std::fs::File::open(work.join("texts.bin"))?;
+    let mut chunk = Vec::with_capacity(pairs.len());
+    for &(a, b, k) in pairs {
+        match (local(a), local(b)) {
+            (Ok(x), Ok(y)) if a < b => chunk.push((x, y, k)),
+            (Ok(_), Ok(_)) => return Err(bad(format!("pair ({a}, {b}): a pair is given as a < b"))),
+            _ => return Err(bad(format!("pair ({a}, {b}): a document of the pair is not in the batch"))),
+        }
+    }
+    let aligner = Aligner::new(opts.align.clone());
+    let mut out = Vec::new();
+    for x in align_chunk(&chunk, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
+        for (passage, significance) in x.passages.into_iter().zip(x.significance) {
+            out.push(PairPassage { a: global[x.a as usize], b: global[x.b as usize], passage, significance });
+        }
+    }
+    Ok(out)
+}
+
+/// The clusters of passages given as `(a, span in a, b, span in b)`, as
+/// `scan` makes them: each passage's cluster, and each cluster's members
+/// `(document, span)` sorted, and the span of its excerpt (the first 200
+/// characters of its longest member; the first among equals).
+pub type ClusterParts = (Vec<u32>, Vec<Vec<(u32, Span)>>, Vec<(u32, Span)>);
+
+/// Characters of a cluster's excerpt, at most (as `scan` writes it).
+const EXCERPT_CHARS: u32 = 200;
+
+/// See [`ClusterParts`].
+pub fn clusters(passages: &[(u32, Span, u32, Span)]) -> ClusterParts {
+    let c = cluster::cluster(passages);
+    let excerpts = c
+        .members
+        .iter()
+        .map(|members| {
+            let m = members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span)))).unwrap();
+            (m.doc, [m.span[0], m.span[0] + (m.span[1] - m.span[0]).min(EXCERPT_CHARS)])
+        })
+        .collect();
+    let members = c.members.into_iter().map(|ms| ms.into_iter().map(|m| (m.doc, m.span)).collect()).collect();
+    (c.of_passage, members, excerpts)
+}
+
+/// The share of a document of `chars` characters inside the spans of its
+/// passages, rounded to 4 places, as the documents table gives it.
+pub fn shared_share(chars: u64, spans: Vec<Span>) -> f64 {
+    if chars == 0 {
+        0.0
+    } else {
+        (covered_chars(spans) as f64 / chars as f64 * 10_000.0).round() / 10_000.0
+    }
+}
+
+/// The MinHash sketch of one document, with its LSH band keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BandedSketch {
+    /// Its signature ([`DedupOptions::perms`] values).
+    pub signature: Vec<u32>,
+    /// The hash of its whole normalized token sequence (`None` without
+    /// tokens): equal for exact duplicates.
+    pub exact: Option<u128>,
+    /// Its tokens.
+    pub tokens: u32,
+    /// The key of each band of [`DedupOptions::bands`].
+    pub bands: Vec<u64>,
+}
+
+/// The sketches of `texts` with the options of `opts`: the signatures and
+/// band keys `dedup` makes, in the order of the texts.
+pub fn sketches(texts: &[&str], opts: &DedupOptions) -> Vec<BandedSketch> {
+    let hasher = opts.hasher();
+    let b = opts.bands();
+    texts
+        .par_iter()
+        .map(|t| {
+            let s = hasher.sketch(t);
+            let bands = (0..b.bands).map(|k| lsh::band_key(&s.signature, b, k)).collect();
+            BandedSketch { signature: s.signature, exact: s.exact, tokens: s.tokens, bands }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dedup::MinHasher;
+
+    const A: &str = "天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。";
+    const B: &str = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
+
+    #[test]
+    fn fingerprints_are_the_seeds_of_each_prepared_text() {
+        let opts = ScanOptions::default();
+        let got = fingerprints(&[A, B, ""], &opts);
+        let aligner = Aligner::new(opts.align.clone());
+        for (t, f) in [A, B, ""].iter().zip(&got) {
+            let p = aligner.prepare(t);
+            assert_eq!(f.chars, t.chars().count() as u64);
+            assert_eq!(f.seeds, seeds::seeds(&p.seg, &opts.seeds));
+        }
+        assert!(!got[0].seeds.is_empty() && got[2].seeds.is_empty());
+        // A and B share seeds where they share text.
+        let shared = got[0].seeds.iter().filter(|(h, _)| got[1].seeds.iter().any(|(g, _)| g == h)).count();
+        assert!(shared > 0);
+    }
+
+    #[test]
+    fn feature_tables_of_parts_add_up_to_the_whole() {
+        let opts = ScanOptions { df_bits: 10, ..ScanOptions::default() };
+        let save = |df: CorpusDf| {
+            let mut out = Vec::new();
+            df.save(&mut out).unwrap();
+            out
+        };
+        let whole = save(feature_table(&[A, B, A], &opts));
+        let parts = [save(feature_table(&[A], &opts)), save(feature_table(&[B, A], &opts))];
+        assert_eq!(add_feature_tables(&parts).unwrap(), whole);
+        let other = save(feature_table(&[A], &ScanOptions { df_bits: 11, ..opts }));
+        assert!(add_feature_tables(&[parts[0].clone(), other]).is_err());
+    }
+
+    #[test]
+    fn candidate_pairs_align_through_the_scan_aligner() {
+        let opts = ScanOptions { df_bits: 12, min_significance: 0.0, ..ScanOptions::default() };
+        let (x, y) = (format!("{A}{A}{B}"), format!("无关的开头。{A}"));
+        let texts = [x.as_str(), y.as_str()];
+        let df = feature_table(&texts, &opts);
+        let docs = [
+            PairDoc { doc: 9, text: texts[1], shared: Vec::new() },
+            PairDoc { doc: 4, text: texts[0], shared: Vec::new() },
+        ];
+        let work = tempfile::tempdir().unwrap();
+        let got = align_candidates(&[(4, 9, 5)], &docs, &df, &opts, work.path()).unwrap();
+        assert!(!got.is_empty());
+        assert!(got.iter().all(|p| (p.a, p.b) == (4, 9)));
+        // The passage of B holds A's text, after the unrelated opening.
+        let p = &got[0].passage;
+        assert_eq!(p.b[0], "无关的开头。".chars().count() as u32);
+        let work = tempfile::tempdir().unwrap();
+        assert!(align_candidates(&[(9, 4, 5)], &docs, &df, &opts, work.path()).is_err());
+        let work = tempfile::tempdir().unwrap();
+        assert!(align_candidates(&[(4, 7, 5)], &docs, &df, &opts, work.path()).is_err());
+    }
+
+    #[test]
+    fn clusters_join_passages_by_their_spans() {
+        let (of, members, excerpts) = clusters(&[(0, [0, 10], 1, [5, 15]), (1, [6, 15], 2, [0, 300])]);
+        assert_eq!(of, vec![0, 0]);
+        assert_eq!(members[0], vec![(0, [0, 10]), (1, [5, 15]), (2, [0, 300])]);
+        assert_eq!(excerpts, vec![(2, [0, 200])]);
+        assert_eq!(shared_share(20, vec![[0, 5], [3, 10]]), 0.5);
+    }
+
+    #[test]
+    fn feature_counts_make_the_table_again() {
+        let opts = ScanOptions { df_bits: 10, ..ScanOptions::default() };
+        let df = feature_table(&[A, B], &opts);
+        let (sentences, counts) = feature_counts(&df).unwrap();
+        let wide: Vec<(u32, u64)> = counts.iter().map(|&(k, n)| (k, n as u64)).collect();
+        let again = feature_table_of_counts(10, sentences, &wide).unwrap();
+        let save = |t: &CorpusDf| {
+            let mut out = Vec::new();
+            t.save(&mut out).unwrap();
+            out
+        };
+        assert_eq!(save(&again), save(&df));
+        assert!(feature_table_of_counts(10, 0, &[(1 << 10, 1)]).is_err());
+    }
+
+    #[test]
+    fn sketches_match_the_hasher_and_band_keys() {
+        let opts = DedupOptions::default();
+        let got = sketches(&[A, A, B], &opts);
+        let s = MinHasher::with_normalizer(
+            opts.ngram,
+            opts.perms,
+            crate::normalize::Normalizer::new(opts.normalize.clone()),
+        )
+        .sketch(A);
+        assert_eq!(got[0].signature, s.signature);
+        assert_eq!(got[0].exact, s.exact);
+        assert_eq!(got[0], got[1]);
+        assert_ne!(got[0].exact, got[2].exact);
+        assert_eq!(got[0].bands.len(), opts.bands().bands);
+        assert_eq!(got[0].bands[0], lsh::band_key(&s.signature, opts.bands(), 0));
+    }
+}
