@@ -127,6 +127,7 @@ fn scan_options(
     max_df: Option<u32>,
     min_seeds: Option<u32>,
     min_significance: Option<f64>,
+    min_specificity: Option<f64>,
     all: bool,
     memory_mib: Option<u64>,
     script: bool,
@@ -154,6 +155,12 @@ fn scan_options(
         }
         opts.min_significance = s.max(0.0);
     }
+    if let Some(s) = min_specificity {
+        if !(0.0..=1.0).contains(&s) {
+            return Err(value_error(format!("min_specificity={s}: must be from 0 to 1")));
+        }
+        opts.min_specificity = s;
+    }
     if all {
         opts.min_significance = 0.0;
     }
@@ -174,7 +181,7 @@ type ScanTables<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyB
 /// streams and `summary.json` as JSON text; with `output`, also writes the
 /// CLI's tables there (`format` "jsonl" or "parquet").
 #[pyfunction]
-#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None))]
+#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None))]
 #[allow(clippy::too_many_arguments)]
 fn scan<'py>(
     py: Python<'py>,
@@ -187,6 +194,7 @@ fn scan<'py>(
     max_df: Option<u32>,
     min_seeds: Option<u32>,
     min_significance: Option<f64>,
+    min_specificity: Option<f64>,
     all: bool,
     memory_mib: Option<u64>,
     script: bool,
@@ -197,8 +205,18 @@ fn scan<'py>(
     format: String,
     work_dir: Option<PathBuf>,
 ) -> PyResult<ScanTables<'py>> {
-    let opts =
-        scan_options(max_df, min_seeds, min_significance, all, memory_mib, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(
+        max_df,
+        min_seeds,
+        min_significance,
+        min_specificity,
+        all,
+        memory_mib,
+        script,
+        numbers,
+        footnotes,
+        boilerplate,
+    )?;
     if !matches!(format.as_str(), "jsonl" | "parquet") {
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
     }
@@ -429,7 +447,7 @@ fn fingerprints<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = scan_options(None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
     let bytes = py.detach(move || -> Result<Vec<u8>, ArrowError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let fps = batch::fingerprints(&refs, &opts);
@@ -512,7 +530,7 @@ fn feature_counts<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<(u64, Bound<'py, PyBytes>)> {
-    let opts = scan_options(None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
     let (sentences, bytes) = py.detach(move || -> PyResult<_> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let (sentences, counts) = batch::feature_counts(&batch::feature_table(&refs, &opts)).map_err(value_error)?;
@@ -555,7 +573,7 @@ impl FeatureTable {
 /// columns of the passages table (`a_doc`, `b_doc` as decimal corpus
 /// indices; `cluster` 0).
 #[pyfunction]
-#[pyo3(signature = (a, b, k, docs, texts, shared_pos, shared_df, table, *, min_significance=None, all=false, script=true, numbers=true, footnotes=true, boilerplate=true, work_dir=None))]
+#[pyo3(signature = (a, b, k, docs, texts, shared_pos, shared_df, table, *, min_significance=None, min_specificity=None, all=false, script=true, numbers=true, footnotes=true, boilerplate=true, work_dir=None))]
 #[allow(clippy::too_many_arguments)]
 fn align_candidates<'py>(
     py: Python<'py>,
@@ -568,6 +586,7 @@ fn align_candidates<'py>(
     shared_df: Vec<Vec<u32>>,
     table: &FeatureTable,
     min_significance: Option<f64>,
+    min_specificity: Option<f64>,
     all: bool,
     script: bool,
     numbers: bool,
@@ -575,7 +594,18 @@ fn align_candidates<'py>(
     boilerplate: bool,
     work_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = scan_options(None, None, min_significance, all, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(
+        None,
+        None,
+        min_significance,
+        min_specificity,
+        all,
+        None,
+        script,
+        numbers,
+        footnotes,
+        boilerplate,
+    )?;
     if a.len() != b.len() || a.len() != k.len() {
         return Err(value_error("a, b and k: one value per pair each"));
     }
@@ -672,6 +702,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     defaults.set_item("max_df", d.seeds.max_df)?;
     defaults.set_item("min_seeds", d.seeds.min_seeds)?;
     defaults.set_item("min_significance", d.min_significance)?;
+    defaults.set_item("min_specificity", d.min_specificity)?;
     m.add("SCAN_DEFAULTS", defaults)?;
     Ok(())
 }

@@ -164,7 +164,7 @@ def scan(data: Source, *, id: str = "id", text: str = "text", group: Optional[st
     Parquet), or an Arrow table / pandas DataFrame with ``id`` and ``text``
     columns (other columns become ``meta``). Options are those of the
     command, as keywords: ``group_by_dir``, ``strict`` (default True here:
-    a bad record raises), ``max_df``, ``min_seeds``, ``min_significance``,
+    a bad record raises), ``max_df``, ``min_seeds``, ``min_significance``, ``min_specificity``,
     ``all``, ``memory_mib``, ``script``/``numbers``/``footnotes``/
     ``boilerplate`` (False switches the rule off), and ``output`` with
     ``format`` ("jsonl" or "parquet") to also write the command's tables.

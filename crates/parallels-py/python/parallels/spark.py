@@ -46,7 +46,7 @@ from . import _parallels
 __all__ = ["scan"]
 
 _NORMALIZE = ("script", "numbers", "footnotes", "boilerplate")
-_SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "all") + _NORMALIZE
+_SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "min_specificity", "all") + _NORMALIZE
 
 # The passages table as Spark holds it (no unsigned integers).
 _LINK = pa.struct(
@@ -112,7 +112,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     ``df`` has a column ``id`` (unique) and ``text``; ``group`` names a
     column whose equal values are never compared (a book, a newspaper
     series). Options are those of ``parallels scan``: ``max_df``,
-    ``min_seeds``, ``min_significance``, ``all``, and the normalization
+    ``min_seeds``, ``min_significance``, ``min_specificity``, ``all``, and the normalization
     switches ``script``, ``numbers``, ``footnotes``, ``boilerplate``.
 
     Returns DataFrames ``passages``, ``clusters`` and ``documents`` with
@@ -134,7 +134,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     if max_df < 2 or min_seeds < 1:
         raise ValueError(f"max_df={max_df}, min_seeds={min_seeds}: max_df at least 2, min_seeds at least 1")
     norm = {k: options[k] for k in _NORMALIZE if k in options}
-    align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "all") if k in options})
+    align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "min_specificity", "all") if k in options})
 
     # Documents in input order: `doc` is the row's place in `df`.
     others = [c for c in df.columns if c not in (id, text, group)]
