@@ -65,6 +65,11 @@ pub struct BuildArgs {
     /// reports every passage found).
     #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
     min_significance: f64,
+    /// Sentence features are counted in 2^BITS buckets (4 bytes each):
+    /// fewer for small test indexes.
+    #[arg(long, default_value_t = ScanOptions::default().df_bits, value_name = "BITS", hide = true,
+          value_parser = clap::value_parser!(u32).range(8..=30))]
+    df_bits: u32,
 }
 
 #[derive(Args, Debug)]
@@ -84,6 +89,7 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             let n = a.normalize.options();
             let mut options = IndexOptions {
                 min_significance: a.min_significance.max(0.0),
+                df_bits: a.df_bits,
                 script: n.script,
                 numbers: n.numbers,
                 footnotes: n.footnotes,
