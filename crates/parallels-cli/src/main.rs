@@ -8,7 +8,7 @@ mod progress;
 mod query;
 mod report;
 mod scan;
-// mod serve;
+mod serve;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -144,6 +144,15 @@ enum Command {
     ///   parallels query manuscript.txt --index lib.idx --html hits.html
     #[command(verbatim_doc_comment)]
     Query(query::QueryArgs),
+    /// Browse an index in a web browser: search, documents, passages.
+    ///
+    /// Serves http://127.0.0.1:8640 (loopback only unless --bind says
+    /// otherwise), read-only, with a JSON API under /api/.
+    ///
+    /// Example:
+    ///   parallels serve --index lib.idx
+    #[command(verbatim_doc_comment)]
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -301,7 +310,7 @@ fn main() -> ExitCode {
         Command::Dedup(args) => dedup::run(args),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
-        // Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,

@@ -86,14 +86,10 @@ pub(crate) fn trim(mut hits: Vec<Hit>, top: usize, min_chars: u32) -> Vec<Hit> {
 }
 
 /// The `align` output of texts and their hits, with every document's
-/// text and preparation (for the text view and the HTML report). Library
+/// text (for the text view and the HTML report). Library
 /// documents are listed once, after the texts asked; an id met twice gets
 /// ` (N)` appended (ids are unique in the schema).
-pub(crate) fn output(
-    index: &Index,
-    asked: &[Asked],
-    hits: &[Vec<Hit>],
-) -> Result<(AlignOutput, Vec<Document>, Vec<Prepared>)> {
+pub(crate) fn output(index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<(AlignOutput, Vec<Document>)> {
     let mut infos = Vec::new();
     let mut docs = Vec::new();
     let mut seen: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
@@ -143,11 +139,13 @@ pub(crate) fn output(
             pairs.push(PairOutput { a: infos[k].id.clone(), b: lib_id[&h.doc].clone(), passages: h.passages.clone() });
         }
     }
-    let prepared: Vec<Prepared> = {
-        use rayon::prelude::*;
-        docs.par_iter().map(|d| index.aligner().prepare(&d.text)).collect()
-    };
-    Ok((AlignOutput::new(infos, pairs), docs, prepared))
+    Ok((AlignOutput::new(infos, pairs), docs))
+}
+
+/// Every document prepared as the index prepares it.
+pub(crate) fn prepare(index: &Index, docs: &[Document]) -> Vec<Prepared> {
+    use rayon::prelude::*;
+    docs.par_iter().map(|d| index.aligner().prepare(&d.text)).collect()
 }
 
 /// The HTML report of an output.
@@ -222,7 +220,8 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
 
 /// Write the output of `query` (and its HTML report).
 fn write(args: &QueryArgs, index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<ExitCode> {
-    let (out, docs, prepared) = output(index, asked, hits)?;
+    let (out, docs) = output(index, asked, hits)?;
+    let prepared = prepare(index, &docs);
     if let Some(path) = &args.html {
         crate::write_output(Some(path), html(&out, &docs, &prepared)?.as_bytes())?;
     }
