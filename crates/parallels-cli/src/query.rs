@@ -54,6 +54,10 @@ pub struct QueryArgs {
     /// Show only the summary lines in text output, not the passages.
     #[arg(long)]
     summary: bool,
+    /// Print each text's query time to standard error (the index opened
+    /// once; for benchmarks).
+    #[arg(long)]
+    timings: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -122,7 +126,7 @@ pub(crate) fn output(index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Resul
     let mut pairs = Vec::new();
     for (k, hs) in hits.iter().enumerate() {
         for h in hs {
-            if !lib_id.contains_key(&h.doc) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = lib_id.entry(h.doc) {
                 let d = index.doc(h.doc).context("a hit names a document the index does not hold")?;
                 let id = unique(&d.id);
                 let path = PathBuf::from(d.source.to_string());
@@ -134,7 +138,7 @@ pub(crate) fn output(index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Resul
                     encoding: d.encoding.clone(),
                 });
                 docs.push(Document { id: id.clone(), path, text, encoding: d.encoding.clone(), replaced: 0 });
-                lib_id.insert(h.doc, id);
+                slot.insert(id);
             }
             pairs.push(PairOutput { a: infos[k].id.clone(), b: lib_id[&h.doc].clone(), passages: h.passages.clone() });
         }
@@ -212,7 +216,11 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
     }
     let mut hits = Vec::with_capacity(asked.len());
     for a in &asked {
+        let start = std::time::Instant::now();
         let h = index.query(&a.text, None).with_context(|| format!("{}: cannot read the index", shown(&args.index)))?;
+        if args.timings {
+            eprintln!("query {}: {:.2} ms, {} documents", a.id, start.elapsed().as_secs_f64() * 1000.0, h.len());
+        }
         hits.push(trim(h, args.top, args.min_chars));
     }
     write(&args, &index, &asked, &hits)

@@ -41,6 +41,9 @@ impl Filler {
     }
 }
 
+/// Documents as (id, text).
+type Docs = Vec<(String, String)>;
+
 /// A noisy copy: every 29th character replaced.
 fn noisy(s: &str) -> String {
     s.chars().enumerate().map(|(k, c)| if k % 29 == 28 { '某' } else { c }).collect()
@@ -52,7 +55,7 @@ fn noisy(s: &str) -> String {
 /// parallel version) in the library. Asked: a text holding two of those
 /// paragraphs, v2 (a version of v1 and v2_trad), filler only, and a noisy
 /// copy of a third paragraph.
-fn corpus() -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn corpus() -> (Docs, Docs) {
     let v1 = fixture_text("v1.txt");
     let paras: Vec<String> = v1.lines().filter(|l| l.chars().count() > 60).map(str::to_string).collect();
     let mut f = Filler::new(7);
@@ -75,7 +78,7 @@ fn corpus() -> (Vec<(String, String)>, Vec<(String, String)>) {
 /// The corpus without the long texts (v1, v2t, q2, q3), for the tests
 /// that run many commands: copies only (and those tests make small
 /// feature tables, `--df-bits 16`, quick to load in a debug build).
-fn copies() -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn copies() -> (Docs, Docs) {
     let (mut lib, asked) = corpus();
     lib.retain(|(id, _)| id.starts_with("bg"));
     (lib, asked.into_iter().filter(|(id, _)| id == "q1" || id == "q4").collect())

@@ -135,11 +135,13 @@ impl Default for IndexOptions {
 impl IndexOptions {
     /// The scan options these stand for (the scan's defaults otherwise).
     pub fn scan(&self) -> ScanOptions {
-        let mut opts = ScanOptions::default();
-        opts.seeds = self.seeds.clone();
-        opts.df_bits = self.df_bits;
-        opts.min_significance = self.min_significance;
-        opts.min_parallel_pair = self.min_parallel_pair;
+        let mut opts = ScanOptions {
+            seeds: self.seeds.clone(),
+            df_bits: self.df_bits,
+            min_significance: self.min_significance,
+            min_parallel_pair: self.min_parallel_pair,
+            ..ScanOptions::default()
+        };
         opts.align.normalize = NormalizeOptions {
             script: self.script,
             variants: self.script,
@@ -349,6 +351,9 @@ fn load_df(dir: &Path, m: &Manifest) -> Result<CorpusDf, IndexError> {
     CorpusDf::load(&mut z).map_err(io_at(&path))
 }
 
+/// A document ready for its segment: characters, seeds, compressed text.
+type Prepared = (u64, Vec<(u64, u32)>, Vec<u8>);
+
 /// Read every document of `reader` into a new segment, then commit it with
 /// the updated feature table.
 fn ingest(
@@ -368,7 +373,7 @@ fn ingest(
     let mut stats = AddStats::default();
     progress.stage("documents", None);
     let read = reader.read_batches(512, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
-        let prepared: Vec<(u64, Vec<(u64, u32)>, Vec<u8>)> = batch
+        let prepared: Vec<Prepared> = batch
             .par_iter()
             .map(|d| {
                 let p = aligner.prepare(&d.text);
