@@ -33,8 +33,10 @@
 //! what sorted runs of fixed-size records do here, and tantivy's segment
 //! model is built for text search with analyzers, not for 64-bit n-gram
 //! hashes; both would hold a second copy of what the scan's sorter already
-//! produces. Lookups binary-search an in-memory sample (every
-//! [`SAMPLE`]th hash) and read one block with a positioned read.
+//! produces. Lookups binary-search the postings mapped into memory
+//! (`memmap2`, the maintained successor of `memmap`): nothing is read
+//! when an index is opened, and a lookup costs no system call. The
+//! mapping is safe because a segment is never written once named.
 //!
 //! # Crash safety and the one writer
 //!
@@ -86,9 +88,6 @@ use std::path::{Path, PathBuf};
 
 /// The schema tag of `manifest.json`.
 pub const INDEX_SCHEMA: &str = "parallels.index/1";
-
-/// Postings are sampled every this many records for lookups.
-pub const SAMPLE: usize = 64;
 
 /// A batch of documents read holds at most this many bytes.
 const BATCH_BYTES: usize = 8 << 20;

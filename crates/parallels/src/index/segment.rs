@@ -1,7 +1,7 @@
 //! One segment of an index: its documents, their compressed texts and
 //! their postings, written once and then only read.
 
-use super::{IndexDoc, SAMPLE};
+use super::IndexDoc;
 use crate::corpus::Source;
 use crate::plumbing::sort::{Record, Sorter};
 use crate::scan::read_exact_at;
@@ -91,11 +91,8 @@ pub(super) struct Segment {
     pub(super) first: u32,
     pub(super) docs: Vec<IndexDoc>,
     texts: File,
-    postings: File,
-    /// Records in `postings.bin`.
-    records: u64,
-    /// The hash of every [`SAMPLE`]th record.
-    sample: Vec<u64>,
+    /// `postings.bin`, mapped (none when empty).
+    postings: Option<memmap2::Mmap>,
 }
 
 impl Segment {
@@ -107,25 +104,17 @@ impl Segment {
         if docs.len() != count as usize {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "docs.jsonl does not match the manifest"));
         }
-        let postings = File::open(dir.join("postings.bin"))?;
-        let len = postings.metadata()?.len();
+        let file = File::open(dir.join("postings.bin"))?;
+        let len = file.metadata()?.len();
         if len % 16 != 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "postings.bin is cut short"));
         }
-        let records = len / 16;
-        // The sample is read block by block (one positioned read each).
-        let mut sample = Vec::with_capacity((records as usize).div_ceil(SAMPLE));
-        let mut buf = vec![0u8; SAMPLE * 16 * 1024];
-        let mut at = 0u64;
-        while at < records {
-            let n = (records - at).min((SAMPLE * 1024) as u64) as usize;
-            read_exact_at(&postings, &mut buf[..n * 16], at * 16)?;
-            for k in (0..n).step_by(SAMPLE) {
-                sample.push(u64::from_le_bytes(buf[k * 16..k * 16 + 8].try_into().unwrap()));
-            }
-            at += n as u64;
-        }
-        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings, records, sample })
+        // SAFETY: a segment's files are never written again once its folder
+        // has its final name (only a new segment is made; a writer that
+        // finds unlisted folders removes them, never rewrites one in
+        // place), so the mapped bytes do not change under us.
+        let postings = if len == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
+        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings })
     }
 
     /// The text of its `k`th document.
@@ -138,30 +127,25 @@ impl Segment {
     }
 
     /// Every posting of `hash`: `(document, position)`, by document and
-    /// position.
+    /// position (a binary search in the mapped, sorted records).
     pub(super) fn lookup(&self, hash: u64, out: &mut Vec<(u32, u32)>) -> io::Result<()> {
-        // The first sampled block that may hold it: the one before the
-        // first sample at or above it.
-        let k = self.sample.partition_point(|&h| h < hash);
-        let mut block = k.saturating_sub(1);
-        let mut buf = vec![0u8; SAMPLE * 16];
-        loop {
-            let at = (block * SAMPLE) as u64;
-            if at >= self.records {
-                return Ok(());
+        let Some(m) = &self.postings else { return Ok(()) };
+        let records = m.len() / 16;
+        let hash_at = |i: usize| u64::from_le_bytes(m[i * 16..i * 16 + 8].try_into().unwrap());
+        let (mut lo, mut hi) = (0usize, records);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if hash_at(mid) < hash {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
-            let n = (self.records - at).min(SAMPLE as u64) as usize;
-            read_exact_at(&self.postings, &mut buf[..n * 16], at * 16)?;
-            for r in buf[..n * 16].chunks_exact(16) {
-                let s = Seed::read(r);
-                if s.hash > hash {
-                    return Ok(());
-                }
-                if s.hash == hash {
-                    out.push((s.doc, s.pos));
-                }
-            }
-            block += 1;
         }
+        while lo < records && hash_at(lo) == hash {
+            let s = Seed::read(&m[lo * 16..lo * 16 + 16]);
+            out.push((s.doc, s.pos));
+            lo += 1;
+        }
+        Ok(())
     }
 }
