@@ -22,6 +22,7 @@
 //!     docs.jsonl           one record per document (id, source, offsets into texts.zst)
 //!     texts.zst            each text an independent zstd frame
 //!     postings.bin         (hash, document, position), 16 bytes each, sorted
+//!     postings.idx         the hash of every 256th posting
 //!   df.000001.zst          the feature table after that segment (zstd)
 //! ```
 //!

@@ -10,6 +10,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+/// `postings.idx` holds the hash of every `SAMPLE`th posting: a lookup
+/// searches it in memory, then one page of the postings.
+const SAMPLE: usize = 256;
+
 /// Seeds held in memory before the sorter spills (16 bytes each).
 const SORT_CHUNK: usize = 8 << 20;
 
@@ -70,12 +74,17 @@ impl SegmentWriter {
     /// Sort the postings, write them, and sync every file.
     pub(super) fn finish(self) -> io::Result<()> {
         let mut post = BufWriter::with_capacity(1 << 20, File::create(self.dir.join("postings.bin"))?);
+        let mut sample = BufWriter::new(File::create(self.dir.join("postings.idx"))?);
         let mut buf = [0u8; 16];
-        for s in self.seeds.finish()? {
-            s?.write(&mut buf);
+        for (k, s) in self.seeds.finish()?.enumerate() {
+            let s = s?;
+            s.write(&mut buf);
             post.write_all(&buf)?;
+            if k % SAMPLE == 0 {
+                sample.write_all(&s.hash.to_le_bytes())?;
+            }
         }
-        for w in [post, self.docs, self.texts] {
+        for w in [post, sample, self.docs, self.texts] {
             let f = w.into_inner().map_err(|e| e.into_error())?;
             f.sync_all()?;
         }
@@ -93,6 +102,8 @@ pub(super) struct Segment {
     texts: File,
     /// `postings.bin`, mapped (none when empty).
     postings: Option<memmap2::Mmap>,
+    /// The hash of every [`SAMPLE`]th posting.
+    sample: Vec<u64>,
 }
 
 impl Segment {
@@ -114,7 +125,14 @@ impl Segment {
         // finds unlisted folders removes them, never rewrites one in
         // place), so the mapped bytes do not change under us.
         let postings = if len == 0 { None } else { Some(unsafe { memmap2::Mmap::map(&file)? }) };
-        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings })
+        let sample: Vec<u64> = std::fs::read(dir.join("postings.idx"))?
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        if sample.len() as u64 != (len / 16).div_ceil(SAMPLE as u64) {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "postings.idx does not match postings.bin"));
+        }
+        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings, sample })
     }
 
     /// The text of its `k`th document.
@@ -127,12 +145,16 @@ impl Segment {
     }
 
     /// Every posting of `hash`: `(document, position)`, by document and
-    /// position (a binary search in the mapped, sorted records).
+    /// position (a binary search in the sample, then in one block of the
+    /// mapped, sorted records).
     pub(super) fn lookup(&self, hash: u64, out: &mut Vec<(u32, u32)>) -> io::Result<()> {
         let Some(m) = &self.postings else { return Ok(()) };
         let records = m.len() / 16;
         let hash_at = |i: usize| u64::from_le_bytes(m[i * 16..i * 16 + 8].try_into().unwrap());
-        let (mut lo, mut hi) = (0usize, records);
+        // The block that may hold its first posting: the one before the
+        // first sampled hash at or above it.
+        let k = self.sample.partition_point(|&h| h < hash);
+        let (mut lo, mut hi) = (k.saturating_sub(1) * SAMPLE, (k * SAMPLE).min(records));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if hash_at(mid) < hash {
