@@ -3,9 +3,12 @@
 
 mod args;
 mod dedup;
+mod index;
 mod progress;
+mod query;
 mod report;
 mod scan;
+mod serve;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -120,6 +123,36 @@ enum Command {
     ///   parallels eval --gold bible/gold.json out.json --units
     #[command(verbatim_doc_comment)]
     Eval(EvalArgs),
+    /// Build or extend a persistent index of a library, for `query` and
+    /// `serve`.
+    ///
+    /// Examples:
+    ///   parallels index build corpus/ --index lib.idx
+    ///   parallels index add new-crawl.jsonl --index lib.idx
+    #[command(verbatim_doc_comment)]
+    Index(index::IndexArgs),
+    /// Find every library passage new texts share, from an index.
+    ///
+    /// Each text is fingerprinted as `scan` does; library documents sharing
+    /// enough rare n-grams are aligned with it and the passages reported as
+    /// `scan` would, most significant document first, in the `align`
+    /// schema (spans `a` in the text asked, `b` in the library document).
+    ///
+    /// Examples:
+    ///   parallels query manuscript.txt --index lib.idx
+    ///   parallels query texts.jsonl --index lib.idx --format json -o hits.json
+    ///   parallels query manuscript.txt --index lib.idx --html hits.html
+    #[command(verbatim_doc_comment)]
+    Query(query::QueryArgs),
+    /// Browse an index in a web browser: search, documents, passages.
+    ///
+    /// Serves http://127.0.0.1:8640 (loopback only unless --bind says
+    /// otherwise), read-only, with a JSON API under /api/.
+    ///
+    /// Example:
+    ///   parallels serve --index lib.idx
+    #[command(verbatim_doc_comment)]
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -275,6 +308,9 @@ fn main() -> ExitCode {
         Command::Scan(args) => scan::run(args),
         Command::Report(args) => report::run(args),
         Command::Dedup(args) => dedup::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Query(args) => query::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,
@@ -357,7 +393,7 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
 /// Width of the text report: `COLUMNS` when set (as shells export it, and
 /// to force a width), else the width of the terminal on standard output,
 /// else 100 (a file or a pipe); at least the report's narrowest.
-fn terminal_width() -> usize {
+pub(crate) fn terminal_width() -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())

@@ -88,7 +88,7 @@ pub enum TableFormat {
     Parquet,
 }
 
-fn parse_share(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_share(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
         _ => Err(format!("{s:?} is not a number from 0 to 1, such as 0.4")),

@@ -76,6 +76,7 @@ pub mod dedup;
 pub mod diff;
 pub mod encoder;
 pub mod eval;
+pub mod index;
 pub mod normalize;
 pub mod output;
 pub mod plumbing;

@@ -60,7 +60,7 @@
 pub mod batch;
 mod cluster;
 pub mod parquet_out;
-mod seeds;
+pub(crate) mod seeds;
 pub mod significance;
 mod zero_runs;
 
@@ -535,18 +535,18 @@ pub enum ScanError {
 
 /// Per document, kept in memory during a scan.
 #[derive(Serialize, Deserialize)]
-struct DocRecord {
-    id: String,
-    source: Source,
-    encoding: String,
+pub(crate) struct DocRecord {
+    pub(crate) id: String,
+    pub(crate) source: Source,
+    pub(crate) encoding: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    group: Option<String>,
+    pub(crate) group: Option<String>,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    meta: serde_json::Map<String, serde_json::Value>,
-    chars: u64,
+    pub(crate) meta: serde_json::Map<String, serde_json::Value>,
+    pub(crate) chars: u64,
     /// Byte offset and length of the text in the store.
-    offset: u64,
-    len: u64,
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
 }
 
 /// Texts written once, read back by offset from any thread.
@@ -585,14 +585,14 @@ fn read_text(file: &File, offset: u64, len: u64) -> io::Result<String> {
 /// Fill `buf` from `file` at `offset`, without moving a cursor that other
 /// threads share.
 #[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
 }
 
 /// Fill `buf` from `file` at `offset`. Windows' positioned read moves the
 /// cursor, but every read here names its own offset.
 #[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
     use std::os::windows::fs::FileExt;
     while !buf.is_empty() {
         match file.seek_read(buf, offset) {
@@ -611,7 +611,7 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result
 /// Fill `buf` from `file` at `offset`: seek and read, one thread at a time
 /// (no positioned read on this platform).
 #[cfg(not(any(unix, windows)))]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     static CURSOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = CURSOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -681,17 +681,17 @@ struct CandidatesDone {
 
 /// The pairs of one aligned chunk that have passages.
 #[derive(Serialize, Deserialize)]
-struct Aligned {
-    a: u32,
-    b: u32,
-    passages: Vec<Passage>,
+pub(crate) struct Aligned {
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    pub(crate) passages: Vec<Passage>,
     /// The significance of each passage.
     #[serde(default)]
-    significance: Vec<f64>,
+    pub(crate) significance: Vec<f64>,
     /// Passages found and not reported, as template key, document
     /// frequency and text (a key of 0: no template).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    dropped: Vec<(u64, u32, String)>,
+    pub(crate) dropped: Vec<(u64, u32, String)>,
 }
 
 /// `/4`: seeds' document frequencies (`seed_df.bin`, `seed_df.idx`) and
@@ -1046,9 +1046,9 @@ fn candidate_stage(
 /// document frequency)` pairs of 8 bytes, by document and position, for
 /// every seed found in two documents or more. `seed_df.idx` holds the
 /// offsets (one more than there are documents, 8 bytes each).
-struct SeedDfIndex {
-    file: File,
-    offsets: Vec<u64>,
+pub(crate) struct SeedDfIndex {
+    pub(crate) file: File,
+    pub(crate) offsets: Vec<u64>,
 }
 
 impl SeedDfIndex {
@@ -1189,7 +1189,7 @@ fn align_stage(
 /// align in parallel those of its pairs that can reach the reporting bar
 /// ([`can_reach`]); the pairs with passages at least
 /// [`ScanOptions::min_significance`], with their significance, in order.
-fn align_chunk(
+pub(crate) fn align_chunk(
     chunk: &[seeds::Candidate],
     docs: &[DocRecord],
     texts: &File,

@@ -1,0 +1,142 @@
+//! `parallels index build` and `parallels index add`: flags and messages.
+
+use crate::args::{CorpusArgs, NormalizeArgs};
+use crate::progress::{peak_rss_mib, Bars};
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use parallels::corpus::{resolve, CorpusReader};
+use parallels::index::{add, build, AddStats, IndexOptions};
+use parallels::plumbing::Progress;
+use parallels::read::shown;
+use parallels::scan::ScanOptions;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct IndexArgs {
+    #[command(subcommand)]
+    command: IndexCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum IndexCommand {
+    /// Make a new index of a corpus: seeds, feature weights, the texts
+    /// (compressed).
+    ///
+    /// The documents are read, normalized and fingerprinted as `scan` does.
+    /// An index already at the path is refused (use `add`).
+    ///
+    /// Example:
+    ///   parallels index build corpus/ --index lib.idx
+    #[command(verbatim_doc_comment)]
+    Build(BuildArgs),
+    /// Add documents to an index: only the new documents are read.
+    ///
+    /// The options are those the index was built with. A second writer is
+    /// refused; a killed `add` leaves the index as it was before.
+    ///
+    /// Example:
+    ///   parallels index add new-crawl.jsonl --index lib.idx
+    #[command(verbatim_doc_comment)]
+    Add(AddArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// The index folder (created).
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+    #[command(flatten)]
+    normalize: NormalizeArgs,
+    /// Token n-grams in more documents than this are boilerplate, not
+    /// evidence (at least 2).
+    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(2..))]
+    max_df: u32,
+    /// Shared n-gram seeds a text and a document need before they are
+    /// aligned (at least 1).
+    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    min_seeds: u32,
+    /// Report only passages at least this significant (as `scan`; 0
+    /// reports every passage found).
+    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
+    min_significance: f64,
+    /// Report a pair's `parallel` passages only when the wording their
+    /// linked sentences share is this specific, from 0 to 1 (as `scan`).
+    #[arg(long, default_value_t = ScanOptions::default().min_specificity, value_name = "X",
+          value_parser = crate::scan::parse_share)]
+    min_specificity: f64,
+    /// Sentence features are counted in 2^BITS buckets (4 bytes each):
+    /// fewer for small test indexes.
+    #[arg(long, default_value_t = ScanOptions::default().df_bits, value_name = "BITS", hide = true,
+          value_parser = clap::value_parser!(u32).range(8..=30))]
+    df_bits: u32,
+}
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    #[command(flatten)]
+    corpus: CorpusArgs,
+    /// The index folder.
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+}
+
+pub fn run(args: IndexArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let bars = Bars::new();
+    let (stats, dir, verb) = match args.command {
+        IndexCommand::Build(a) => {
+            let n = a.normalize.options();
+            let mut options = IndexOptions {
+                min_significance: a.min_significance.max(0.0),
+                min_specificity: a.min_specificity,
+                df_bits: a.df_bits,
+                script: n.script,
+                numbers: n.numbers,
+                footnotes: n.footnotes,
+                boilerplate: n.boilerplate,
+                ..IndexOptions::default()
+            };
+            options.seeds.max_df = a.max_df;
+            options.seeds.min_seeds = a.min_seeds;
+            let mut reader = CorpusReader::new(resolve(&a.corpus.inputs)?, a.corpus.options())?;
+            let r = build(&a.index, &mut reader, &options, &bars);
+            (finish(r, &bars)?, a.index, "built")
+        }
+        IndexCommand::Add(a) => {
+            let mut reader = CorpusReader::new(resolve(&a.corpus.inputs)?, a.corpus.options())?;
+            let r = add(&a.index, &mut reader, &bars);
+            (finish(r, &bars)?, a.index, "added to")
+        }
+    };
+    eprintln!(
+        "{}: {verb}: {} documents ({} characters, {} seeds), {} skipped; {} documents in the index",
+        shown(&dir),
+        stats.documents,
+        stats.chars,
+        stats.seeds,
+        stats.skipped,
+        stats.total
+    );
+    eprintln!(
+        "time: {:.1} s; peak memory: {}",
+        start.elapsed().as_secs_f64(),
+        peak_rss_mib().map_or("unknown".to_string(), |m| format!("{m:.0} MiB"))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn finish(r: Result<AddStats, parallels::index::IndexError>, bars: &Bars) -> Result<AddStats> {
+    bars.stage("", None);
+    bars.hidden_problems();
+    let stats = r?;
+    if stats.documents == 0 {
+        bail!("{}", crate::scan::nothing_read(stats.skipped));
+    }
+    Ok(stats)
+}

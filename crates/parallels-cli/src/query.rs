@@ -1,0 +1,259 @@
+//! `parallels query`: the library passages new texts share, in the `align`
+//! schema.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use parallels::align::Prepared;
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
+use parallels::index::{Hit, Index};
+use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
+use parallels::plumbing::{check_outputs, OutputFile};
+use parallels::read::{shown, Document};
+use parallels::report::text::TextView;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// Texts to look up: text files, folders of them, JSON Lines or
+    /// Parquet files (every record a text).
+    #[arg(required_unless_present = "doc", value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Ask a document of the library (by id) against the rest of it
+    /// instead of new texts: its passages as `scan` of the library gives
+    /// them.
+    #[arg(long, value_name = "ID", conflicts_with = "inputs")]
+    doc: Option<String>,
+    /// The index folder (`parallels index build`).
+    #[arg(long, value_name = "DIR")]
+    index: PathBuf,
+    /// JSON Lines / Parquet field holding the id of a text.
+    #[arg(long, default_value_t = CorpusOptions::default().id_field, value_name = "FIELD")]
+    id: String,
+    /// JSON Lines / Parquet field holding the text.
+    #[arg(long, default_value_t = CorpusOptions::default().text_field, value_name = "FIELD")]
+    text: String,
+    /// Output format: `text` (each pair's passages side by side) or
+    /// `json` (the `parallels.align/1` document).
+    #[arg(long, value_enum, default_value_t = QueryFormat::Text)]
+    format: QueryFormat,
+    /// Write the output to this file instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write the HTML report (each pair side by side) to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Library documents shown per text, the most significant first.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    top: usize,
+    /// Leave out passages shorter than this in the text asked, in
+    /// characters.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    min_chars: u32,
+    /// Show only the summary lines in text output, not the passages.
+    #[arg(long)]
+    summary: bool,
+    /// Print each text's query time to standard error (the index opened
+    /// once; for benchmarks).
+    #[arg(long)]
+    timings: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryFormat {
+    Text,
+    Json,
+}
+
+/// One text asked.
+pub(crate) struct Asked {
+    pub id: String,
+    pub path: PathBuf,
+    pub encoding: String,
+    pub text: String,
+}
+
+/// The hits of one text cut to `top` documents and passages of at least
+/// `min_chars` characters in the text.
+pub(crate) fn trim(mut hits: Vec<Hit>, top: usize, min_chars: u32) -> Vec<Hit> {
+    for h in &mut hits {
+        let keep: Vec<bool> = h.passages.iter().map(|p| p.a[1] - p.a[0] >= min_chars).collect();
+        let mut k = keep.iter();
+        h.passages.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
+        h.significance.retain(|_| *k.next().unwrap_or(&false));
+    }
+    hits.retain(|h| !h.passages.is_empty());
+    hits.truncate(top);
+    hits
+}
+
+/// The `align` output of texts and their hits, with every document's
+/// text (for the text view and the HTML report). Library
+/// documents are listed once, after the texts asked; an id met twice gets
+/// ` (N)` appended (ids are unique in the schema).
+pub(crate) fn output(index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<(AlignOutput, Vec<Document>)> {
+    let mut infos = Vec::new();
+    let mut docs = Vec::new();
+    let mut seen: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
+    let mut unique = |id: &str| {
+        let n = seen.entry(id.to_string()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            id.to_string()
+        } else {
+            format!("{id} ({n})")
+        }
+    };
+    for a in asked {
+        let id = unique(&a.id);
+        infos.push(DocumentInfo {
+            id: id.clone(),
+            path: a.path.clone(),
+            chars: a.text.chars().count() as u64,
+            encoding: a.encoding.clone(),
+        });
+        docs.push(Document {
+            id,
+            path: a.path.clone(),
+            text: a.text.clone(),
+            encoding: a.encoding.clone(),
+            replaced: 0,
+        });
+    }
+    let mut lib_id: rustc_hash::FxHashMap<u32, String> = rustc_hash::FxHashMap::default();
+    let mut pairs = Vec::new();
+    for (k, hs) in hits.iter().enumerate() {
+        for h in hs {
+            if let std::collections::hash_map::Entry::Vacant(slot) = lib_id.entry(h.doc) {
+                let d = index.doc(h.doc).context("a hit names a document the index does not hold")?;
+                let id = unique(&d.id);
+                let path = PathBuf::from(d.source.to_string());
+                let text = index.text(h.doc).with_context(|| format!("document {}: cannot read its text", h.doc))?;
+                infos.push(DocumentInfo {
+                    id: id.clone(),
+                    path: path.clone(),
+                    chars: d.chars,
+                    encoding: d.encoding.clone(),
+                });
+                docs.push(Document { id: id.clone(), path, text, encoding: d.encoding.clone(), replaced: 0 });
+                slot.insert(id);
+            }
+            pairs.push(PairOutput { a: infos[k].id.clone(), b: lib_id[&h.doc].clone(), passages: h.passages.clone() });
+        }
+    }
+    Ok((AlignOutput::new(infos, pairs), docs))
+}
+
+/// Every document prepared as the index prepares it.
+pub(crate) fn prepare(index: &Index, docs: &[Document]) -> Vec<Prepared> {
+    use rayon::prelude::*;
+    docs.par_iter().map(|d| index.aligner().prepare(&d.text)).collect()
+}
+
+/// The HTML report of an output.
+pub(crate) fn html(out: &AlignOutput, docs: &[Document], prepared: &[Prepared]) -> Result<String> {
+    let paths: Vec<String> = docs.iter().map(|d| shown(&d.path).to_string()).collect();
+    let report_docs: Vec<parallels::report::ReportDoc> = docs
+        .iter()
+        .zip(prepared)
+        .zip(&paths)
+        .map(|((d, p), path)| parallels::report::ReportDoc {
+            id: &d.id,
+            path,
+            encoding: &d.encoding,
+            text: &d.text,
+            prepared: p,
+        })
+        .collect();
+    parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")
+}
+
+pub fn run(args: QueryArgs) -> Result<ExitCode> {
+    let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
+        .collect();
+    check_outputs(&outputs, &args.inputs)?;
+    let index = Index::open(&args.index)?;
+    if let Some(id) = &args.doc {
+        let found = index.find(id);
+        let [d] = found[..] else {
+            bail!("{}: {} documents have the id {id:?}; give the id of exactly one", shown(&args.index), found.len())
+        };
+        let meta = index.doc(d).context("no such document")?;
+        let asked = vec![Asked {
+            id: meta.id.clone(),
+            path: meta.source.to_string().into(),
+            encoding: meta.encoding.clone(),
+            text: index.text(d)?,
+        }];
+        let hits = vec![trim(index.query(&asked[0].text, Some(d))?, args.top, args.min_chars)];
+        return write(&args, &index, &asked, &hits);
+    }
+    let corpus = CorpusOptions { id_field: args.id.clone(), text_field: args.text.clone(), ..CorpusOptions::default() };
+    let mut reader = CorpusReader::new(resolve(&args.inputs)?, corpus)?;
+    let mut asked = Vec::new();
+    let read = reader.read_batches(64, 8 << 20, &parallels::plumbing::Quiet, |batch| {
+        for d in batch {
+            asked.push(Asked {
+                id: d.id,
+                path: d.origin.source.to_string().into(),
+                encoding: d.encoding,
+                text: d.text,
+            });
+        }
+        Ok::<(), anyhow::Error>(())
+    });
+    match read {
+        Ok(()) => {}
+        Err(parallels::corpus::BatchStop::Consumer(e)) => return Err(e),
+        Err(parallels::corpus::BatchStop::Strict(p)) => bail!("{p}"),
+    }
+    if asked.is_empty() {
+        bail!("{}", crate::scan::nothing_read(reader.summary().skipped_total()));
+    }
+    let mut hits = Vec::with_capacity(asked.len());
+    for a in &asked {
+        let start = std::time::Instant::now();
+        let h = index.query(&a.text, None).with_context(|| format!("{}: cannot read the index", shown(&args.index)))?;
+        if args.timings {
+            eprintln!("query {}: {:.2} ms, {} documents", a.id, start.elapsed().as_secs_f64() * 1000.0, h.len());
+        }
+        hits.push(trim(h, args.top, args.min_chars));
+    }
+    write(&args, &index, &asked, &hits)
+}
+
+/// Write the output of `query` (and its HTML report).
+fn write(args: &QueryArgs, index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<ExitCode> {
+    let (out, docs) = output(index, asked, hits)?;
+    let prepared = prepare(index, &docs);
+    if let Some(path) = &args.html {
+        crate::write_output(Some(path), html(&out, &docs, &prepared)?.as_bytes())?;
+    }
+    let mut buf: Vec<u8> = Vec::new();
+    match args.format {
+        QueryFormat::Json => {
+            serde_json::to_writer_pretty(&mut buf, &out)?;
+            buf.push(b'\n');
+        }
+        QueryFormat::Text => {
+            let color = args.output.is_none()
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let view = TextView {
+                out: &out,
+                docs: &docs,
+                prepared: &prepared,
+                color,
+                width: crate::terminal_width(),
+                summary_only: args.summary,
+            };
+            view.write(&mut buf)?;
+        }
+    }
+    crate::write_output(args.output.as_deref(), &buf)?;
+    Ok(ExitCode::SUCCESS)
+}
