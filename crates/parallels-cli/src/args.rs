@@ -6,6 +6,7 @@
 use clap::Args;
 use parallels::corpus::CorpusOptions;
 use parallels::normalize::NormalizeOptions;
+use parallels::scan::ScanOptions;
 
 /// The corpus to read, and how (`scan`, `dedup`).
 #[derive(Args, Debug)]
@@ -97,5 +98,54 @@ mod tests {
         assert!(!n.script && !n.variants && !n.boilerplate && n.numbers && n.footnotes && n.width);
         let c = both.corpus.options();
         assert_eq!((c.id_field.as_str(), c.text_field.as_str(), c.strict), ("url", "text", true));
+    }
+}
+
+/// What `scan` and `index build` ask of a pair before they report it: the
+/// seeds that make it a candidate and the significance bars.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Token n-grams in more documents than this are boilerplate, not
+    /// evidence (at least 2).
+    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(2..))]
+    pub max_df: u32,
+    /// Shared n-gram seeds two documents need before they are aligned (at
+    /// least 1).
+    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_seeds: u32,
+    /// Report only passages at least this significant: their length in
+    /// tokens that few other documents of the corpus share (formula,
+    /// templates and numbers count little or nothing), times their score.
+    /// 0 reports every passage found.
+    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
+    pub min_significance: f64,
+    /// Report a pair's `parallel` passages only when the wording their
+    /// linked sentences share is this specific, from 0 to 1: the mean
+    /// weight of the token pairs found on both sides, a pair in over 1 % of
+    /// the corpus's sentences weighing 0. Paraphrased house rhetoric scores
+    /// about 0.3, versions of one work 0.55 and more in a newspaper corpus;
+    /// in a corpus made mostly of versions of one work their own words are
+    /// its common vocabulary: lower it there (0 asks nothing).
+    #[arg(long, default_value_t = ScanOptions::default().min_specificity, value_name = "X",
+          value_parser = parse_share)]
+    pub min_specificity: f64,
+}
+
+impl ReportArgs {
+    /// Set these in `opts`.
+    pub fn apply(&self, opts: &mut ScanOptions) {
+        opts.seeds.max_df = self.max_df;
+        opts.seeds.min_seeds = self.min_seeds;
+        opts.min_significance = self.min_significance.max(0.0);
+        opts.min_specificity = self.min_specificity;
+    }
+}
+
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("{s:?} is not a number from 0 to 1, such as 0.4")),
     }
 }

@@ -1,6 +1,6 @@
 //! `parallels index build` and `parallels index add`: flags and messages.
 
-use crate::args::{CorpusArgs, NormalizeArgs};
+use crate::args::{CorpusArgs, NormalizeArgs, ReportArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -51,25 +51,8 @@ pub struct BuildArgs {
     index: PathBuf,
     #[command(flatten)]
     normalize: NormalizeArgs,
-    /// Token n-grams in more documents than this are boilerplate, not
-    /// evidence (at least 2).
-    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(2..))]
-    max_df: u32,
-    /// Shared n-gram seeds a text and a document need before they are
-    /// aligned (at least 1).
-    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..))]
-    min_seeds: u32,
-    /// Report only passages at least this significant (as `scan`; 0
-    /// reports every passage found).
-    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
-    min_significance: f64,
-    /// Report a pair's `parallel` passages only when the wording their
-    /// linked sentences share is this specific, from 0 to 1 (as `scan`).
-    #[arg(long, default_value_t = ScanOptions::default().min_specificity, value_name = "X",
-          value_parser = crate::scan::parse_share)]
-    min_specificity: f64,
+    #[command(flatten)]
+    report: ReportArgs,
     /// Sentence features are counted in 2^BITS buckets (4 bytes each):
     /// fewer for small test indexes.
     #[arg(long, default_value_t = ScanOptions::default().df_bits, value_name = "BITS", hide = true,
@@ -93,8 +76,8 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
         IndexCommand::Build(a) => {
             let n = a.normalize.options();
             let mut options = IndexOptions {
-                min_significance: a.min_significance.max(0.0),
-                min_specificity: a.min_specificity,
+                min_significance: a.report.min_significance.max(0.0),
+                min_specificity: a.report.min_specificity,
                 df_bits: a.df_bits,
                 script: n.script,
                 numbers: n.numbers,
@@ -102,8 +85,8 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
                 boilerplate: n.boilerplate,
                 ..IndexOptions::default()
             };
-            options.seeds.max_df = a.max_df;
-            options.seeds.min_seeds = a.min_seeds;
+            options.seeds.max_df = a.report.max_df;
+            options.seeds.min_seeds = a.report.min_seeds;
             let mut reader = CorpusReader::new(resolve(&a.corpus.inputs)?, a.corpus.options())?;
             let r = build(&a.index, &mut reader, &options, &bars);
             (finish(r, &bars)?, a.index, "built")

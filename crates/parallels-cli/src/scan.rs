@@ -1,6 +1,6 @@
 //! `parallels scan`: flags, progress bars and the closing summary.
 
-use crate::args::{CorpusArgs, NormalizeArgs};
+use crate::args::{CorpusArgs, NormalizeArgs, ReportArgs};
 use crate::progress::{peak_rss_mib, Bars};
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -30,32 +30,8 @@ pub struct ScanArgs {
     group_by_dir: bool,
     #[command(flatten)]
     normalize: NormalizeArgs,
-    /// Token n-grams in more documents than this are boilerplate, not
-    /// evidence (at least 2).
-    #[arg(long, default_value_t = ScanOptions::default().seeds.max_df, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(2..))]
-    max_df: u32,
-    /// Shared n-gram seeds a pair of documents needs before it is aligned
-    /// (at least 1).
-    #[arg(long, default_value_t = ScanOptions::default().seeds.min_seeds, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..))]
-    min_seeds: u32,
-    /// Report only passages at least this significant: their length in
-    /// tokens that few other documents of the corpus share (formula,
-    /// templates and numbers count little or nothing), times their score.
-    /// 0 reports every passage found (as --all).
-    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
-    min_significance: f64,
-    /// Report a pair's `parallel` passages only when the wording their
-    /// linked sentences share is this specific, from 0 to 1: the mean
-    /// weight of the token pairs found on both sides, a pair in over 1 % of
-    /// the corpus's sentences weighing 0. Paraphrased house rhetoric scores
-    /// about 0.3, versions of one work 0.55 and more in a newspaper corpus;
-    /// in a corpus made mostly of versions of one work their own words are
-    /// its common vocabulary: lower it there (0 asks nothing).
-    #[arg(long, default_value_t = ScanOptions::default().min_specificity, value_name = "X",
-          value_parser = parse_share)]
-    min_specificity: f64,
+    #[command(flatten)]
+    report: ReportArgs,
     /// Report every passage found, however banal (photo credits, datelines,
     /// formulae): --min-significance 0.
     #[arg(long)]
@@ -88,13 +64,6 @@ pub enum TableFormat {
     Parquet,
 }
 
-pub(crate) fn parse_share(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("{s:?} is not a number from 0 to 1, such as 0.4")),
-    }
-}
-
 pub fn run(args: ScanArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let inputs = resolve(&args.corpus.inputs)?;
@@ -102,10 +71,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         CorpusOptions { group_field: args.group.clone(), group_by_dir: args.group_by_dir, ..args.corpus.options() };
     let mut opts = ScanOptions::default();
     opts.align.normalize = args.normalize.options();
-    opts.seeds.max_df = args.max_df;
-    opts.seeds.min_seeds = args.min_seeds;
-    opts.min_significance = if args.all { 0.0 } else { args.min_significance.max(0.0) };
-    opts.min_specificity = args.min_specificity;
+    args.report.apply(&mut opts);
+    if args.all {
+        opts.min_significance = 0.0;
+    }
     opts.memory = args.memory << 20;
     opts.chunk = args.pairs_per_checkpoint;
     // Nothing is written (not even the folder) when a table would
