@@ -66,14 +66,40 @@ const ROW_BYTES: usize = DIM / 4 * 3;
 /// One branch's two convolutions, each as its `order` matrices (256 × 256,
 /// one per window offset) side by side ([`side_by_side`]).
 struct Branch {
-    conv1: Vec<f32>,
-    /// `conv1` in 16-bit integers, where the CPU has AVX2 ([`super::int16`]).
-    conv1_int16: Option<QuantMatrix>,
+    conv1: Conv,
     bias1: Vec<f32>,
-    conv2: Vec<f32>,
-    /// `conv2` in 16-bit integers, where the CPU has AVX2 ([`super::int16`]).
-    conv2_int16: Option<QuantMatrix>,
+    conv2: Conv,
     bias2: Vec<f32>,
+}
+
+/// One convolution's window matrices side by side (256 × `width`), in
+/// floats, and in 16-bit integers where the CPU has AVX2
+/// ([`super::int16`]).
+struct Conv {
+    float: Vec<f32>,
+    width: usize,
+    int16: Option<QuantMatrix>,
+}
+
+impl Conv {
+    fn new(stacked: &[f32], order: usize) -> Conv {
+        let float = side_by_side(stacked, order);
+        let width = order * BRANCH;
+        let int16 = int16_product().then(|| QuantMatrix::new(&float, width));
+        Conv { float, width, int16 }
+    }
+
+    /// `out = x · self` for `rows` rows of 256 values (row `t` of `x` at
+    /// `t · ldx`, of `out` at `t · ldo`).
+    fn product(&self, x: &[f32], ldx: usize, rows: usize, out: &mut [f32], ldo: usize, q: &mut Quantized) {
+        match &self.int16 {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `int16` is only made where the CPU has AVX2
+            // (`int16_product`).
+            Some(w) => unsafe { super::int16::product(x, ldx, rows, w, out, ldo, q) },
+            _ => gemm(rows, BRANCH, self.width, x, ldx, &self.float, self.width, out, ldo, 0.0),
+        }
+    }
 }
 
 /// The weights, as float32 row-major matrices.
@@ -121,14 +147,10 @@ impl Network {
             proj_bias.extend(f(&format!("proj_b{order}"), &[BRANCH])?);
             proj_gain.extend(f(&format!("ln_g{order}"), &[BRANCH])?);
             proj_shift.extend(f(&format!("ln_b{order}"), &[BRANCH])?);
-            let conv1 = side_by_side(&f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?, *order);
-            let conv2 = side_by_side(&f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?, *order);
             branches.push(Branch {
-                conv1_int16: int16_product().then(|| QuantMatrix::new(&conv1, order * BRANCH)),
-                conv1,
+                conv1: Conv::new(&f(&format!("w1_{order}"), &[order * BRANCH, BRANCH])?, *order),
                 bias1: f(&format!("b1_{order}"), &[BRANCH])?,
-                conv2_int16: int16_product().then(|| QuantMatrix::new(&conv2, order * BRANCH)),
-                conv2,
+                conv2: Conv::new(&f(&format!("w2_{order}"), &[order * BRANCH, BRANCH])?, *order),
                 bias2: f(&format!("b2_{order}"), &[BRANCH])?,
             });
         }
@@ -196,16 +218,9 @@ impl Network {
         // window adds up the products of its neighbours later).
         fill(&mut rows.conv1, u * CONV1);
         let mut quantized = Quantized::default();
-        for (b, ((order, _), weights)) in ORDERS.iter().zip(&self.branches).enumerate() {
-            let width = order * BRANCH;
+        for (b, weights) in self.branches.iter().enumerate() {
             let (input, out) = (&rows.branch_in[b * BRANCH..], &mut rows.conv1[CONV1_AT[b]..]);
-            match &weights.conv1_int16 {
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: `conv1_int16` is only made where the CPU has
-                // AVX2 (`int16_product`).
-                Some(q) => unsafe { super::int16::product(input, 3 * BRANCH, u, q, out, CONV1, &mut quantized) },
-                _ => gemm(u, BRANCH, width, input, 3 * BRANCH, &weights.conv1, width, out, CONV1, 0.0),
-            }
+            weights.conv1.product(input, 3 * BRANCH, u, out, CONV1, &mut quantized);
         }
     }
 
@@ -380,34 +395,14 @@ impl Network {
             for &end in &s.chunks {
                 let rows = end - first;
                 fill(&mut s.products, rows * width);
-                match &weights.conv2_int16 {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `conv2_int16` is only made where the CPU
-                    // has AVX2 (`int16_product`).
-                    Some(q) => unsafe {
-                        super::int16::product(
-                            &hidden[first * BRANCH..],
-                            BRANCH,
-                            rows,
-                            q,
-                            &mut s.products,
-                            width,
-                            &mut s.quantized,
-                        )
-                    },
-                    _ => gemm(
-                        rows,
-                        BRANCH,
-                        width,
-                        &hidden[first * BRANCH..],
-                        BRANCH,
-                        &weights.conv2,
-                        width,
-                        &mut s.products,
-                        width,
-                        0.0,
-                    ),
-                }
+                weights.conv2.product(
+                    &hidden[first * BRANCH..],
+                    BRANCH,
+                    rows,
+                    &mut s.products,
+                    width,
+                    &mut s.quantized,
+                );
                 let products = &s.products;
                 window.add(
                     first..end,
