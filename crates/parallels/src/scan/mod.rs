@@ -1306,8 +1306,10 @@ struct ChunkDoc {
 impl ChunkDoc {
     /// The template an insignificant passage over `span` is made of: its
     /// most widespread seed (key and document frequency; 0 and 0 when it
-    /// has none in two documents or more) and its text (up to 80
-    /// characters; empty when there is no template).
+    /// has none in two documents or more) and the template's own words:
+    /// the clauses that seed is in, inside the passage (not the passage's
+    /// first characters, which may be any text the template happened to
+    /// start: a story before its dateline).
     fn template(&self, span: Span, p: &SeedParams) -> (u64, u32, String) {
         let within = self.p.seg.tokens_within(span[0], span[1]);
         let top = self
@@ -1318,14 +1320,23 @@ impl ChunkDoc {
         match top {
             // Only a template's text is ever shown.
             None => (0, 0, String::new()),
-            Some(&(_, df, hash)) => {
-                let text =
-                    self.text.chars().skip(span[0] as usize).take(((span[1] - span[0]) as usize).min(80)).collect();
+            Some(&(pos, df, hash)) => {
+                // The clauses the seed is in, inside the passage.
+                let all = &self.p.seg.tokens;
+                let (pos, end) = (pos as usize, pos as usize + p.n);
+                let lo = (within.start..=pos).rev().find(|&k| all[k].clause_start).unwrap_or(within.start);
+                let hi = (end..within.end).find(|&k| all[k].clause_start).unwrap_or(within.end);
+                let tokens = &all[lo..hi];
+                let (start, end) = (tokens[0].start as usize, tokens[tokens.len() - 1].end as usize);
+                let text = self.text.chars().skip(start).take((end - start).min(TEMPLATE_CHARS)).collect();
                 (hash, df, text)
             }
         }
     }
 }
+
+/// The most characters of a template's text `summary.json` shows.
+const TEMPLATE_CHARS: usize = 80;
 
 /// Whether aligning `a` with `b` can give a passage that is reported: a
 /// cheap bound on what they share, from the seeds both hold, taken
@@ -1703,6 +1714,42 @@ mod tests {
         let d = chunk_doc(&aligner, &format!("{y}{}{x}", han(9, 300)), &opts);
         let split = heaviest_chain(&shared_matches(&a, &d), (&a.weights, &d.weights), n, 24, 12, VERBATIM_BAND);
         assert!(split < 0.7 * heaviest, "{split} of {heaviest}");
+    }
+
+    #[test]
+    fn a_template_is_shown_by_its_own_words_not_the_passage_start() {
+        let opts = ScanOptions::default();
+        let aligner = Aligner::new(opts.align.clone());
+        // A story, then a dateline formula in many documents (its seed
+        // the most widespread of the passage), then more story.
+        let (story, after) = (han(11, 40), han(12, 40));
+        let text = format!("{story}新华社北京一月二十日电记者报道{after}");
+        assert!(story.ends_with('。'));
+        let mut d = chunk_doc(&aligner, &text, &opts);
+        let formula = text.chars().position(|c| c == '新').unwrap() as u32;
+        let tokens = &d.p.seg.tokens;
+        let at = tokens.iter().position(|t| t.start == formula).unwrap();
+        d.shared = d
+            .by_hash
+            .iter()
+            // The formula's seeds (winnowing keeps some of its 5-grams).
+            .map(|&(hash, pos)| {
+                let inside = (at..=at + 14 - opts.seeds.n).contains(&(pos as usize));
+                (pos, if inside { 180 } else { 2 }, hash)
+            })
+            .collect();
+        d.shared.sort_unstable();
+        let whole = [0, text.chars().count() as u32];
+        let (key, df, shown) = d.template(whole, &opts.seeds);
+        assert_eq!(df, 180);
+        assert_ne!(key, 0);
+        // Its own words, a few tokens either side, inside the passage.
+        assert!(shown.contains("北京一月二十"), "{shown}");
+        assert!(!shown.starts_with(&story.chars().take(3).collect::<String>()), "{shown}");
+        assert_eq!(shown, format!("新华社北京一月二十日电记者报道{}", after.split('。').next().unwrap()));
+        // A passage without a seed in two documents has no template.
+        let lone = chunk_doc(&aligner, &text, &opts);
+        assert_eq!(lone.template(whole, &opts.seeds), (0, 0, String::new()));
     }
 
     #[test]
