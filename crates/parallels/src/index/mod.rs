@@ -72,7 +72,7 @@
 mod query;
 mod segment;
 
-pub use query::Hit;
+pub use query::{Hit, QueryTimings};
 
 use crate::align::features::CorpusDf;
 use crate::align::Aligner;

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One library document a text shares passages with.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,6 +34,28 @@ impl Hit {
     pub fn best(&self) -> f64 {
         self.significance.iter().copied().fold(0.0, f64::max)
     }
+}
+
+/// Where the time of one query went (`query --timings`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct QueryTimings {
+    /// Preparing the text and taking its seeds, in milliseconds.
+    pub text_ms: f64,
+    /// Looking its distinct seed hashes up.
+    pub lookup_ms: f64,
+    /// Reading, preparing and bounding the candidates, and looking up the
+    /// seeds of those that pass the bound.
+    pub candidates_ms: f64,
+    /// Aligning (the scan's chunk aligner).
+    pub align_ms: f64,
+    /// The text's distinct seed hashes.
+    pub hashes: usize,
+    /// Candidate documents (sharing at least `min_seeds` seeds).
+    pub candidates: usize,
+    /// Candidates that pass the bound before their own seeds are looked up.
+    pub kept: usize,
+    /// Seed hashes of those looked up.
+    pub candidate_lookups: usize,
 }
 
 impl Index {
@@ -65,13 +88,27 @@ impl Index {
     /// the library with `text` added (see the module doc for the one
     /// difference).
     pub fn query(&self, text: &str, exclude: Option<u32>) -> io::Result<Vec<Hit>> {
+        Ok(self.query_timed(text, exclude)?.0)
+    }
+
+    /// [`Index::query`], and where its time went.
+    pub fn query_timed(&self, text: &str, exclude: Option<u32>) -> io::Result<(Vec<Hit>, QueryTimings)> {
         let sp = &self.opts.seeds;
         let cap = self.df_cap();
+        let mut t = QueryTimings::default();
+        let mut clock = std::time::Instant::now();
+        let mut lap = || {
+            let ms = clock.elapsed().as_secs_f64() * 1000.0;
+            clock = std::time::Instant::now();
+            ms
+        };
         let p = self.aligner.prepare(text);
         let qs = seeds(&p.seg, sp);
         let mut hashes: Vec<u64> = qs.iter().map(|s| s.0).collect();
         hashes.sort_unstable();
         hashes.dedup();
+        t.text_ms = lap();
+        t.hashes = hashes.len();
         let found: Vec<Vec<u32>> = hashes.par_iter().map(|&h| self.library_docs(h, exclude, cap)).collect();
         // Document frequencies in the library (up to the cap), and one
         // vote per shared hash for each document holding it (as
@@ -90,8 +127,10 @@ impl Index {
         }
         let mut candidates: Vec<(u32, u32)> = votes.into_iter().filter(|&(_, v)| v >= sp.min_seeds).collect();
         candidates.sort_unstable();
+        t.lookup_ms = lap();
+        t.candidates = candidates.len();
         if candidates.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), t));
         }
         // The query's seeds found in two documents or more, by position.
         let q_shared: Vec<(u32, u32)> = qs
@@ -111,7 +150,8 @@ impl Index {
         // frequencies known from the text's lookups, every other seed of
         // the candidate counted as found in it alone (the highest weight
         // a seed has), and only a candidate that passes has its other
-        // seeds looked up, for its exact weights.
+        // seeds looked up, for its exact weights (and the scan's bound).
+        let looked_up = AtomicUsize::new(0);
         let docs: Vec<Option<ChunkDoc>> = candidates
             .par_iter()
             .map(|&(d, _)| {
@@ -130,6 +170,7 @@ impl Index {
                 let mut own: Vec<u64> = ds.iter().map(|s| s.0).filter(|h| !lib_df.contains_key(h)).collect();
                 own.sort_unstable();
                 own.dedup();
+                looked_up.fetch_add(own.len(), Ordering::Relaxed);
                 let dfs: FxHashMap<u64, u32> =
                     own.par_iter().map(|&h| (h, self.library_docs(h, exclude, cap).len() as u32)).collect();
                 let shared: Vec<(u32, u32)> = ds
@@ -158,6 +199,9 @@ impl Index {
             }
         }
         let candidates = kept;
+        t.kept = candidates.len();
+        t.candidate_lookups = looked_up.into_inner();
+        t.candidates_ms = lap();
         let chunk: Vec<(u32, u32, u32)> = candidates
             .iter()
             .enumerate()
@@ -178,7 +222,8 @@ impl Index {
             })
             .collect();
         rank(&mut hits);
-        Ok(hits)
+        t.align_ms = lap();
+        Ok((hits, t))
     }
 }
 
