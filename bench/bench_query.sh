@@ -5,6 +5,10 @@
 #   bash bench/bench_query.sh prepare 100M    # split, build, add, make queries
 #   bash bench/bench_query.sh run 100M A_BIN B_BIN ...   # ROUNDS turns each
 #
+# `run` reads the index files once first (warm: as a server after its
+# first queries); COLD=1 instead drops them from the page cache before
+# every run (posix_fadvise DONTNEED on the index's own files only).
+#
 # DATA (default bench/data) holds scan-<SIZE>/docs.jsonl (bench/gen_scan.py
 # --size SIZE --format jsonl); WORK (default bench/out/query) receives
 # lib99.jsonl, add1.jsonl, q10k.jsonl and lib.idx per size. The index is
@@ -52,11 +56,23 @@ PY
     du -sb "$dir/lib.idx"
     ;;
 run)
+    evict() {
+        python3 - "$dir/lib.idx" <<'PY'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+PY
+    }
+    [ "${COLD:-0}" = 1 ] || cat "$dir"/lib.idx/seg.*/* > /dev/null
     uptime
     for r in $(seq "$ROUNDS"); do
         n=0
         for b in "$@"; do
             n=$((n + 1))
+            [ "${COLD:-0}" != 1 ] || evict
             "$b" query "$dir/q10k.jsonl" --index "$dir/lib.idx" --format json -o "$dir/out.$n.json" --timings \
                 2> "$dir/t.$n.$r.txt"
             python3 - "$dir/t.$n.$r.txt" "$b" "$r" <<'PY'
