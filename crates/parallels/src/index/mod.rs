@@ -61,9 +61,14 @@
 //! the text's seeds are looked up, library documents sharing at least
 //! `min_seeds` of them (none in more than `max_df` documents) are
 //! candidates, and each candidate pair is aligned, weighed and filtered by
-//! the scan's own chunk aligner (`align_chunk`: the same bound, the same
-//! significance and bars), the document frequencies being those of the
-//! library plus the query. The results are those `scan` gives for the
+//! the scan's own chunk aligner (`align_prepared`: the same bound, the
+//! same significance and bars), the document frequencies being those of
+//! the library plus the query. Two shortcuts leave the answers as they
+//! are: a frequency is counted only up to `max_df + 1` documents (above,
+//! a seed weighs nothing and is no vote), and the scan's bound is first
+//! taken with the frequencies the text's lookups gave, a candidate's other
+//! seeds weighed as the rarest: only a candidate that passes has those
+//! looked up (most share only formula with the text). The results are those `scan` gives for the
 //! pairs between the text and the library on the library with the text
 //! added, but for one difference: the query's own sentence features are
 //! not added to the feature table (it is shared by concurrent queries), so
