@@ -325,7 +325,10 @@ pub fn build(
     let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(io_at(dir))?;
     let r = build_in(dir, reader, options, progress);
-    if created && r.is_err() && !dir.join("manifest.json").exists() {
+    // Not when another writer holds the folder (it may have made it an
+    // instant before this looked).
+    let ours = !matches!(r, Ok(_) | Err(IndexError::Locked(_)));
+    if created && ours && !dir.join("manifest.json").exists() {
         let _ = std::fs::remove_dir_all(dir);
     }
     r
