@@ -117,9 +117,10 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
 fn finish(r: Result<AddStats, parallels::index::IndexError>, bars: &Bars) -> Result<AddStats> {
     bars.stage("", None);
     bars.hidden_problems();
-    let stats = r?;
-    if stats.documents == 0 {
-        bail!("{}", crate::scan::nothing_read(stats.skipped));
+    match r {
+        Err(parallels::index::IndexError::Empty(skipped)) => {
+            bail!("{}; nothing was written", crate::scan::nothing_read(skipped))
+        }
+        r => Ok(r?),
     }
-    Ok(stats)
 }

@@ -217,9 +217,25 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
     let mut hits = Vec::with_capacity(asked.len());
     for a in &asked {
         let start = std::time::Instant::now();
-        let h = index.query(&a.text, None).with_context(|| format!("{}: cannot read the index", shown(&args.index)))?;
+        let (h, t) = index
+            .query_timed(&a.text, None)
+            .with_context(|| format!("{}: cannot read the index", shown(&args.index)))?;
         if args.timings {
-            eprintln!("query {}: {:.2} ms, {} documents", a.id, start.elapsed().as_secs_f64() * 1000.0, h.len());
+            eprintln!(
+                "query {}: {:.2} ms, {} documents (text {:.2} ms; {} lookups {:.2} ms; {} candidates, {} kept, \
+                 {} lookups, {:.2} ms; align {:.2} ms)",
+                a.id,
+                start.elapsed().as_secs_f64() * 1000.0,
+                h.len(),
+                t.text_ms,
+                t.hashes,
+                t.lookup_ms,
+                t.candidates,
+                t.kept,
+                t.candidate_lookups,
+                t.candidates_ms,
+                t.align_ms
+            );
         }
         hits.push(trim(h, args.top, args.min_chars));
     }

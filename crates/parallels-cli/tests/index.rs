@@ -252,6 +252,84 @@ fn add_gives_what_one_build_of_everything_gives() {
     assert!(none.stderr.contains("no index here"), "{none}");
 }
 
+#[test]
+fn seeds_in_more_documents_than_max_df_weigh_as_scan_weighs_them() {
+    // A query counts a seed's documents only up to one more than
+    // `--max-df` (beyond, it is no vote and weighs nothing): with a small
+    // `--max-df`, the planted paragraph and a formula opening a dozen
+    // documents are past it, and the answers are still the scan's.
+    let sb = Sandbox::new();
+    let (mut lib, asked) = corpus();
+    let formula = "本报讯据新华社记者从有关部门获悉今年以来各地认真贯彻落实中央的部署要求";
+    for (k, d) in lib.iter_mut().enumerate().filter(|(k, _)| k % 2 == 0) {
+        d.1 = format!("{formula}{k}。\n{}", d.1);
+    }
+    let mut asked = asked;
+    asked[0].1 = format!("{formula}。\n{}", asked[0].1);
+    let mut all = lib.clone();
+    all.extend(asked.iter().cloned());
+    sb.write("all.jsonl", jsonl(&all)).write("lib.jsonl", jsonl(&lib)).write("asked.jsonl", jsonl(&asked));
+    let max_df = ["--max-df", "3"];
+    sb.run(&[&["index", "build", "all.jsonl", "--index", "all.idx"][..], &max_df].concat()).success();
+    sb.run(&[&["scan", "all.jsonl", "-o", "scan"][..], &max_df].concat()).success();
+    let passages = lines(&sb, "scan/passages.jsonl");
+    let mut compared = 0;
+    for id in ["bg00", "bg03", "bg07", "bg15", "v1", "v2t", "q1", "q2", "q4"] {
+        let run = sb.run(&["query", "--doc", id, "--index", "all.idx", "--format", "json", "--top", "100"]);
+        run.success();
+        let got = query_rows(&run.json(), id);
+        assert_same(&got, &scan_rows(&passages, id), 0.0, id);
+        compared += got.len();
+    }
+    assert!(compared > 0, "no passage at all");
+    // New texts: as `scan` of the library with each added.
+    sb.run(&[&["index", "build", "lib.jsonl", "--index", "lib.idx"][..], &max_df].concat()).success();
+    let run = sb.run(&["query", "asked.jsonl", "--index", "lib.idx", "--format", "json", "--top", "100"]);
+    run.success();
+    let out = run.json();
+    for (k, (id, text)) in asked.iter().enumerate().filter(|(_, (id, _))| id == "q1" || id == "q4") {
+        let mut with = lib.clone();
+        with.push((id.clone(), text.clone()));
+        let dir = format!("scan{k}");
+        sb.write(&format!("{dir}.jsonl"), jsonl(&with));
+        sb.run(&[&["scan", &format!("{dir}.jsonl"), "-o", &dir][..], &max_df].concat()).success();
+        let want = scan_rows(&lines(&sb, &format!("{dir}/passages.jsonl")), id);
+        assert_same(&query_rows(&out, id), &want, 0.03, id);
+    }
+    // The paragraphs of q1 are in more documents than `--max-df` (its
+    // copies, v1 and v2t): for `query` as for `scan`, they are formula;
+    // q4's noisy paragraph is in v1 alone.
+    assert!(query_rows(&out, "q1").is_empty(), "{out}");
+    assert_eq!(others(&query_rows(&out, "q4")), ["v1".to_string()].into_iter().collect(), "{out}");
+}
+
+#[test]
+fn a_build_or_an_add_of_nothing_writes_nothing() {
+    let sb = Sandbox::new();
+    let (lib, _) = copies();
+    sb.write("empty.jsonl", "").write("skipped.jsonl", "{\"id\": \"x\"}\n").write("lib.jsonl", jsonl(&lib));
+    for input in ["empty.jsonl", "skipped.jsonl"] {
+        let run = sb.run(&["index", "build", input, "--index", "new.idx", "--df-bits", "16"]);
+        run.code(2);
+        assert!(run.stderr.contains("no document was read"), "{run}");
+        assert!(!sb.path().join("new.idx").exists(), "{input}: a build of nothing left {:?}", sb.list("new.idx"));
+    }
+    // Into a folder that was there: it stays, without an index.
+    std::fs::create_dir(sb.path().join("there.idx")).unwrap();
+    sb.run(&["index", "build", "empty.jsonl", "--index", "there.idx", "--df-bits", "16"]).code(2);
+    assert!(!sb.path().join("there.idx/manifest.json").exists());
+    let none = sb.run(&["index", "add", "lib.jsonl", "--index", "there.idx"]);
+    none.code(2);
+    assert!(none.stderr.contains("no index here"), "{none}");
+    // An add of nothing leaves the index as it was, to the byte.
+    sb.run(&["index", "build", "lib.jsonl", "--index", "lib.idx", "--df-bits", "16"]).success();
+    let before = (sb.list("lib.idx"), sb.read("lib.idx/manifest.json"));
+    let run = sb.run(&["index", "add", "empty.jsonl", "--index", "lib.idx"]);
+    run.code(2);
+    assert!(run.stderr.contains("no document was read"), "{run}");
+    assert_eq!((sb.list("lib.idx"), sb.read("lib.idx/manifest.json")), before);
+}
+
 /// Query output of `asked` against the index `idx`.
 fn answers(sb: &Sandbox, idx: &str) -> String {
     let run = sb.run(&["query", "asked.jsonl", "--index", idx, "--format", "json"]);

@@ -61,9 +61,14 @@
 //! the text's seeds are looked up, library documents sharing at least
 //! `min_seeds` of them (none in more than `max_df` documents) are
 //! candidates, and each candidate pair is aligned, weighed and filtered by
-//! the scan's own chunk aligner (`align_chunk`: the same bound, the same
-//! significance and bars), the document frequencies being those of the
-//! library plus the query. The results are those `scan` gives for the
+//! the scan's own chunk aligner (`align_prepared`: the same bound, the
+//! same significance and bars), the document frequencies being those of
+//! the library plus the query. Two shortcuts leave the answers as they
+//! are: a frequency is counted only up to `max_df + 1` documents (above,
+//! a seed weighs nothing and is no vote), and the scan's bound is first
+//! taken with the frequencies the text's lookups gave, a candidate's other
+//! seeds weighed as the rarest: only a candidate that passes has those
+//! looked up (most share only formula with the text). The results are those `scan` gives for the
 //! pairs between the text and the library on the library with the text
 //! added, but for one difference: the query's own sentence features are
 //! not added to the feature table (it is shared by concurrent queries), so
@@ -72,7 +77,7 @@
 mod query;
 mod segment;
 
-pub use query::Hit;
+pub use query::{Hit, QueryTimings};
 
 use crate::align::features::CorpusDf;
 use crate::align::Aligner;
@@ -214,6 +219,10 @@ pub enum IndexError {
     /// The first problem met with `--strict`.
     #[error("{0}; stopped at the first problem (--strict), the index is unchanged")]
     Strict(Problem),
+    /// No document was read (the inputs hold none, or every one was
+    /// skipped): nothing is written.
+    #[error("no document was read ({0} record(s) or file(s) skipped); the index is unchanged")]
+    Empty(u64),
     /// More documents than 32-bit numbers count.
     #[error("more than {0} documents in one index")]
     TooManyDocuments(u64),
@@ -304,14 +313,33 @@ fn remove_unlisted(dir: &Path, m: Option<&Manifest>) -> io::Result<()> {
 }
 
 /// Make a new index at `dir` from the documents of `reader` (the folder is
-/// created if missing; an index already there is refused).
+/// created if missing; an index already there is refused). When it fails
+/// (no document read, `--strict`, an error) there is no index: a folder it
+/// created is removed.
 pub fn build(
     dir: &Path,
     reader: &mut CorpusReader,
     options: &IndexOptions,
     progress: &dyn Progress,
 ) -> Result<AddStats, IndexError> {
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).map_err(io_at(dir))?;
+    let r = build_in(dir, reader, options, progress);
+    // Not when another writer holds the folder (it may have made it an
+    // instant before this looked).
+    let ours = !matches!(r, Ok(_) | Err(IndexError::Locked(_)));
+    if created && ours && !dir.join("manifest.json").exists() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    r
+}
+
+fn build_in(
+    dir: &Path,
+    reader: &mut CorpusReader,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+) -> Result<AddStats, IndexError> {
     let _lock = WriteLock::take(dir)?;
     if read_manifest(dir)?.is_some() {
         return Err(IndexError::Exists(dir.to_path_buf()));
@@ -415,6 +443,9 @@ fn ingest(
         Err(BatchStop::Consumer(e)) => return Err(failed(e)),
     }
     stats.skipped = reader.summary().skipped_total();
+    if stats.documents == 0 {
+        return Err(failed(IndexError::Empty(stats.skipped)));
+    }
     progress.stage("postings", None);
     w.finish().map_err(io_at(&tmp)).map_err(failed)?;
     // Each step of the commit is reported, so that the crash tests can
@@ -435,11 +466,7 @@ fn ingest(
     std::fs::rename(&df_tmp, dir.join(&df_name)).map_err(io_at(&df_tmp))?;
     sync_dir(dir);
     progress.advance(1);
-    if stats.documents > 0 {
-        m.segments.push(SegmentEntry { name, first: first as u32, docs: stats.documents as u32 });
-    } else {
-        let _ = std::fs::remove_dir_all(&seg);
-    }
+    m.segments.push(SegmentEntry { name, first: first as u32, docs: stats.documents as u32 });
     let old_df = std::mem::replace(&mut m.df, df_name);
     m.generation = generation;
     m.documents += stats.documents;
@@ -493,8 +520,16 @@ pub struct Index {
     segments: Vec<Segment>,
     df: CorpusDf,
     opts: ScanOptions,
+    /// `opts` with bars lowered by [`REACH_MARGIN`], for the bound a
+    /// query takes before it knows every frequency.
+    loose: ScanOptions,
     aligner: Aligner,
 }
+
+/// How much lower the bars of a query's first bound are than the scan's:
+/// the bound with some weights raised is never lower in exact arithmetic,
+/// and this margin keeps floating-point rounding from making it so.
+const REACH_MARGIN: f64 = 1e-6;
 
 impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -547,7 +582,12 @@ impl Index {
         let df = load_df(dir, &m)?;
         let opts = m.options.scan();
         let aligner = Aligner::new(opts.align.clone());
-        Ok(Index { dir: dir.to_path_buf(), manifest: m, segments, df, opts, aligner })
+        let loose = ScanOptions {
+            min_significance: opts.min_significance - REACH_MARGIN,
+            min_parallel_pair: opts.min_parallel_pair - REACH_MARGIN,
+            ..opts.clone()
+        };
+        Ok(Index { dir: dir.to_path_buf(), manifest: m, segments, df, opts, loose, aligner })
     }
 
     /// Its figures.

@@ -2,13 +2,13 @@
 
 use super::Index;
 use crate::align::Passage;
-use crate::corpus::Source;
 use crate::scan::seeds::seeds;
-use crate::scan::{align_chunk, DocRecord, SeedDfIndex};
+use crate::scan::{align_prepared, can_reach, ChunkDoc};
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::io::{self, Write};
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One library document a text shares passages with.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,23 +36,49 @@ impl Hit {
     }
 }
 
+/// Where the time of one query went (`query --timings`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct QueryTimings {
+    /// Preparing the text and taking its seeds, in milliseconds.
+    pub text_ms: f64,
+    /// Looking its distinct seed hashes up.
+    pub lookup_ms: f64,
+    /// Reading, preparing and bounding the candidates, and looking up the
+    /// seeds of those that pass the bound.
+    pub candidates_ms: f64,
+    /// Aligning (the scan's chunk aligner).
+    pub align_ms: f64,
+    /// The text's distinct seed hashes.
+    pub hashes: usize,
+    /// Candidate documents (sharing at least `min_seeds` seeds).
+    pub candidates: usize,
+    /// Candidates that pass the bound before their own seeds are looked up.
+    pub kept: usize,
+    /// Seed hashes of those looked up.
+    pub candidate_lookups: usize,
+}
+
 impl Index {
-    /// Every posting of `hash` in the library, but for document `exclude`.
-    fn postings(&self, hash: u64, exclude: Option<u32>) -> io::Result<Vec<(u32, u32)>> {
+    /// The library documents holding `hash`, but for `exclude`, in order:
+    /// all of them when there are at most `cap`, else the first `cap`.
+    fn library_docs(&self, hash: u64, exclude: Option<u32>, cap: usize) -> Vec<u32> {
         let mut out = Vec::new();
         for s in &self.segments {
-            s.lookup(hash, &mut out)?;
+            if out.len() >= cap {
+                break;
+            }
+            s.docs(hash, exclude, cap, &mut out);
         }
-        if let Some(x) = exclude {
-            out.retain(|&(d, _)| d != x);
-        }
-        Ok(out)
+        out
     }
 
-    /// Documents of the library holding `hash`, but for `exclude`.
-    fn library_df(&self, hash: u64, exclude: Option<u32>) -> io::Result<u32> {
-        let p = self.postings(hash, exclude)?;
-        Ok(distinct_docs(&p))
+    /// The most library documents a query counts for one hash: one more
+    /// than `max_df`. A seed in more documents than `max_df` is no vote
+    /// and weighs nothing ([`crate::scan::seed_weight`]), so frequencies
+    /// above are all alike, and the postings of a formula (found in
+    /// thousands of documents) are not read to the end.
+    fn df_cap(&self) -> usize {
+        self.opts.seeds.max_df as usize + 1
     }
 
     /// The passages `text` shares with the documents of the library (but
@@ -62,34 +88,49 @@ impl Index {
     /// the library with `text` added (see the module doc for the one
     /// difference).
     pub fn query(&self, text: &str, exclude: Option<u32>) -> io::Result<Vec<Hit>> {
+        Ok(self.query_timed(text, exclude)?.0)
+    }
+
+    /// [`Index::query`], and where its time went.
+    pub fn query_timed(&self, text: &str, exclude: Option<u32>) -> io::Result<(Vec<Hit>, QueryTimings)> {
         let sp = &self.opts.seeds;
+        let cap = self.df_cap();
+        let mut t = QueryTimings::default();
+        let mut clock = std::time::Instant::now();
+        let mut lap = || {
+            let ms = clock.elapsed().as_secs_f64() * 1000.0;
+            clock = std::time::Instant::now();
+            ms
+        };
         let p = self.aligner.prepare(text);
         let qs = seeds(&p.seg, sp);
         let mut hashes: Vec<u64> = qs.iter().map(|s| s.0).collect();
         hashes.sort_unstable();
         hashes.dedup();
-        let found: Vec<Vec<(u32, u32)>> =
-            hashes.par_iter().map(|&h| self.postings(h, exclude)).collect::<io::Result<_>>()?;
-        // Document frequencies in the library, and one vote per shared
-        // hash for each document holding it (as `seeds::pairs` counts).
+        t.text_ms = lap();
+        t.hashes = hashes.len();
+        let found: Vec<Vec<u32>> = hashes.par_iter().map(|&h| self.library_docs(h, exclude, cap)).collect();
+        // Document frequencies in the library (up to the cap), and one
+        // vote per shared hash for each document holding it (as
+        // `seeds::pairs` counts).
         let mut lib_df: FxHashMap<u64, u32> = FxHashMap::default();
+        lib_df.reserve(hashes.len());
         let mut votes: FxHashMap<u32, u32> = FxHashMap::default();
-        for (&h, posts) in hashes.iter().zip(&found) {
-            let mut docs: Vec<u32> = posts.iter().map(|p| p.0).collect();
-            docs.sort_unstable();
-            docs.dedup();
+        for (&h, docs) in hashes.iter().zip(&found) {
             lib_df.insert(h, docs.len() as u32);
             let df = docs.len() as u32 + 1;
             if df >= 2 && df <= sp.max_df {
-                for d in docs {
+                for &d in docs {
                     *votes.entry(d).or_default() += 1;
                 }
             }
         }
         let mut candidates: Vec<(u32, u32)> = votes.into_iter().filter(|&(_, v)| v >= sp.min_seeds).collect();
         candidates.sort_unstable();
+        t.lookup_ms = lap();
+        t.candidates = candidates.len();
         if candidates.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), t));
         }
         // The query's seeds found in two documents or more, by position.
         let q_shared: Vec<(u32, u32)> = qs
@@ -99,76 +140,74 @@ impl Index {
                 (df >= 2).then_some((pos, df))
             })
             .collect();
-        let q_hashes: FxHashSet<u64> = hashes.iter().copied().collect();
-        // Each candidate's text and its seeds' frequencies with the query.
-        let docs: Vec<(String, Vec<(u32, u32)>)> = candidates
+        let query = ChunkDoc::new(text.to_string(), p, qs, &q_shared, &self.opts);
+        // Each pair in the order `scan` aligns it: the earlier document
+        // first, a new text being the last one read.
+        let query_first = |d: u32| exclude.is_some_and(|x| x < d);
+        // Each candidate prepared once. Most candidates share only
+        // formula with the text and fail the scan's bound before any
+        // alignment ([`can_reach`]): the bound is taken first with the
+        // frequencies known from the text's lookups, every other seed of
+        // the candidate counted as found in it alone (the highest weight
+        // a seed has), and only a candidate that passes has its other
+        // seeds looked up, for its exact weights (and the scan's bound).
+        let looked_up = AtomicUsize::new(0);
+        let docs: Vec<Option<ChunkDoc>> = candidates
             .par_iter()
             .map(|&(d, _)| {
                 let text = self.text(d)?;
                 let dp = self.aligner.prepare(&text);
                 let ds = seeds(&dp.seg, sp);
-                let mut own: Vec<u64> = ds.iter().map(|s| s.0).collect();
+                let known: Vec<(u32, u32)> = ds
+                    .iter()
+                    .filter_map(|&(h, pos)| lib_df.get(&h).map(|&n| (pos, n + 1)).filter(|&(_, df)| df >= 2))
+                    .collect();
+                let mut doc = ChunkDoc::new(text, dp, ds.clone(), &known, &self.opts);
+                let (a, b) = if query_first(d) { (&query, &doc) } else { (&doc, &query) };
+                if !can_reach(a, b, &self.loose) {
+                    return Ok(None);
+                }
+                let mut own: Vec<u64> = ds.iter().map(|s| s.0).filter(|h| !lib_df.contains_key(h)).collect();
                 own.sort_unstable();
                 own.dedup();
-                let dfs: FxHashMap<u64, u32> = own
-                    .par_iter()
-                    .map(|&h| {
-                        let lib = match lib_df.get(&h) {
-                            Some(&n) => n,
-                            None => self.library_df(h, exclude)?,
+                looked_up.fetch_add(own.len(), Ordering::Relaxed);
+                let dfs: FxHashMap<u64, u32> =
+                    own.par_iter().map(|&h| (h, self.library_docs(h, exclude, cap).len() as u32)).collect();
+                let shared: Vec<(u32, u32)> = ds
+                    .iter()
+                    .filter_map(|&(h, pos)| {
+                        let df = match lib_df.get(&h) {
+                            Some(&n) => n + 1,
+                            None => dfs[&h],
                         };
-                        Ok((h, lib + u32::from(q_hashes.contains(&h))))
+                        (df >= 2).then_some((pos, df))
                     })
-                    .collect::<io::Result<_>>()?;
-                let shared: Vec<(u32, u32)> =
-                    ds.iter().filter_map(|&(h, pos)| dfs.get(&h).filter(|&&df| df >= 2).map(|&df| (pos, df))).collect();
-                Ok((text, shared))
+                    .collect();
+                doc.weigh(&ds, &shared, &self.opts);
+                Ok(Some(doc))
             })
             .collect::<io::Result<_>>()?;
-        // The scan's chunk aligner reads texts and shared seeds from files:
-        // a small store of the query (0) and its candidates (1..).
-        let mut texts = tempfile::tempfile()?;
-        let mut seed_file = tempfile::tempfile()?;
-        let mut records = Vec::with_capacity(docs.len() + 1);
-        let mut offsets = vec![0u64];
-        let (mut at, mut seed_at) = (0u64, 0u64);
-        let all = std::iter::once((text, &q_shared, None))
-            .chain(docs.iter().zip(&candidates).map(|((t, s), &(d, _))| (t.as_str(), s, Some(d))));
-        let mut tbuf = Vec::new();
-        let mut sbuf = Vec::new();
-        for (t, shared, d) in all {
-            tbuf.extend_from_slice(t.as_bytes());
-            let doc = d.and_then(|d| self.doc(d));
-            records.push(DocRecord {
-                id: doc.map(|x| x.id.clone()).unwrap_or_default(),
-                source: doc.map(|x| x.source.clone()).unwrap_or_else(|| Source::whole("")),
-                encoding: String::new(),
-                group: None,
-                meta: serde_json::Map::new(),
-                chars: t.chars().count() as u64,
-                offset: at,
-                len: t.len() as u64,
-            });
-            at += t.len() as u64;
-            for &(pos, df) in shared.iter() {
-                sbuf.extend_from_slice(&pos.to_le_bytes());
-                sbuf.extend_from_slice(&df.to_le_bytes());
+        // The scan's chunk aligner on the text (0) and the candidates left
+        // (1..).
+        let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();
+        cache.insert(0, query);
+        let mut kept = Vec::new();
+        for (c, doc) in candidates.iter().zip(docs) {
+            if let Some(doc) = doc {
+                kept.push(*c);
+                cache.insert(kept.len() as u32, doc);
             }
-            seed_at += 8 * shared.len() as u64;
-            offsets.push(seed_at);
         }
-        texts.write_all(&tbuf)?;
-        seed_file.write_all(&sbuf)?;
-        let seed_df = SeedDfIndex { file: seed_file, offsets };
-        // Each pair in the order `scan` aligns it: the earlier document
-        // first, a new text being the last one read.
-        let first = |d: u32| exclude.is_some_and(|x| x < d);
+        let candidates = kept;
+        t.kept = candidates.len();
+        t.candidate_lookups = looked_up.into_inner();
+        t.candidates_ms = lap();
         let chunk: Vec<(u32, u32, u32)> = candidates
             .iter()
             .enumerate()
-            .map(|(k, &(d, votes))| if first(d) { (0, k as u32 + 1, votes) } else { (k as u32 + 1, 0, votes) })
+            .map(|(k, &(d, votes))| if query_first(d) { (0, k as u32 + 1, votes) } else { (k as u32 + 1, 0, votes) })
             .collect();
-        let aligned = align_chunk(&chunk, &records, &texts, &seed_df, &self.aligner, &self.df, &self.opts)?;
+        let aligned = align_prepared(&chunk, cache, &self.aligner, &self.df, &self.opts);
         let mut hits: Vec<Hit> = aligned
             .into_iter()
             .filter(|x| !x.passages.is_empty())
@@ -183,7 +222,8 @@ impl Index {
             })
             .collect();
         rank(&mut hits);
-        Ok(hits)
+        t.align_ms = lap();
+        Ok((hits, t))
     }
 }
 
@@ -193,20 +233,6 @@ pub(super) fn rank(hits: &mut [Hit]) {
     hits.sort_by(|x, y| {
         y.best().total_cmp(&x.best()).then(y.query_chars().cmp(&x.query_chars())).then(x.doc.cmp(&y.doc))
     });
-}
-
-/// Distinct documents of postings sorted by document within each segment
-/// (segments in document order, so sorted overall).
-fn distinct_docs(p: &[(u32, u32)]) -> u32 {
-    let mut n = 0;
-    let mut last = None;
-    for &(d, _) in p {
-        if last != Some(d) {
-            n += 1;
-            last = Some(d);
-        }
-    }
-    n
 }
 
 /// The passages of B and A (with their significance) from those of A and
@@ -226,4 +252,27 @@ fn flipped(passages: Vec<Passage>, significance: Vec<f64>) -> (Vec<Passage>, Vec
         .collect();
     both.sort_by(|(p, _), (q, _)| p.a.cmp(&q.a).then(p.b.cmp(&q.b)));
     both.into_iter().unzip()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scan::seed_weight;
+
+    /// A query counts a seed's documents only up to `max_df + 1`
+    /// ([`super::Index::df_cap`]): that holds while every frequency above
+    /// `max_df` weighs the same. And it bounds a candidate with the seeds
+    /// it has not looked up counted in one document: that holds while no
+    /// seed weighs more.
+    #[test]
+    fn frequencies_above_max_df_all_weigh_alike_and_none_more_than_one_document() {
+        for max_df in [3u32, 10, 100, 1000] {
+            let top = seed_weight(max_df + 1, max_df);
+            for df in max_df + 1..=max_df * 50 {
+                assert_eq!(seed_weight(df, max_df), top, "max_df {max_df}, df {df}");
+            }
+            for df in 1..=max_df * 50 {
+                assert!(seed_weight(df, max_df) <= seed_weight(1, max_df), "max_df {max_df}, df {df}");
+            }
+        }
+    }
 }

@@ -104,6 +104,27 @@ pub(super) struct Segment {
     postings: Option<memmap2::Mmap>,
     /// The hash of every [`SAMPLE`]th posting.
     sample: Vec<u64>,
+    /// Where the sampled hashes of each leading-bits prefix start:
+    /// `sample[starts[p]..starts[p + 1]]` are those whose top `64 - shift`
+    /// bits are `p` (a lookup searches those few instead of the whole
+    /// sample).
+    starts: Vec<u32>,
+    shift: u32,
+}
+
+/// The prefix table of a sorted sample: about one sampled hash a prefix.
+fn prefix_starts(sample: &[u64]) -> (Vec<u32>, u32) {
+    let bits = (usize::BITS - sample.len().leading_zeros()).clamp(1, 24);
+    let shift = 64 - bits;
+    let mut starts = Vec::with_capacity((1 << bits) + 1);
+    let mut k = 0;
+    for p in 0..=(1u64 << bits) {
+        while k < sample.len() && sample[k] >> shift < p {
+            k += 1;
+        }
+        starts.push(k as u32);
+    }
+    (starts, shift)
 }
 
 impl Segment {
@@ -132,7 +153,8 @@ impl Segment {
         if sample.len() as u64 != (len / 16).div_ceil(SAMPLE as u64) {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "postings.idx does not match postings.bin"));
         }
-        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings, sample })
+        let (starts, shift) = prefix_starts(&sample);
+        Ok(Segment { first, docs, texts: File::open(dir.join("texts.zst"))?, postings, sample, starts, shift })
     }
 
     /// The text of its `k`th document.
@@ -144,16 +166,20 @@ impl Segment {
         String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
     }
 
-    /// Every posting of `hash`: `(document, position)`, by document and
-    /// position (a binary search in the sample, then in one block of the
-    /// mapped, sorted records).
-    pub(super) fn lookup(&self, hash: u64, out: &mut Vec<(u32, u32)>) -> io::Result<()> {
-        let Some(m) = &self.postings else { return Ok(()) };
+    /// The documents holding `hash`, in order, but for `exclude`, pushed
+    /// onto `out` until it holds `cap` (a binary search in the sample,
+    /// then in one block of the mapped, sorted records; the postings of a
+    /// document are consecutive, by position).
+    pub(super) fn docs(&self, hash: u64, exclude: Option<u32>, cap: usize, out: &mut Vec<u32>) {
+        let Some(m) = &self.postings else { return };
         let records = m.len() / 16;
         let hash_at = |i: usize| u64::from_le_bytes(m[i * 16..i * 16 + 8].try_into().unwrap());
         // The block that may hold its first posting: the one before the
-        // first sampled hash at or above it.
-        let k = self.sample.partition_point(|&h| h < hash);
+        // first sampled hash at or above it (searched among those of its
+        // prefix).
+        let p = (hash >> self.shift) as usize;
+        let (a, b) = (self.starts[p] as usize, self.starts[p + 1] as usize);
+        let k = a + self.sample[a..b].partition_point(|&h| h < hash);
         let (mut lo, mut hi) = (k.saturating_sub(1) * SAMPLE, (k * SAMPLE).min(records));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -163,11 +189,74 @@ impl Segment {
                 hi = mid;
             }
         }
-        while lo < records && hash_at(lo) == hash {
-            let s = Seed::read(&m[lo * 16..lo * 16 + 16]);
-            out.push((s.doc, s.pos));
+        let mut last = None;
+        while lo < records && out.len() < cap && hash_at(lo) == hash {
+            let doc = Seed::read(&m[lo * 16..lo * 16 + 16]).doc;
+            if last != Some(doc) && exclude != Some(doc) {
+                out.push(doc);
+            }
+            last = Some(doc);
             lo += 1;
         }
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A segment of `docs` documents with seeds drawn from a skewed set of
+    /// hashes (many rare, a few in most documents, some repeated within a
+    /// document), looked up against a count of what was written.
+    #[test]
+    fn lookups_find_every_document_of_a_hash_up_to_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seg");
+        let mut w = SegmentWriter::create(&path, 10).unwrap();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Hashes crowd the low end, as winnowed minima do.
+        let hashes: Vec<u64> = (0..3000).map(|_| next() >> (next() % 8)).collect();
+        let mut want: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+        for d in 0..400u32 {
+            let mut seeds: Vec<(u64, u32)> = Vec::new();
+            for pos in 0..(next() % 60) as u32 {
+                let r = next() as usize;
+                let h = if r % 10 == 0 { hashes[r / 10 % 5] } else { hashes[r / 10 % hashes.len()] };
+                seeds.push((h, pos));
+            }
+            for &(h, _) in &seeds {
+                let v = want.entry(h).or_default();
+                if v.last() != Some(&(d + 10)) {
+                    v.push(d + 10);
+                }
+            }
+            w.push(format!("d{d}"), Source::whole("x"), "utf-8".into(), Default::default(), 1, 1, b"", &seeds).unwrap();
+        }
+        w.finish().unwrap();
+        let s = Segment::open(&path, 10, 400).unwrap();
+        assert!(want.values().any(|v| v.len() > 100), "no frequent hash");
+        for (&h, docs) in &want {
+            for cap in [1, 3, 101, usize::MAX] {
+                let mut got = Vec::new();
+                s.docs(h, None, cap, &mut got);
+                assert_eq!(got, docs[..docs.len().min(cap)], "hash {h:x}, cap {cap}");
+            }
+            let mut got = Vec::new();
+            s.docs(h, Some(docs[0]), usize::MAX, &mut got);
+            assert_eq!(got, docs[1..], "hash {h:x} but for its first document");
+            for absent in [h.wrapping_add(1), h.wrapping_sub(1)] {
+                if !want.contains_key(&absent) {
+                    let mut got = Vec::new();
+                    s.docs(absent, None, usize::MAX, &mut got);
+                    assert!(got.is_empty(), "hash {absent:x} was never written");
+                }
+            }
+        }
     }
 }

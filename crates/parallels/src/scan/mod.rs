@@ -1208,27 +1208,27 @@ pub(crate) fn align_chunk(
             let text = read_text(texts, r.offset, r.len)?;
             let shared = seed_df.of(d)?;
             let p = aligner.prepare(&text);
-            let mut all = seeds::seeds(&p.seg, &opts.seeds);
-            let weights = TokenWeights::new(&p.seg, &all, &shared, &opts.seeds);
-            // The hash of each shared seed, for the templates.
-            let mut k = 0;
-            let mut shared_seeds = Vec::with_capacity(shared.len());
-            for &(hash, pos) in &all {
-                while k < shared.len() && shared[k].0 < pos {
-                    k += 1;
-                }
-                if k < shared.len() && shared[k].0 == pos {
-                    shared_seeds.push((pos, shared[k].1, hash));
-                }
-            }
-            all.sort_unstable();
-            Ok(ChunkDoc { text, p, vectors: None, weights, shared: shared_seeds, by_hash: all })
+            let all = seeds::seeds(&p.seg, &opts.seeds);
+            Ok(ChunkDoc::new(text, p, all, &shared, opts))
         })
         .collect();
     let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();
     for (d, p) in needed.iter().zip(prepared) {
         cache.insert(*d, p?);
     }
+    Ok(align_prepared(chunk, cache, aligner, corpus_df, opts))
+}
+
+/// [`align_chunk`] on documents already prepared (`cache`: every document
+/// of the chunk by number), for callers that hold them (the index's
+/// queries).
+pub(crate) fn align_prepared(
+    chunk: &[seeds::Candidate],
+    mut cache: FxHashMap<u32, ChunkDoc>,
+    aligner: &Aligner,
+    corpus_df: &CorpusDf,
+    opts: &ScanOptions,
+) -> Vec<Aligned> {
     let reach: Vec<bool> = chunk.par_iter().map(|&(a, b, _)| can_reach(&cache[&a], &cache[&b], opts)).collect();
     // Sentence vectors only for the documents of pairs to align.
     let mut wanted: Vec<u32> =
@@ -1286,11 +1286,11 @@ pub(crate) fn align_chunk(
             x
         })
         .collect();
-    Ok(aligned.into_iter().filter(|x| !x.passages.is_empty() || !x.dropped.is_empty()).collect())
+    aligned.into_iter().filter(|x| !x.passages.is_empty() || !x.dropped.is_empty()).collect()
 }
 
 /// One document as a chunk of the align stage needs it.
-struct ChunkDoc {
+pub(crate) struct ChunkDoc {
     text: String,
     p: Prepared,
     /// Its sentence vectors, when a pair of the chunk is aligned.
@@ -1304,6 +1304,47 @@ struct ChunkDoc {
 }
 
 impl ChunkDoc {
+    /// A document of `text` prepared as `p`, with every seed `all`
+    /// (`(hash, position)`, by position) and those in two documents or
+    /// more (`shared`: `(position, df)`, by position).
+    pub(crate) fn new(
+        text: String,
+        p: Prepared,
+        mut all: Vec<(u64, u32)>,
+        shared: &[(u32, u32)],
+        opts: &ScanOptions,
+    ) -> ChunkDoc {
+        let mut d = ChunkDoc {
+            text,
+            p,
+            vectors: None,
+            weights: TokenWeights::default(),
+            shared: Vec::new(),
+            by_hash: Vec::new(),
+        };
+        d.weigh(&all, shared, opts);
+        all.sort_unstable();
+        d.by_hash = all;
+        d
+    }
+
+    /// Weigh its tokens (again) from its seeds `all` (by position) and
+    /// the frequencies of those in two documents or more (`shared`).
+    pub(crate) fn weigh(&mut self, all: &[(u64, u32)], shared: &[(u32, u32)], opts: &ScanOptions) {
+        self.weights = TokenWeights::new(&self.p.seg, all, shared, &opts.seeds);
+        // The hash of each shared seed, for the templates.
+        let mut k = 0;
+        self.shared = Vec::with_capacity(shared.len());
+        for &(hash, pos) in all {
+            while k < shared.len() && shared[k].0 < pos {
+                k += 1;
+            }
+            if k < shared.len() && shared[k].0 == pos {
+                self.shared.push((pos, shared[k].1, hash));
+            }
+        }
+    }
+
     /// The template an insignificant passage over `span` is made of: its
     /// most widespread seed (key and document frequency; 0 and 0 when it
     /// has none in two documents or more) and the template's own words:
@@ -1360,7 +1401,7 @@ const TEMPLATE_CHARS: usize = 80;
 /// every passage is reported (a bar of 0). The bound is measured, not
 /// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
 /// with a reported passage was kept (BENCHMARKS.md, issue 17).
-fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
+pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
     if opts.min_significance <= 0.0 {
         return true;
     }
