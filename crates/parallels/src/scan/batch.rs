@@ -65,89 +65,36 @@ pub fn feature_table(texts: &[&str], opts: &ScanOptions) -> CorpusDf {
     df
 }
 
-/// A saved [`CorpusDf`] ([`CorpusDf::save`]) as its parts: width, sentence
-/// count and counters.
-fn table_parts(bytes: &[u8]) -> io::Result<(u32, CorpusDf)> {
-    let df = CorpusDf::load(&mut &bytes[..])?;
-    let mut b4 = [0u8; 4];
-    b4.copy_from_slice(bytes.get(..4).ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?);
-    Ok((u32::from_le_bytes(b4), df))
-}
-
 /// The sum of feature tables saved with [`CorpusDf::save`] (all of one
 /// width), saved the same way: the corpus-wide table of a corpus read in
 /// parts. Counts add up (wrapping, as counting does) as they would had one table
 /// counted every part.
 pub fn add_feature_tables(tables: &[Vec<u8>]) -> io::Result<Vec<u8>> {
-    let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
-    let mut sum: Option<(u32, Vec<u8>)> = None;
+    let mut sum: Option<CorpusDf> = None;
     for t in tables {
-        // Loading checks the format; the sum is then taken on the saved
-        // words: a u32 width, a u64 sentence count, u32 counters.
-        let (bits, _) = table_parts(t)?;
-        match &mut sum {
-            None => sum = Some((bits, t.clone())),
-            Some((b, acc)) => {
-                if *b != bits || acc.len() != t.len() {
-                    return Err(bad("feature tables of different widths"));
-                }
-                let sentences = |x: &[u8]| u64::from_le_bytes(x[4..12].try_into().unwrap());
-                let total = sentences(acc).wrapping_add(sentences(t));
-                acc[4..12].copy_from_slice(&total.to_le_bytes());
-                for (x, y) in acc[12..].chunks_exact_mut(4).zip(t[12..].chunks_exact(4)) {
-                    let s = u32::from_le_bytes((&*x).try_into().unwrap())
-                        .wrapping_add(u32::from_le_bytes(y.try_into().unwrap()));
-                    x.copy_from_slice(&s.to_le_bytes());
-                }
-            }
+        let df = CorpusDf::load(&mut &t[..])?;
+        match &sum {
+            None => sum = Some(df),
+            Some(acc) => acc.add_table(&df)?,
         }
     }
-    match sum {
-        Some((_, bytes)) => Ok(bytes),
-        None => {
-            let mut out = Vec::new();
-            CorpusDf::new(ScanOptions::default().df_bits).save(&mut out)?;
-            Ok(out)
-        }
-    }
+    let mut out = Vec::new();
+    sum.unwrap_or_else(|| CorpusDf::new(ScanOptions::default().df_bits)).save(&mut out)?;
+    Ok(out)
 }
 
-/// The non-zero counters of a saved feature table: the sentence count
-/// and `(bucket, count)` pairs, to be summed over the parts of a corpus
-/// (a distributed sum by bucket) and made a table again with
+/// The non-zero counters of a feature table: the sentence count and
+/// `(bucket, count)` pairs, to be summed over the parts of a corpus (a
+/// distributed sum by bucket) and made a table again with
 /// [`feature_table_of_counts`].
 pub fn feature_counts(table: &CorpusDf) -> io::Result<(u64, Vec<(u32, u32)>)> {
-    let mut bytes = Vec::new();
-    table.save(&mut bytes)?;
-    let sentences = u64::from_le_bytes(bytes[4..12].try_into().unwrap());
-    let counts = bytes[12..]
-        .chunks_exact(4)
-        .enumerate()
-        .filter_map(|(k, c)| {
-            let n = u32::from_le_bytes(c.try_into().unwrap());
-            (n != 0).then_some((k as u32, n))
-        })
-        .collect();
-    Ok((sentences, counts))
+    Ok((table.sentence_count(), table.nonzero_counts()))
 }
 
 /// The feature table of `bits` bits with these counts (buckets not given
-/// are 0), as [`CorpusDf::load`] reads it.
+/// are 0), as [`CorpusDf::from_counts`] makes it.
 pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)]) -> io::Result<CorpusDf> {
-    let bits = bits.clamp(8, 32);
-    let mut bytes = Vec::with_capacity(12 + (4usize << bits));
-    bytes.extend_from_slice(&bits.to_le_bytes());
-    bytes.extend_from_slice(&sentences.to_le_bytes());
-    bytes.resize(12 + (4usize << bits), 0);
-    for &(k, n) in counts {
-        let at = 12 + 4 * k as usize;
-        let slot = bytes
-            .get_mut(at..at + 4)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bucket {k} beyond {bits} bits")))?;
-        let old = u32::from_le_bytes((&*slot).try_into().unwrap());
-        slot.copy_from_slice(&old.wrapping_add(n as u32).to_le_bytes());
-    }
-    CorpusDf::load(&mut &bytes[..])
+    CorpusDf::from_counts(bits, sentences, counts)
 }
 
 /// One document of a batch of candidate pairs.
