@@ -14,7 +14,8 @@ use arrow_array::{ArrayRef, RecordBatch, UInt32Array, UInt64Array};
 use arrow_schema::ArrowError;
 use parallels::align::{Aligner, Options, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
-use parallels::dedup::{dedup as run_dedup, Bands, DedupOptions, Fate, Keep, Verify};
+use parallels::dedup::verify::Decision;
+use parallels::dedup::{dedup as run_dedup, keeper, Bands, DedupOptions, Fate, Keep, Verify};
 use parallels::normalize::NormalizeOptions;
 use parallels::plumbing::Quiet;
 use parallels::read::Document;
@@ -304,11 +305,7 @@ fn dedup<'py>(
     format: String,
 ) -> PyResult<(Bound<'py, PyBytes>, String)> {
     let mut opts = dedup_options(threshold, ngram, perms, bands, rows, script, numbers, footnotes, boilerplate)?;
-    opts.verify = match verify.as_str() {
-        "exact" => Verify::Exact,
-        "signature" => Verify::Signature,
-        v => return Err(value_error(format!("verify={v:?}: \"exact\" or \"signature\""))),
-    };
+    opts.verify = verify_of(&verify)?;
     opts.keep = match (keep_field, keep.as_str()) {
         (Some(f), _) => Keep::Field(f),
         (None, "first") => Keep::First,
@@ -361,6 +358,15 @@ fn dedup<'py>(
         Ok((fates, stats))
     })?;
     Ok((PyBytes::new(py, &fates), stats))
+}
+
+/// `verify="exact"` or `"signature"`.
+fn verify_of(verify: &str) -> PyResult<Verify> {
+    match verify {
+        "exact" => Ok(Verify::Exact),
+        "signature" => Ok(Verify::Signature),
+        v => Err(value_error(format!("verify={v:?}: \"exact\" or \"signature\""))),
+    }
 }
 
 /// The dedup options of the keyword arguments (those `minhash` shares).
@@ -471,7 +477,8 @@ fn fingerprints<'py>(
 
 /// MinHash sketches of a batch of texts: an Arrow IPC stream with
 /// `signature` (list of u32), `exact` (16 bytes, null without tokens),
-/// `tokens` (u32) and `band_keys` (list of u64), a row per text, in order.
+/// `tokens` (u32), `chars` (u64) and `band_keys` (list of u64), a row per
+/// text, in order.
 #[pyfunction]
 #[pyo3(signature = (texts, *, threshold=None, ngram=None, perms=None, bands=None, rows=None, script=true, numbers=true, footnotes=true, boilerplate=true))]
 #[allow(clippy::too_many_arguments)]
@@ -509,11 +516,122 @@ fn minhash<'py>(
             ("signature", Arc::new(sigs.finish())),
             ("exact", Arc::new(exact.finish())),
             ("tokens", Arc::new(UInt32Array::from_iter_values(sk.iter().map(|s| s.tokens)))),
+            ("chars", Arc::new(UInt64Array::from_iter_values(sk.iter().map(|s| s.chars)))),
             ("band_keys", Arc::new(keys.finish())),
         ];
         ipc(&[RecordBatch::try_from_iter(columns)?])
     });
     Ok(PyBytes::new(py, &bytes.map_err(value_error)?))
+}
+
+/// The signatures' decision on candidate pairs, as `dedup` takes it: for
+/// each pair `(a[i], b[i])` of signatures, 1 (a duplicate), 0 (none) or -1
+/// (left to `exact_similarities`), and the estimated similarity.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, threshold=None, perms=None, verify="exact".to_string()))]
+fn settle_pairs(
+    py: Python<'_>,
+    a: Vec<Vec<u32>>,
+    b: Vec<Vec<u32>>,
+    threshold: Option<f64>,
+    perms: Option<usize>,
+    verify: String,
+) -> PyResult<(Vec<i8>, Vec<f64>)> {
+    let mut opts = dedup_options(threshold, None, perms, None, None, true, true, true, true)?;
+    opts.verify = verify_of(&verify)?;
+    if a.len() != b.len() {
+        return Err(value_error(format!("{} signatures a but {} signatures b", a.len(), b.len())));
+    }
+    let k = opts.perms;
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if x.len() != k || y.len() != k {
+            return Err(value_error(format!(
+                "pair {i}: signatures of {} and {} values, not perms={k}",
+                x.len(),
+                y.len()
+            )));
+        }
+    }
+    Ok(py.detach(move || {
+        let pairs: Vec<(&[u32], &[u32])> = a.iter().zip(&b).map(|(x, y)| (&x[..], &y[..])).collect();
+        batch::settle_pairs(&pairs, &opts)
+            .into_iter()
+            .map(|(d, e)| {
+                let code = match d {
+                    Decision::Duplicate => 1,
+                    Decision::Distinct => 0,
+                    Decision::Unsettled => -1,
+                };
+                (code, e)
+            })
+            .unzip()
+    }))
+}
+
+/// The exact Jaccard similarity of each pair of texts `(a[i], b[i])` as
+/// `dedup`'s exact check measures it.
+#[pyfunction]
+#[pyo3(signature = (a, b, *, ngram=None, script=true, numbers=true, footnotes=true, boilerplate=true))]
+#[allow(clippy::too_many_arguments)]
+fn exact_similarities(
+    py: Python<'_>,
+    a: Vec<String>,
+    b: Vec<String>,
+    ngram: Option<usize>,
+    script: bool,
+    numbers: bool,
+    footnotes: bool,
+    boilerplate: bool,
+) -> PyResult<Vec<f64>> {
+    let opts = dedup_options(None, ngram, None, None, None, script, numbers, footnotes, boilerplate)?;
+    if a.len() != b.len() {
+        return Err(value_error(format!("{} texts a but {} texts b", a.len(), b.len())));
+    }
+    Ok(py.detach(move || {
+        let pairs: Vec<(&str, &str)> = a.iter().zip(&b).map(|(x, y)| (x.as_str(), y.as_str())).collect();
+        batch::exact_similarities(&pairs, &opts)
+    }))
+}
+
+/// The kept member of each cluster by `dedup`'s rule: `members` (document
+/// indices in input order), with each member's `chars` and `keep_field`
+/// value (`values`, None without one); `keep` "first", "longest" or
+/// "field".
+#[pyfunction]
+#[pyo3(signature = (members, chars, values, *, keep="first".to_string()))]
+fn keepers(
+    py: Python<'_>,
+    members: Vec<Vec<u32>>,
+    chars: Vec<Vec<u64>>,
+    values: Vec<Vec<Option<f64>>>,
+    keep: String,
+) -> PyResult<Vec<u32>> {
+    let keep = match keep.as_str() {
+        "first" => Keep::First,
+        "longest" => Keep::Longest,
+        "field" => Keep::Field(String::new()),
+        k => return Err(value_error(format!("keep={k:?}: \"first\", \"longest\" or \"field\""))),
+    };
+    if chars.len() != members.len() || values.len() != members.len() {
+        return Err(value_error("members, chars and values: one list per cluster each"));
+    }
+    for (i, ((m, c), v)) in members.iter().zip(&chars).zip(&values).enumerate() {
+        if m.is_empty() || c.len() != m.len() || v.len() != m.len() || m.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(value_error(format!(
+                "cluster {i}: members not empty and in input order, with one chars and one value each"
+            )));
+        }
+    }
+    Ok(py.detach(move || {
+        members
+            .iter()
+            .zip(chars.iter().zip(&values))
+            .map(|(m, (c, v))| {
+                let at = |d: u32| m.binary_search(&d).expect("a member");
+                keeper(m, |d| c[at(d)], |d| v[at(d)], &keep)
+            })
+            .collect()
+    }))
 }
 
 /// The feature counts of a batch of texts, as `scan` counts them while
@@ -690,6 +808,9 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fingerprints, m)?)?;
     m.add_function(wrap_pyfunction!(minhash, m)?)?;
     m.add_function(wrap_pyfunction!(feature_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(settle_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_similarities, m)?)?;
+    m.add_function(wrap_pyfunction!(keepers, m)?)?;
     m.add_function(wrap_pyfunction!(align_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(shared_shares, m)?)?;
@@ -704,5 +825,12 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     defaults.set_item("min_significance", d.min_significance)?;
     defaults.set_item("min_specificity", d.min_specificity)?;
     m.add("SCAN_DEFAULTS", defaults)?;
+    let d = DedupOptions::default();
+    let defaults = pyo3::types::PyDict::new(m.py());
+    defaults.set_item("threshold", d.threshold)?;
+    defaults.set_item("ngram", d.ngram)?;
+    defaults.set_item("perms", d.perms)?;
+    defaults.set_item("bucket_cap", d.bucket_cap)?;
+    m.add("DEDUP_DEFAULTS", defaults)?;
     Ok(())
 }

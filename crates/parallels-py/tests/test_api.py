@@ -155,3 +155,33 @@ def test_building_blocks_over_a_batch(corpus):
     assert parallels.fingerprints([]).num_rows == 0
     with pytest.raises(TypeError, match="record 1"):
         parallels.minhash(["甲", None])
+
+
+def test_dedup_decisions_over_a_batch(corpus):
+    from parallels import _parallels as native
+
+    text = corpus["records"][0]["text"]
+    near = text[:-3] + "甲"  # all shingles but a few shared
+    far = corpus["records"][1]["text"]
+    cut = text[: len(text) * 17 // 20]  # 85% of the shingles
+    mh = parallels.minhash([text, near, far, cut])
+    sig = mh.column("signature").to_pylist()
+    assert mh.column("chars").to_pylist()[:3] == [len(text), len(near), len(far)]
+    decision, estimate = native.settle_pairs([sig[0], sig[0], sig[0]], [sig[1], sig[2], sig[3]])
+    # A near copy joined, an unrelated text turned away, both by their
+    # signatures; 85% of a text is left to the exact check.
+    assert decision == [1, 0, -1] and estimate[0] > 0.95 and estimate[1] < 0.1
+    j = native.exact_similarities([text, text], [near, cut])
+    assert j[0] > 0.98 and 0.8 < j[1] < 0.9
+    # With the signatures alone nothing is left unsettled.
+    assert -1 not in native.settle_pairs([sig[0]], [sig[3]], verify="signature")[0]
+    # The kept member: first, longest (the first of equals), largest value.
+    members, chars, values = [[2, 5, 9]], [[10, 30, 30]], [[None, 1.0, 7.5]]
+    assert native.keepers(members, chars, values, keep="first") == [2]
+    assert native.keepers(members, chars, values, keep="longest") == [5]
+    assert native.keepers(members, chars, values, keep="field") == [9]
+    assert native.keepers(members, chars, [[None, None, float("nan")]], keep="field") == [2]
+    with pytest.raises(ValueError, match="cluster 0"):
+        native.keepers([[5, 2]], [[1, 1]], [[None, None]])
+    with pytest.raises(ValueError, match="pair 0"):
+        native.settle_pairs([sig[0][:5]], [sig[1]])

@@ -27,6 +27,10 @@ def spark():
         .config("spark.default.parallelism", "2")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100")
+        # Many small jobs on little data: the JVM's quick compiler alone,
+        # and no adaptive re-planning, save more than they cost.
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.sql.adaptive.enabled", "false")
         .getOrCreate()
     )
     yield s
@@ -86,3 +90,67 @@ def parallels_spark():
     import parallels.spark
 
     return parallels.spark
+
+
+def _dedup_corpus(corpus, tmp_path):
+    """The planted corpus, with near copies at several distances from the
+    threshold (so that the signatures settle some pairs and the exact check
+    decides others) and a numeric field to keep by."""
+    import random
+
+    from conftest import _edit
+
+    rng = random.Random(11)
+    records = [dict(r) for r in corpus["records"]]
+    for k in range(3, 60, 4):
+        rate = (0.01, 0.015, 0.02, 0.03)[k % 4]
+        records.append(dict(records[k], id=f"y{k:04d}", text=_edit(rng, records[k]["text"], rate)))
+    for k, r in enumerate(records):
+        r["score"] = rng.randrange(100)
+        r["n"] = k  # the file's order
+    path = tmp_path / "dedup.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return path, records
+
+
+# `keep="longest"` differs from these in the rule alone, which
+# test_api.py checks against the command's.
+@pytest.mark.parametrize("options", [[], ["--keep-field", "score", "--threshold", "0.7"]])
+def test_spark_dedup_equals_the_cli(spark, cli, corpus, tmp_path, options):
+    path, records = _dedup_corpus(corpus, tmp_path)
+    run_cli(cli, "dedup", str(path), "-o", str(tmp_path / "kept.jsonl"), "--removed", str(tmp_path / "removed.jsonl"), *options)
+    want = [json.loads(l) for l in open(tmp_path / "removed.jsonl", encoding="utf-8")]
+    kept_ids = [json.loads(l)["id"] for l in open(tmp_path / "kept.jsonl", encoding="utf-8")]
+    assert {r["reason"] for r in want} == {"exact", "near"}
+
+    kw = {}
+    if "--keep-field" in options:
+        kw.update(keep_field="score", threshold=0.7)
+    df = spark.read.json(str(path)).repartition(3).orderBy("n")
+    got = parallels_spark().dedup(df, **kw)
+    removed = [r.asDict() for r in got["removed"].collect()]
+    # Same documents removed, for the same reason, as duplicates of the same
+    # kept ones, with the same similarity.
+    fields = lambda rs: [(r["id"], r["reason"], r["duplicate_of"], r["similarity"]) for r in rs]  # noqa: E731
+    assert fields(removed) == fields(want)
+    line = {r["id"]: k for k, r in enumerate(records)}
+    assert [int(r["source"][4:]) for r in removed] == [line[r["id"]] for r in want]
+    # The kept rows, every column, in order.
+    kept = got["kept"].collect()
+    assert [r["id"] for r in kept] == kept_ids
+    assert set(got["kept"].columns) == set(df.columns)
+    assert [r.asDict() for r in kept[:3]] == [{c: records[line[r["id"]]][c] for c in df.columns} for r in kept[:3]]
+
+
+def test_spark_dedup_rejects_bad_options(spark):
+    df = spark.createDataFrame([("a", "甲乙丙")], "id string, text string")
+    with pytest.raises(ValueError, match="no column 'body'"):
+        parallels_spark().dedup(df, text="body")
+    with pytest.raises(TypeError, match="paragraphs"):
+        parallels_spark().dedup(df, paragraphs=True)
+    with pytest.raises(ValueError, match="threshold"):
+        parallels_spark().dedup(df, threshold=1.5)
+    with pytest.raises(ValueError, match="verify"):
+        parallels_spark().dedup(df, verify="maybe")

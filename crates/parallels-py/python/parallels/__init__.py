@@ -262,6 +262,9 @@ def fingerprints(texts: Any, **options: Any) -> pa.RecordBatch:
 def minhash(texts: Any, **options: Any) -> pa.RecordBatch:
     """MinHash sketches of a batch of texts as ``dedup`` makes them: a record
     batch with ``signature``, ``exact`` (16 bytes; null without tokens),
-    ``tokens`` and ``band_keys``, one row per text. Options: ``threshold``,
+    ``tokens``, ``chars`` and ``band_keys``, one row per text. The rest of
+    ``dedup``'s decision is in ``_parallels.settle_pairs`` (candidate pairs
+    by their signatures), ``_parallels.exact_similarities`` (the exact
+    check) and ``_parallels.keepers`` (the kept member of a cluster). Options: ``threshold``,
     ``ngram``, ``perms``, ``bands``/``rows`` and the normalization switches."""
     return _one_batch(_read_ipc(_parallels.minhash(_texts_of(texts), **options)))

@@ -87,6 +87,33 @@ def minhash(
 ) -> bytes: ...
 
 SCAN_DEFAULTS: Dict[str, Union[int, float]]
+DEDUP_DEFAULTS: Dict[str, Union[int, float]]
+
+def settle_pairs(
+    a: Sequence[Sequence[int]],
+    b: Sequence[Sequence[int]],
+    *,
+    threshold: Optional[float] = None,
+    perms: Optional[int] = None,
+    verify: str = "exact",
+) -> Tuple[List[int], List[float]]: ...
+def exact_similarities(
+    a: Sequence[str],
+    b: Sequence[str],
+    *,
+    ngram: Optional[int] = None,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+) -> List[float]: ...
+def keepers(
+    members: Sequence[Sequence[int]],
+    chars: Sequence[Sequence[int]],
+    values: Sequence[Sequence[Optional[float]]],
+    *,
+    keep: str = "first",
+) -> List[int]: ...
 
 def feature_counts(
     texts: List[str], *, script: bool = True, numbers: bool = True, footnotes: bool = True, boilerplate: bool = True

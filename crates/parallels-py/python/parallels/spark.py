@@ -1,5 +1,6 @@
-"""``scan`` on Spark, when one machine is not enough.
+"""``scan`` and ``dedup`` on Spark, when one machine is not enough.
 
+:func:`dedup` (below) removes the documents ``parallels dedup`` removes.
 :func:`scan` runs the stages of ``parallels scan`` with Spark's own parts,
 and gives the passages ``parallels scan`` gives on one machine (same
 document pairs, same spans, same scores):
@@ -43,7 +44,7 @@ import pyarrow.compute as pc
 
 from . import _parallels
 
-__all__ = ["scan"]
+__all__ = ["scan", "dedup"]
 
 _NORMALIZE = ("script", "numbers", "footnotes", "boilerplate")
 _SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "min_specificity", "all") + _NORMALIZE
@@ -398,3 +399,311 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         )
     )
     return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
+
+
+_DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
+
+
+def _components(edges: Any) -> Any:
+    """Connected components of an undirected graph given as a DataFrame of
+    edges ``u``, ``v`` (longs), by DataFrame iterations: every node takes
+    the smallest label of its neighbours until none changes, so each
+    component ends labelled with its smallest node. Returns ``node``,
+    ``label`` for every node of an edge."""
+    from pyspark.sql import functions as F
+
+    both = edges.select("u", "v").unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v")))
+    both = both.distinct().localCheckpoint()
+    labels = both.groupBy(F.col("u").alias("node")).agg(F.least(F.col("u"), F.min("v")).alias("label"))
+    labels = labels.localCheckpoint()
+    while True:
+        smallest = both.join(labels.withColumnRenamed("node", "v"), "v").groupBy("u").agg(F.min("label").alias("m"))
+        new = (
+            labels.join(smallest.withColumnRenamed("u", "node"), "node")
+            .select("node", F.least("label", "m").alias("label"), (F.col("m") < F.col("label")).alias("moved"))
+            .localCheckpoint()
+        )
+        labels = new.select("node", "label")
+        if new.where("moved").limit(1).count() == 0:
+            return labels
+
+
+def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[str, Any]:
+    """The documents of a Spark DataFrame without their exact and near
+    duplicates, as ``parallels dedup`` removes them.
+
+    ``df`` has a column ``id`` (unique) and ``text``. Options are those of
+    ``parallels dedup``: ``threshold``, ``ngram``, ``perms``, ``bands``
+    with ``rows``, ``verify`` ("exact" or "signature"), ``keep`` ("first"
+    or "longest"), ``keep_field`` (a numeric column, or strings that parse
+    as numbers), and the normalization switches ``script``, ``numbers``,
+    ``footnotes``, ``boilerplate``. Paragraph-level dedup
+    (``--paragraphs``) is the command's alone.
+
+    Returns DataFrames ``kept`` (the kept rows of ``df``, every column, in
+    ``df``'s order) and ``removed`` (``id``, ``source``, ``reason``
+    "exact" or "near", ``duplicate_of``, ``duplicate_of_source``,
+    ``similarity``, as the command's ``--removed`` list; a source is
+    ``row#N``, N the row's place in ``df``). Rows the command would skip (no
+    id or no text, a text of whitespace only, an id used by an earlier
+    row) are in neither.
+
+    The stages, each from Spark's own parts:
+
+    1. **Sketch**, per partition (``mapInArrow``): MinHash signature, hash
+       of the normalized token sequence, length and LSH band keys of each
+       text (:func:`parallels.minhash`).
+    2. **Exact copies**: documents with the same token hash join the first
+       of them (an aggregation); only the first goes on.
+    3. **Candidate pairs**: documents sharing a band key, each with the
+       earlier ones among the first ``bucket_cap`` of its bucket, as
+       ``dedup`` compares them (a window and a join).
+    4. **Verification**: the signatures settle the pairs far from the
+       threshold (``mapInArrow`` over pairs with both signatures); the
+       others, unless already joined through settled pairs, are decided
+       by the exact Jaccard similarity of their shingle sets
+       (``mapInArrow`` over pairs with both texts).
+    5. **Clusters**: connected components as DataFrame iterations; in each,
+       one document kept by the command's own rule
+       (:func:`parallels._parallels.keepers`), the others removed with
+       their similarity to it as the command measures it.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    for k in options:
+        if k not in _DEDUP_OPTIONS:
+            raise TypeError(f"dedup() got an unexpected keyword argument {k!r} (options: {', '.join(_DEDUP_OPTIONS)})")
+    keep_field = options.get("keep_field")
+    for name in (id, text, keep_field):
+        if name is not None and name not in df.columns:
+            raise ValueError(f"the DataFrame has no column {name!r} (columns: {', '.join(df.columns)})")
+    keep = "field" if keep_field is not None else options.get("keep", "first")
+    if keep not in ("first", "longest", "field"):
+        raise ValueError(f'keep={keep!r}: "first" or "longest" (or keep_field=...)')
+    sketch_opts = {k: options[k] for k in ("threshold", "ngram", "perms", "bands", "rows") + _NORMALIZE if k in options}
+    settle_opts = {k: options[k] for k in ("threshold", "perms", "verify") if k in options}
+    exact_opts = {k: options[k] for k in ("ngram",) + _NORMALIZE if k in options}
+    # Bad options fail here, on the driver, naming the option.
+    _parallels.minhash(["甲"], **sketch_opts)
+    _parallels.settle_pairs([], [], **settle_opts)
+    threshold = options.get("threshold", _parallels.DEDUP_DEFAULTS["threshold"])
+    cap = _parallels.DEDUP_DEFAULTS["bucket_cap"]
+    spark = df.sparkSession
+
+    # Every row with its place in `df`; the documents are the rows the
+    # command would read (the first row of each id).
+    doc_col = "_parallels_doc"
+    while doc_col in df.columns:
+        doc_col = "_" + doc_col
+    schema = StructType(list(df.schema.fields) + [StructField(doc_col, LongType(), False)])
+    indexed = spark.createDataFrame(df.rdd.zipWithIndex().map(lambda r: (*r[0], r[1])), schema)
+    value = F.lit(None).cast("double")
+    if keep_field is not None:
+        v = F.col(keep_field)
+        value = F.trim(v.cast("string")).cast("double") if dict(df.dtypes)[keep_field] == "string" else v.cast("double")
+    docs = indexed.select(
+        F.col(doc_col).alias("doc"),
+        F.col(id).cast("string").alias("id"),
+        F.col(text).cast("string").alias("text"),
+        value.alias("value"),
+    ).where(
+        F.col("id").isNotNull()
+        & F.col("text").isNotNull()
+        & (F.length(F.regexp_replace("text", r"(?U)\s", "")) > 0)
+    )
+    first = Window.partitionBy("id").orderBy("doc")
+    docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
+
+    # 1. Sketches.
+    def sketch(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import minhash
+
+        for b in batches:
+            s = minhash(b.column("text"), **sketch_opts)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    b.column("doc"),
+                    pc.cast(s.column("exact"), pa.binary()),
+                    pc.cast(s.column("chars"), pa.int64()),
+                    pc.cast(s.column("signature"), pa.list_(pa.int32()), safe=False),
+                    pc.cast(s.column("band_keys"), pa.list_(pa.int64()), safe=False),
+                ],
+                names=["doc", "exact", "chars", "signature", "band_keys"],
+            )
+
+    sk = (
+        docs.select("doc", "text")
+        .mapInArrow(sketch, "doc long, exact binary, chars long, signature array<int>, band_keys array<long>")
+        .where(F.col("exact").isNotNull())  # no tokens: never a duplicate
+        .localCheckpoint()
+    )
+
+    # 2. Exact copies join the first document with their tokens.
+    firsts = sk.groupBy("exact").agg(F.min("doc").alias("rep"))
+    sk = sk.join(firsts, "exact").localCheckpoint()
+    copies = sk.where(F.col("doc") != F.col("rep")).select(F.col("rep").alias("u"), F.col("doc").alias("v"))
+    reps = sk.where(F.col("doc") == F.col("rep"))
+
+    # 3. Candidate pairs: keys of two documents or more; in each bucket,
+    # each document with the earlier ones among the first `cap`.
+    keys = reps.select("doc", F.explode("band_keys").alias("key"))
+    shared = keys.groupBy("key").count().where(F.col("count") > 1).select("key")
+    placed = keys.join(shared, "key").withColumn(
+        "pos", F.row_number().over(Window.partitionBy("key").orderBy("doc")) - 1
+    )
+    x, y = placed.alias("x"), placed.alias("y")
+    pairs = (
+        x.join(y, (F.col("x.key") == F.col("y.key")) & (F.col("x.pos") < F.col("y.pos")) & (F.col("x.pos") < cap))
+        .select(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
+        .where(F.col("a") != F.col("b"))
+        .distinct()
+    )
+
+    # 4. The signatures settle what they can.
+    sigs = reps.select("doc", "signature")
+
+    def with_sigs(p: Any, a: str = "a", b: str = "b") -> Any:
+        return p.join(sigs.select(F.col("doc").alias(a), F.col("signature").alias("sa")), a).join(
+            sigs.select(F.col("doc").alias(b), F.col("signature").alias("sb")), b
+        )
+
+    def settle(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            u32 = pa.list_(pa.uint32())
+            sa = pc.cast(b.column("sa"), u32, safe=False).to_pylist()
+            sb = pc.cast(b.column("sb"), u32, safe=False).to_pylist()
+            decision, estimate = native.settle_pairs(sa, sb, **settle_opts)
+            yield pa.RecordBatch.from_arrays(
+                [b.column("a"), b.column("b"), pa.array(decision, pa.int32()), pa.array(estimate, pa.float64())],
+                names=["a", "b", "decision", "estimate"],
+            )
+
+    settled = with_sigs(pairs).mapInArrow(settle, "a long, b long, decision int, estimate double").localCheckpoint()
+    joined = settled.where(F.col("decision") == 1).select(F.col("a").alias("u"), F.col("b").alias("v"))
+    edges = copies.unionByName(joined).localCheckpoint()
+    # The pairs left to the exact check, unless the settled ones joined
+    # them already (as the command drops them).
+    before = _components(edges)
+    label_of = lambda side: before.select(F.col("node").alias(side), F.col("label").alias("l" + side))  # noqa: E731
+    open_pairs = (
+        settled.where(F.col("decision") == -1)
+        .join(label_of("a"), "a", "left")
+        .join(label_of("b"), "b", "left")
+        .where(F.coalesce("la", "a") != F.coalesce("lb", "b"))
+        .select("a", "b")
+        .localCheckpoint()
+    )
+    needed = open_pairs.select(F.col("a").alias("doc")).unionByName(open_pairs.select(F.col("b").alias("doc")))
+    needed = needed.distinct().localCheckpoint()
+    texts = docs.select("doc", "text")
+
+    def exact(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            j = native.exact_similarities(b.column("ta").to_pylist(), b.column("tb").to_pylist(), **exact_opts)
+            yield pa.RecordBatch.from_arrays(
+                [b.column("a"), b.column("b"), pa.array(j, pa.float64())], names=["a", "b", "similarity"]
+            )
+
+    def with_texts(p: Any, a: str = "a", b: str = "b") -> Any:
+        return p.join(texts.select(F.col("doc").alias(a), F.col("text").alias("ta")), a).join(
+            texts.select(F.col("doc").alias(b), F.col("text").alias("tb")), b
+        )
+
+    checked = with_texts(open_pairs).mapInArrow(exact, "a long, b long, similarity double")
+    verified = checked.where(F.col("similarity") >= threshold).select(F.col("a").alias("u"), F.col("b").alias("v"))
+
+    # 5. Clusters, one document kept in each.
+    labels = _components(edges.unionByName(verified))
+    members = (
+        labels.withColumnRenamed("node", "doc")
+        .join(sk.select("doc", "chars", "exact", "rep"), "doc")
+        .join(docs.select("doc", "value"), "doc")
+        .localCheckpoint()
+    )
+    grouped = members.groupBy("label").agg(F.sort_array(F.collect_list(F.struct("doc", "chars", "value"))).alias("m"))
+
+    def choose(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            m = b.column("m").to_pylist()
+            kept = native.keepers(
+                [[x["doc"] for x in c] for c in m],
+                [[x["chars"] for x in c] for c in m],
+                [[x["value"] for x in c] for c in m],
+                keep=keep,
+            )
+            yield pa.RecordBatch.from_arrays([b.column("label"), pa.array(kept, pa.int64())], names=["label", "keeper"])
+
+    keepers = grouped.mapInArrow(choose, "label long, keeper long")
+    k = members.select(
+        F.col("doc").alias("keeper"), F.col("exact").alias("k_exact"), F.col("rep").alias("k_rep")
+    )
+    gone = (
+        members.join(keepers, "label")
+        .where(F.col("doc") != F.col("keeper"))
+        .join(k, "keeper")
+        .select(
+            "doc",
+            "keeper",
+            (F.col("exact") == F.col("k_exact")).alias("same"),
+            F.col("rep").alias("rm"),
+            F.col("k_rep").alias("rk"),
+        )
+        .localCheckpoint()
+    )
+    # Similarity as the command measures it: exact when both (first
+    # copies) went through the exact check, the signatures' estimate
+    # otherwise; 1 for an exact copy.
+    flag = lambda side: needed.select(F.col("doc").alias(side), F.lit(True).alias("n" + side))  # noqa: E731
+    near = (
+        gone.where(~F.col("same"))
+        .join(flag("rm"), "rm", "left")
+        .join(flag("rk"), "rk", "left")
+        .withColumn("exactly", F.coalesce("nrm", F.lit(False)) & F.coalesce("nrk", F.lit(False)))
+    )
+    by_exact = with_texts(near.where("exactly").select("doc", F.col("rm").alias("a"), F.col("rk").alias("b")))
+    by_exact = by_exact.mapInArrow(
+        lambda it: (
+            pa.RecordBatch.from_arrays([b.column("doc"), e.column("similarity")], names=["doc", "similarity"])
+            for b, e in ((b, next(exact(iter([b])))) for b in it)
+        ),
+        "doc long, similarity double",
+    )
+    by_estimate = with_sigs(near.where(~F.col("exactly")).select("doc", F.col("rm").alias("a"), F.col("rk").alias("b")))
+    by_estimate = by_estimate.mapInArrow(
+        lambda it: (
+            pa.RecordBatch.from_arrays([b.column("doc"), s.column("estimate")], names=["doc", "similarity"])
+            for b, s in ((b, next(settle(iter([b])))) for b in it)
+        ),
+        "doc long, similarity double",
+    )
+    similarity = by_exact.unionByName(by_estimate)
+    ids = docs.select("doc", "id")
+    removed = (
+        gone.join(similarity, "doc", "left")
+        .join(ids, "doc")
+        .join(ids.select(F.col("doc").alias("keeper"), F.col("id").alias("duplicate_of")), "keeper")
+        .orderBy("doc")
+        .select(
+            "id",
+            F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
+            F.when(F.col("same"), F.lit("exact")).otherwise(F.lit("near")).alias("reason"),
+            "duplicate_of",
+            F.concat(F.lit("row#"), F.col("keeper").cast("string")).alias("duplicate_of_source"),
+            F.when(F.col("same"), F.lit(1.0))
+            .otherwise(F.floor(F.col("similarity") * 10000.0 + 0.5) / 10000.0)
+            .alias("similarity"),
+        )
+    )
+    out = docs.select("doc").join(gone.select("doc"), "doc", "left_anti")
+    kept = (
+        indexed.join(out.withColumnRenamed("doc", doc_col), doc_col).orderBy(doc_col).select(*[F.col(c) for c in df.columns])
+    )
+    return {"kept": kept, "removed": removed}

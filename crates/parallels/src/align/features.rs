@@ -162,6 +162,59 @@ impl CorpusDf {
         Ok(())
     }
 
+    /// Its width: 2^`bits` counters.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The number of sentences counted, exactly.
+    pub fn sentence_count(&self) -> u64 {
+        self.sentences.load(Ordering::Relaxed)
+    }
+
+    /// The non-zero counters as `(bucket, count)`, in bucket order: the
+    /// part of a table a distributed run sums by bucket.
+    pub fn nonzero_counts(&self) -> Vec<(u32, u32)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter_map(|(k, c)| {
+                let n = c.load(Ordering::Relaxed);
+                (n != 0).then_some((k as u32, n))
+            })
+            .collect()
+    }
+
+    /// A table of 2^`bits` counters (clamped to 8..=32) with these counts
+    /// (`(bucket, count)`, buckets not given 0, repeated ones added) and
+    /// sentence count: the table again from [`CorpusDf::nonzero_counts`]
+    /// summed over parts. Counts add up wrapping, as counting does. A
+    /// bucket beyond the width is an error.
+    pub fn from_counts(bits: u32, sentences: u64, counts: &[(u32, u64)]) -> std::io::Result<CorpusDf> {
+        let df = CorpusDf::new(bits);
+        df.sentences.store(sentences, Ordering::Relaxed);
+        for &(k, n) in counts {
+            let slot = df.counts.get(k as usize).ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, format!("bucket {k} beyond {} bits", df.bits))
+            })?;
+            slot.fetch_add(n as u32, Ordering::Relaxed);
+        }
+        Ok(df)
+    }
+
+    /// Add the counts of `other` (of the same width) to these, as if this
+    /// table had counted its documents too (wrapping, as counting does).
+    pub fn add_table(&self, other: &CorpusDf) -> std::io::Result<()> {
+        if other.bits != self.bits {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "feature tables of different widths"));
+        }
+        self.sentences.fetch_add(other.sentence_count(), Ordering::Relaxed);
+        for (x, y) in self.counts.iter().zip(&other.counts) {
+            x.fetch_add(y.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
     /// Read a table [`CorpusDf::save`] wrote.
     pub fn load(r: &mut impl std::io::Read) -> std::io::Result<CorpusDf> {
         let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "not a feature table");

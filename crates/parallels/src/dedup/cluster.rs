@@ -14,8 +14,8 @@
 //!   earlier ones (at most [`DedupOptions::bucket_cap`] of them: a key
 //!   shared by thousands of documents is a template, and comparing with the
 //!   first few of them joins the copies all the same). A pair already in one
-//!   cluster is not compared again. With [`Verify::Signature`] a pair whose
-//!   estimate is at or above the threshold is joined. With [`Verify::Exact`]
+//!   cluster is not compared again. With [`Verify::Signature`](super::Verify::Signature) a pair whose
+//!   estimate is at or above the threshold is joined. With [`Verify::Exact`](super::Verify::Exact)
 //!   the count of equal signature values settles the pairs far from the
 //!   threshold ([`Settle`]), and the others are kept for the exact check
 //!   ([`super::verify`]), which the caller runs before [`Joins::clusters`].
@@ -29,8 +29,8 @@ use std::io;
 
 use super::lsh::{band_key, Bands};
 use super::minhash::matches;
-use super::verify::Settle;
-use super::{DedupError, DedupOptions, Table, Verify};
+use super::verify::{Decision, Settle};
+use super::{DedupError, DedupOptions, Table};
 use crate::plumbing::sort::{Record, Sorter};
 use crate::plumbing::{Progress, UnionFind};
 use rustc_hash::FxHashMap;
@@ -119,15 +119,9 @@ pub(crate) fn candidates(
     let n = table.exact.len();
     let mut uf = UnionFind::new(n);
     let mut unsettled: Vec<(u32, u32)> = Vec::new();
-    let k = table.perms;
-    let settle = match opts.verify {
-        // Joined at or above the threshold's count, never left unsettled.
-        Verify::Signature => {
-            let at = (opts.threshold * k as f64 - 1e-9).ceil() as i64;
-            Settle { reject_at_most: at - 1, accept_at_least: at }
-        }
-        Verify::Exact => Settle::new(opts.threshold, k),
-    };
+    // With Verify::Signature, joined at or above the threshold's count,
+    // never left unsettled.
+    let settle = Settle::of(opts);
     let chunk = (opts.memory as usize / BandRecord::SIZE).max(1024);
     // Spills beyond `chunk` records into a temporary folder in `work_dir`,
     // removed with the sorter or its stream, whichever way this returns.
@@ -162,12 +156,13 @@ pub(crate) fn candidates(
                 continue;
             }
             stats.candidate_pairs += 1;
-            let m = matches(table.signature(other), table.signature(r.doc)) as i64;
-            if m >= settle.accept_at_least {
-                stats.verified_pairs += 1;
-                uf.union(other, r.doc);
-            } else if m > settle.reject_at_most {
-                unsettled.push((other, r.doc));
+            match settle.decide(matches(table.signature(other), table.signature(r.doc))) {
+                Decision::Duplicate => {
+                    stats.verified_pairs += 1;
+                    uf.union(other, r.doc);
+                }
+                Decision::Unsettled => unsettled.push((other, r.doc)),
+                Decision::Distinct => {}
             }
         }
         if bucket.len() < opts.bucket_cap {

@@ -744,18 +744,24 @@ fn keep_value(doc: &CorpusDoc, opts: &DedupOptions) -> Option<f64> {
 
 /// The member of a cluster that is kept.
 fn choose(members: &[u32], docs: &[DocEntry], table: &Table, keep: &Keep) -> u32 {
+    keeper(members, |m| docs[m as usize].chars, |m| table.keep_values[m as usize], keep)
+}
+
+/// The member of a cluster that [`Keep`] keeps, given each member's length
+/// in characters (`chars`) and `--keep-field` value (`value`): the rule of
+/// [`dedup`], for a run split over many machines too. `members` are
+/// document indices in input order (the first one read first); not empty.
+pub fn keeper(members: &[u32], chars: impl Fn(u32) -> u64, value: impl Fn(u32) -> Option<f64>, keep: &Keep) -> u32 {
     // Members are in input order; `max_by` keeps the last of equals, so
     // compare with the index reversed.
     match keep {
         Keep::First => members[0],
-        Keep::Longest => *members.iter().max_by_key(|&&m| (docs[m as usize].chars, std::cmp::Reverse(m))).unwrap(),
+        Keep::Longest => *members.iter().max_by_key(|&&m| (chars(m), std::cmp::Reverse(m))).unwrap(),
         Keep::Field(_) => *members
             .iter()
             .max_by(|&&a, &&b| {
-                let va = table.keep_values[a as usize];
-                let vb = table.keep_values[b as usize];
                 let key = |v: Option<f64>| v.filter(|x| !x.is_nan());
-                match (key(va), key(vb)) {
+                match (key(value(a)), key(value(b))) {
                     (Some(x), Some(y)) => x.total_cmp(&y),
                     (Some(_), None) => std::cmp::Ordering::Greater,
                     (None, Some(_)) => std::cmp::Ordering::Less,

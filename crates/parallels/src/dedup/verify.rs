@@ -65,7 +65,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{minhash, DedupError, DocEntry, Table, BATCH_BYTES, BATCH_DOCS};
+use super::{minhash, DedupError, DedupOptions, DocEntry, Table, Verify, BATCH_BYTES, BATCH_DOCS};
 use crate::corpus::{BatchStop, CorpusOptions, CorpusReader, Input};
 use crate::dedup::MinHasher;
 use crate::plumbing::{Progress, Quiet};
@@ -109,6 +109,47 @@ impl Settle {
             accept_at_least = m as i64;
         }
         Settle { reject_at_most, accept_at_least }
+    }
+}
+
+/// What the signatures say of a candidate pair ([`Settle::decide`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// A duplicate, from the signatures alone.
+    Duplicate,
+    /// No duplicate, from the signatures alone.
+    Distinct,
+    /// Left to the exact check ([`exact_similarity`]).
+    Unsettled,
+}
+
+impl Settle {
+    /// The counts `dedup` decides its candidate pairs with under `opts`:
+    /// with [`Verify::Exact`], [`Settle::new`]; with [`Verify::Signature`],
+    /// the estimate against the threshold, nothing left unsettled.
+    pub fn of(opts: &DedupOptions) -> Settle {
+        // As MinHasher::new counts the permutations.
+        let k = opts.perms.max(1);
+        match opts.verify {
+            Verify::Signature => {
+                let at = (opts.threshold * k as f64 - 1e-9).ceil() as i64;
+                Settle { reject_at_most: at - 1, accept_at_least: at }
+            }
+            Verify::Exact => Settle::new(opts.threshold, k),
+        }
+    }
+
+    /// The decision for a pair whose signatures have `matches` equal
+    /// values ([`minhash::matches`]).
+    pub fn decide(&self, matches: usize) -> Decision {
+        let m = matches as i64;
+        if m >= self.accept_at_least {
+            Decision::Duplicate
+        } else if m > self.reject_at_most {
+            Decision::Unsettled
+        } else {
+            Decision::Distinct
+        }
     }
 }
 
@@ -242,6 +283,19 @@ fn set_of(hasher: &MinHasher, tokens: &[u64]) -> Box<[u32]> {
     set.sort_unstable();
     set.dedup();
     set.into_boxed_slice()
+}
+
+/// The exact shingle set of a text as the exact check keeps it (sorted
+/// 32-bit values, see the module docs).
+pub fn exact_set(hasher: &MinHasher, text: &str) -> Box<[u32]> {
+    set_of(hasher, &hasher.tokens(text))
+}
+
+/// The exact Jaccard similarity of two texts as the exact check of
+/// `dedup` measures it (on [`exact_set`]s): what decides a pair
+/// [`Decision::Unsettled`] by its signatures.
+pub fn exact_similarity(hasher: &MinHasher, a: &str, b: &str) -> f64 {
+    minhash::jaccard(&exact_set(hasher, a), &exact_set(hasher, b))
 }
 
 /// Recompute the shingle sets of the documents `needed` (indices, sorted,

@@ -10,7 +10,10 @@
 //!   batch, to be summed over batches ([`add_feature_tables`]) and shared
 //!   with every aligning worker;
 //! * [`sketches`]: MinHash signatures, exact-duplicate hashes and LSH band
-//!   keys of a batch, as `dedup` sketches its corpus;
+//!   keys of a batch, as `dedup` sketches its corpus; [`bucket_pairs`],
+//!   the candidate pairs of a band bucket; [`settle_pairs`] and
+//!   [`exact_similarities`], `dedup`'s decision on candidate pairs (the
+//!   kept document of each cluster is [`crate::dedup::keeper`]'s);
 //! * [`align_candidates`]: align a batch of candidate pairs, given each
 //!   document's seeds shared with others and the corpus-wide feature
 //!   table, through the very function `scan` aligns its chunks with;
@@ -24,7 +27,8 @@ use super::{align_chunk, cluster, seeds, DocRecord, ScanOptions, SeedDfIndex, St
 use crate::align::features::CorpusDf;
 use crate::align::{covered_chars, Aligner, Passage, Span};
 use crate::corpus::Source;
-use crate::dedup::{lsh, DedupOptions};
+use crate::dedup::verify::{self, Decision, Settle};
+use crate::dedup::{lsh, minhash, DedupOptions};
 use crate::plumbing::sort::Sorter;
 use rayon::prelude::*;
 use std::io;
@@ -61,89 +65,36 @@ pub fn feature_table(texts: &[&str], opts: &ScanOptions) -> CorpusDf {
     df
 }
 
-/// A saved [`CorpusDf`] ([`CorpusDf::save`]) as its parts: width, sentence
-/// count and counters.
-fn table_parts(bytes: &[u8]) -> io::Result<(u32, CorpusDf)> {
-    let df = CorpusDf::load(&mut &bytes[..])?;
-    let mut b4 = [0u8; 4];
-    b4.copy_from_slice(bytes.get(..4).ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?);
-    Ok((u32::from_le_bytes(b4), df))
-}
-
 /// The sum of feature tables saved with [`CorpusDf::save`] (all of one
 /// width), saved the same way: the corpus-wide table of a corpus read in
 /// parts. Counts add up (wrapping, as counting does) as they would had one table
 /// counted every part.
 pub fn add_feature_tables(tables: &[Vec<u8>]) -> io::Result<Vec<u8>> {
-    let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
-    let mut sum: Option<(u32, Vec<u8>)> = None;
+    let mut sum: Option<CorpusDf> = None;
     for t in tables {
-        // Loading checks the format; the sum is then taken on the saved
-        // words: a u32 width, a u64 sentence count, u32 counters.
-        let (bits, _) = table_parts(t)?;
-        match &mut sum {
-            None => sum = Some((bits, t.clone())),
-            Some((b, acc)) => {
-                if *b != bits || acc.len() != t.len() {
-                    return Err(bad("feature tables of different widths"));
-                }
-                let sentences = |x: &[u8]| u64::from_le_bytes(x[4..12].try_into().unwrap());
-                let total = sentences(acc).wrapping_add(sentences(t));
-                acc[4..12].copy_from_slice(&total.to_le_bytes());
-                for (x, y) in acc[12..].chunks_exact_mut(4).zip(t[12..].chunks_exact(4)) {
-                    let s = u32::from_le_bytes((&*x).try_into().unwrap())
-                        .wrapping_add(u32::from_le_bytes(y.try_into().unwrap()));
-                    x.copy_from_slice(&s.to_le_bytes());
-                }
-            }
+        let df = CorpusDf::load(&mut &t[..])?;
+        match &sum {
+            None => sum = Some(df),
+            Some(acc) => acc.add_table(&df)?,
         }
     }
-    match sum {
-        Some((_, bytes)) => Ok(bytes),
-        None => {
-            let mut out = Vec::new();
-            CorpusDf::new(ScanOptions::default().df_bits).save(&mut out)?;
-            Ok(out)
-        }
-    }
+    let mut out = Vec::new();
+    sum.unwrap_or_else(|| CorpusDf::new(ScanOptions::default().df_bits)).save(&mut out)?;
+    Ok(out)
 }
 
-/// The non-zero counters of a saved feature table: the sentence count
-/// and `(bucket, count)` pairs, to be summed over the parts of a corpus
-/// (a distributed sum by bucket) and made a table again with
+/// The non-zero counters of a feature table: the sentence count and
+/// `(bucket, count)` pairs, to be summed over the parts of a corpus (a
+/// distributed sum by bucket) and made a table again with
 /// [`feature_table_of_counts`].
 pub fn feature_counts(table: &CorpusDf) -> io::Result<(u64, Vec<(u32, u32)>)> {
-    let mut bytes = Vec::new();
-    table.save(&mut bytes)?;
-    let sentences = u64::from_le_bytes(bytes[4..12].try_into().unwrap());
-    let counts = bytes[12..]
-        .chunks_exact(4)
-        .enumerate()
-        .filter_map(|(k, c)| {
-            let n = u32::from_le_bytes(c.try_into().unwrap());
-            (n != 0).then_some((k as u32, n))
-        })
-        .collect();
-    Ok((sentences, counts))
+    Ok((table.sentence_count(), table.nonzero_counts()))
 }
 
 /// The feature table of `bits` bits with these counts (buckets not given
-/// are 0), as [`CorpusDf::load`] reads it.
+/// are 0), as [`CorpusDf::from_counts`] makes it.
 pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)]) -> io::Result<CorpusDf> {
-    let bits = bits.clamp(8, 32);
-    let mut bytes = Vec::with_capacity(12 + (4usize << bits));
-    bytes.extend_from_slice(&bits.to_le_bytes());
-    bytes.extend_from_slice(&sentences.to_le_bytes());
-    bytes.resize(12 + (4usize << bits), 0);
-    for &(k, n) in counts {
-        let at = 12 + 4 * k as usize;
-        let slot = bytes
-            .get_mut(at..at + 4)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bucket {k} beyond {bits} bits")))?;
-        let old = u32::from_le_bytes((&*slot).try_into().unwrap());
-        slot.copy_from_slice(&old.wrapping_add(n as u32).to_le_bytes());
-    }
-    CorpusDf::load(&mut &bytes[..])
+    CorpusDf::from_counts(bits, sentences, counts)
 }
 
 /// One document of a batch of candidate pairs.
@@ -278,6 +229,8 @@ pub struct BandedSketch {
     pub exact: Option<u128>,
     /// Its tokens.
     pub tokens: u32,
+    /// Its length in characters, as `dedup`'s `--keep longest` compares it.
+    pub chars: u64,
     /// The key of each band of [`DedupOptions::bands`].
     pub bands: Vec<u64>,
 }
@@ -290,11 +243,49 @@ pub fn sketches(texts: &[&str], opts: &DedupOptions) -> Vec<BandedSketch> {
     texts
         .par_iter()
         .map(|t| {
-            let s = hasher.sketch(t);
+            let mut tokens = Vec::with_capacity(t.len() / 3);
+            let len = hasher.for_each_token(t, |id, _| tokens.push(id));
+            let s = hasher.sketch_tokens(&tokens);
             let bands = (0..b.bands).map(|k| lsh::band_key(&s.signature, b, k)).collect();
-            BandedSketch { signature: s.signature, exact: s.exact, tokens: s.tokens, bands }
+            // As `dedup` counts: the normalizer's length, unless the text
+            // was too long for it.
+            let chars = if len < u32::MAX { len as u64 } else { t.chars().count() as u64 };
+            BandedSketch { signature: s.signature, exact: s.exact, tokens: s.tokens, chars, bands }
         })
         .collect()
+}
+
+/// The pairs `dedup` compares in one bucket of documents sharing a band
+/// key (`docs` in input order): each document with the earlier ones among
+/// the first [`DedupOptions::bucket_cap`]. A distributed run takes the
+/// same pairs (by each document's place in its bucket) so that its
+/// clusters are those of one machine.
+pub fn bucket_pairs(docs: &[u32], cap: usize) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    for (j, &b) in docs.iter().enumerate() {
+        for &a in &docs[..j.min(cap)] {
+            if a != b {
+                pairs.push((a.min(b), a.max(b)));
+            }
+        }
+    }
+    pairs
+}
+
+/// The signatures' decision on candidate pairs `(a, b)` (signatures of
+/// [`sketches`]) as `dedup` takes it, with their estimated similarity:
+/// pairs [`Decision::Unsettled`] go to [`exact_similarities`].
+pub fn settle_pairs(pairs: &[(&[u32], &[u32])], opts: &DedupOptions) -> Vec<(Decision, f64)> {
+    let settle = Settle::of(opts);
+    pairs.par_iter().map(|&(a, b)| (settle.decide(minhash::matches(a, b)), minhash::estimate(a, b))).collect()
+}
+
+/// The exact Jaccard similarity of each pair of texts, as `dedup`'s exact
+/// check measures it (a pair is a duplicate at or above
+/// [`DedupOptions::threshold`]).
+pub fn exact_similarities(pairs: &[(&str, &str)], opts: &DedupOptions) -> Vec<f64> {
+    let hasher = opts.hasher();
+    pairs.par_iter().map(|&(a, b)| verify::exact_similarity(&hasher, a, b)).collect()
 }
 
 #[cfg(test)]
@@ -400,5 +391,93 @@ mod tests {
         assert_ne!(got[0].exact, got[2].exact);
         assert_eq!(got[0].bands.len(), opts.bands().bands);
         assert_eq!(got[0].bands[0], lsh::band_key(&s.signature, opts.bands(), 0));
+    }
+
+    #[test]
+    fn bucket_pairs_take_the_first_of_a_bucket() {
+        assert_eq!(bucket_pairs(&[1, 4, 7], 64), vec![(1, 4), (1, 7), (4, 7)]);
+        assert_eq!(bucket_pairs(&[1, 4, 7, 9], 2), vec![(1, 4), (1, 7), (4, 7), (1, 9), (4, 9)]);
+        assert!(bucket_pairs(&[3], 64).is_empty());
+    }
+
+    #[test]
+    fn dedup_stages_give_the_clusters_of_dedup() {
+        use crate::corpus::{resolve, CorpusOptions, CorpusReader};
+        use crate::dedup::{dedup, Fate};
+        use crate::plumbing::UnionFind;
+        // A, a copy of A with one character changed, B, A again, an
+        // unrelated text, and B with a sentence added.
+        let a2 = A.replacen("七国", "七邦", 1);
+        let b2 = format!("{B}刘备字玄德。");
+        let c = "滚滚长江东逝水，浪花淘尽英雄。是非成败转头空，青山依旧在，几度夕阳红。";
+        let texts = [A, a2.as_str(), B, A, c, b2.as_str()];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("docs.jsonl");
+        let lines: Vec<String> = texts
+            .iter()
+            .enumerate()
+            .map(|(k, t)| serde_json::json!({"id": k.to_string(), "text": t}).to_string())
+            .collect();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let mut unsettled = 0;
+        for threshold in [0.5, 0.8] {
+            let opts = DedupOptions { threshold, ngram: 3, ..DedupOptions::default() };
+            let mut reader =
+                CorpusReader::new(resolve(std::slice::from_ref(&path)).unwrap(), CorpusOptions::default()).unwrap();
+            let want = dedup(&mut reader, &opts, &crate::plumbing::Quiet).unwrap();
+
+            // The stages: copies, band buckets, settled and exact pairs.
+            let sk = sketches(&texts, &opts);
+            let mut uf = UnionFind::new(texts.len());
+            let mut buckets: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
+            for (d, s) in sk.iter().enumerate() {
+                match sk[..d].iter().position(|e| e.exact == s.exact) {
+                    Some(first) => {
+                        uf.union(first as u32, d as u32);
+                    }
+                    None => s.bands.iter().for_each(|&k| buckets.entry(k).or_default().push(d as u32)),
+                }
+            }
+            let mut pairs: Vec<(u32, u32)> = buckets.values().flat_map(|b| bucket_pairs(b, opts.bucket_cap)).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let sigs: Vec<(&[u32], &[u32])> =
+                pairs.iter().map(|&(a, b)| (&sk[a as usize].signature[..], &sk[b as usize].signature[..])).collect();
+            for (&(a, b), (decision, _)) in pairs.iter().zip(settle_pairs(&sigs, &opts)) {
+                let similar = match decision {
+                    Decision::Duplicate => true,
+                    Decision::Distinct => false,
+                    Decision::Unsettled => {
+                        unsettled += 1;
+                        exact_similarities(&[(texts[a as usize], texts[b as usize])], &opts)[0] >= threshold
+                    }
+                };
+                if similar {
+                    uf.union(a, b);
+                }
+            }
+            for (d, doc) in want.docs.iter().enumerate() {
+                let root = uf.find(d as u32);
+                match doc.fate {
+                    // Kept first of its cluster: the smallest index.
+                    Fate::Kept => assert_eq!(root, d as u32, "{threshold} {d}"),
+                    Fate::Removed { of, .. } => assert_eq!(root, of, "{threshold} {d}"),
+                    Fate::Trimmed(_) => unreachable!(),
+                }
+            }
+            // Something was found: A's copies; at 0.5, B (half of A's
+            // shingles) and its longer copy too.
+            assert!(matches!(want.docs[3].fate, Fate::Removed { of: 0, .. }));
+            assert!(matches!(want.docs[1].fate, Fate::Removed { of: 0, .. }));
+            if threshold == 0.5 {
+                assert!(matches!(want.docs[2].fate, Fate::Removed { of: 0, .. }));
+                assert!(matches!(want.docs[5].fate, Fate::Removed { of: 0, .. }));
+            } else {
+                assert_eq!(want.docs[2].fate, Fate::Kept);
+            }
+            assert_eq!(sk[4].chars, c.chars().count() as u64);
+        }
+        // The exact check decided some pair.
+        assert!(unsettled > 0);
     }
 }

@@ -1,0 +1,133 @@
+"""One run of the Spark driver (`parallels.spark.scan` or `.dedup`) on a
+JSON Lines corpus, for bench_spark.sh: the tables written as Parquet (so
+that everything is computed once), and Spark's own measures read back from
+its event log: tasks, their run time, and the bytes shuffled.
+
+    python bench/bench_spark.py scan|dedup DOCS OUT [--master local[2]] [--partitions N]
+
+Prints one JSON object: wall seconds (session start, the driver's work),
+input partitions, tasks, executor run time (s), shuffle bytes written and
+read, and the counts of the tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+
+def event_totals(log_dir: str) -> dict:
+    """Sums over every task of the application's event log."""
+    tasks = run_ms = shuffle_w = shuffle_r = 0
+    per_stage: dict = {}
+    # Spark 4 writes a folder of rolling event files per application.
+    for path in glob.glob(os.path.join(log_dir, "**", "*"), recursive=True):
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if '"SparkListenerTaskEnd"' not in line:
+                    continue
+                e = json.loads(line)
+                m = e.get("Task Metrics") or {}
+                tasks += 1
+                run_ms += m.get("Executor Run Time", 0)
+                w = (m.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
+                r = m.get("Shuffle Read Metrics") or {}
+                shuffle_w += w
+                shuffle_r += r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
+                s = per_stage.setdefault(e["Stage ID"], [0, 0])
+                s[0] += 1
+                s[1] += m.get("Executor Run Time", 0)
+    return {
+        "tasks": tasks,
+        "executor_run_s": round(run_ms / 1000, 2),
+        "shuffle_write_mb": round(shuffle_w / 2**20, 1),
+        "shuffle_read_mb": round(shuffle_r / 2**20, 1),
+        "stages": len(per_stage),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["scan", "dedup"])
+    ap.add_argument("docs")
+    ap.add_argument("out")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--partitions", type=int, default=0, help="input and shuffle partitions (0: Spark's input splits, 8 shuffle partitions)")
+    ap.add_argument("--memory", default="2g")
+    a = ap.parse_args()
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    import parallels.spark as ps
+
+    logs = tempfile.mkdtemp(prefix="parallels-spark-events-")
+    t0 = time.perf_counter()
+    b = (
+        SparkSession.builder.master(a.master)
+        .appName(f"parallels-bench-{a.mode}")
+        .config("spark.driver.memory", a.memory)
+        .config("spark.ui.enabled", "false")
+        .config("spark.eventLog.enabled", "true")
+        .config("spark.eventLog.dir", "file://" + logs)
+        .config("spark.eventLog.compress", "false")
+    )
+    size = os.path.getsize(a.docs)
+    b = b.config("spark.ui.showConsoleProgress", "false")
+    if not a.partitions:
+        # Spark's 200 shuffle partitions are 200 tasks per shuffle for a
+        # few MB on two cores: 8 instead.
+        b = b.config("spark.sql.shuffle.partitions", "8").config("spark.default.parallelism", "8")
+    else:
+        b = (
+            b.config("spark.sql.shuffle.partitions", str(a.partitions))
+            .config("spark.default.parallelism", str(a.partitions))
+            .config("spark.sql.files.maxPartitionBytes", str(size // a.partitions + 1))
+            .config("spark.sql.files.openCostInBytes", "0")
+        )
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    t1 = time.perf_counter()
+    df = spark.read.json(a.docs)
+    if a.mode == "dedup":
+        df = df.select("id", "text", *[c for c in df.columns if c not in ("id", "text")])
+    parts = df.rdd.getNumPartitions()
+    t2 = time.perf_counter()
+    shutil.rmtree(a.out, ignore_errors=True)
+    counts = {}
+    if a.mode == "scan":
+        got = ps.scan(df)
+        for name in ("passages", "clusters", "documents"):
+            got[name].write.parquet(os.path.join(a.out, name))
+    else:
+        got = ps.dedup(df)
+        for name in ("kept", "removed"):
+            got[name].write.parquet(os.path.join(a.out, name))
+    t3 = time.perf_counter()
+    for name in got:
+        counts[name] = spark.read.parquet(os.path.join(a.out, name)).count()
+    spark.stop()
+    out = {
+        "mode": a.mode,
+        "master": a.master,
+        "input_partitions": parts,
+        "session_s": round(t1 - t0, 2),
+        "work_s": round(t3 - t2, 2),
+        "read_s": round(t2 - t1, 2),
+        **event_totals(logs),
+        "rows": counts,
+    }
+    shutil.rmtree(logs, ignore_errors=True)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
