@@ -81,7 +81,10 @@ use std::path::{Path, PathBuf};
 pub use parquet_out::write_parquet;
 pub use seeds::SeedParams;
 use significance::shared_wording;
-pub use significance::{seed_weight, significance, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
+pub use significance::{
+    seed_weight, significance, Commonness, Side, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY,
+    PROSE_RATIO,
+};
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
 pub const SCAN_SCHEMA: &str = "parallels.scan/1";
@@ -1235,10 +1238,14 @@ pub(crate) fn align_prepared(
         chunk.iter().zip(&reach).filter(|(_, &r)| r).flat_map(|(&(a, b, _), _)| [a, b]).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let vectors: Vec<Vectors> = wanted.par_iter().map(|d| corpus_vectors(&cache[d].p.seg, corpus_df)).collect();
-    for (d, v) in wanted.iter().zip(vectors) {
+    let vectors: Vec<(Vectors, Commonness)> = wanted
+        .par_iter()
+        .map(|d| (corpus_vectors(&cache[d].p.seg, corpus_df), Commonness::new(&cache[d].p.seg, corpus_df)))
+        .collect();
+    for (d, (v, common)) in wanted.iter().zip(vectors) {
         if let Some(c) = cache.get_mut(d) {
             c.vectors = Some(v);
+            c.common = common;
         }
     }
     let aligned: Vec<Aligned> = chunk
@@ -1250,8 +1257,10 @@ pub(crate) fn align_prepared(
             let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
             let (Some(va), Some(vb)) = (&da.vectors, &db.vectors) else { return x };
             let found = aligner.align_weighed(&da.p, va, &db.p, vb, corpus_df);
-            let sig: Vec<f64> =
-                found.iter().map(|p| significance(p, (&da.p.seg, &da.weights), (&db.p.seg, &db.weights))).collect();
+            let sig: Vec<f64> = found
+                .iter()
+                .map(|p| significance(p, (&da.p.seg, &da.weights, &da.common), (&db.p.seg, &db.weights, &db.common)))
+                .collect();
             let parallel: f64 = found
                 .iter()
                 .zip(&sig)
@@ -1296,6 +1305,9 @@ pub(crate) struct ChunkDoc {
     /// Its sentence vectors, when a pair of the chunk is aligned.
     vectors: Option<Vectors>,
     weights: TokenWeights,
+    /// How common its words are in the corpus, when a pair of the chunk
+    /// is aligned.
+    common: Commonness,
     /// Its seeds found in two documents or more: position, document
     /// frequency, hash.
     shared: Vec<(u32, u32, u64)>,
@@ -1319,6 +1331,7 @@ impl ChunkDoc {
             p,
             vectors: None,
             weights: TokenWeights::default(),
+            common: Commonness::default(),
             shared: Vec::new(),
             by_hash: Vec::new(),
         };
@@ -1726,7 +1739,15 @@ mod tests {
         let mut all = seeds::seeds(&p.seg, &opts.seeds);
         let weights = TokenWeights::new(&p.seg, &all, &[], &opts.seeds);
         all.sort_unstable();
-        ChunkDoc { text: text.to_owned(), p, vectors: None, weights, shared: Vec::new(), by_hash: all }
+        ChunkDoc {
+            text: text.to_owned(),
+            p,
+            vectors: None,
+            weights,
+            common: Commonness::default(),
+            shared: Vec::new(),
+            by_hash: all,
+        }
     }
 
     #[test]
