@@ -1238,14 +1238,10 @@ pub(crate) fn align_prepared(
         chunk.iter().zip(&reach).filter(|(_, &r)| r).flat_map(|(&(a, b, _), _)| [a, b]).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let vectors: Vec<(Vectors, Commonness)> = wanted
-        .par_iter()
-        .map(|d| (corpus_vectors(&cache[d].p.seg, corpus_df), Commonness::new(&cache[d].p.seg, corpus_df)))
-        .collect();
-    for (d, (v, common)) in wanted.iter().zip(vectors) {
+    let vectors: Vec<Vectors> = wanted.par_iter().map(|d| corpus_vectors(&cache[d].p.seg, corpus_df)).collect();
+    for (d, v) in wanted.iter().zip(vectors) {
         if let Some(c) = cache.get_mut(d) {
             c.vectors = Some(v);
-            c.common = common;
         }
     }
     let aligned: Vec<Aligned> = chunk
@@ -1257,9 +1253,15 @@ pub(crate) fn align_prepared(
             let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
             let (Some(va), Some(vb)) = (&da.vectors, &db.vectors) else { return x };
             let found = aligner.align_weighed(&da.p, va, &db.p, vb, corpus_df);
+            // How common their words are, for the documents with a passage.
+            let (ca, cb) = if found.is_empty() {
+                (&Commonness::EMPTY, &Commonness::EMPTY)
+            } else {
+                (da.commonness(corpus_df), db.commonness(corpus_df))
+            };
             let sig: Vec<f64> = found
                 .iter()
-                .map(|p| significance(p, (&da.p.seg, &da.weights, &da.common), (&db.p.seg, &db.weights, &db.common)))
+                .map(|p| significance(p, (&da.p.seg, &da.weights, ca), (&db.p.seg, &db.weights, cb)))
                 .collect();
             let parallel: f64 = found
                 .iter()
@@ -1305,9 +1307,9 @@ pub(crate) struct ChunkDoc {
     /// Its sentence vectors, when a pair of the chunk is aligned.
     vectors: Option<Vectors>,
     weights: TokenWeights,
-    /// How common its words are in the corpus, when a pair of the chunk
-    /// is aligned.
-    common: Commonness,
+    /// How common its words are in the corpus, once a pair of the chunk
+    /// has found a passage in it.
+    common: std::sync::OnceLock<Commonness>,
     /// Its seeds found in two documents or more: position, document
     /// frequency, hash.
     shared: Vec<(u32, u32, u64)>,
@@ -1331,7 +1333,7 @@ impl ChunkDoc {
             p,
             vectors: None,
             weights: TokenWeights::default(),
-            common: Commonness::default(),
+            common: std::sync::OnceLock::new(),
             shared: Vec::new(),
             by_hash: Vec::new(),
         };
@@ -1339,6 +1341,11 @@ impl ChunkDoc {
         all.sort_unstable();
         d.by_hash = all;
         d
+    }
+
+    /// How common its words are in `corpus` (computed once).
+    fn commonness(&self, corpus: &CorpusDf) -> &Commonness {
+        self.common.get_or_init(|| Commonness::new(&self.p.seg, corpus))
     }
 
     /// Weigh its tokens (again) from its seeds `all` (by position) and
@@ -1744,7 +1751,7 @@ mod tests {
             p,
             vectors: None,
             weights,
-            common: Commonness::default(),
+            common: std::sync::OnceLock::new(),
             shared: Vec::new(),
             by_hash: all,
         }

@@ -253,6 +253,9 @@ pub struct Commonness {
 }
 
 impl Commonness {
+    /// No document: every span counts whole.
+    pub const EMPTY: Commonness = Commonness { sums: Vec::new(), words: Vec::new() };
+
     /// The commonness of `seg`'s tokens in `corpus`.
     pub fn new(seg: &Segmented, corpus: &CorpusDf) -> Commonness {
         let sentences = corpus.sentences().max(1.0) as f64;
