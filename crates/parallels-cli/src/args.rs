@@ -117,8 +117,10 @@ pub struct ReportArgs {
     pub min_seeds: u32,
     /// Report only passages at least this significant: their length in
     /// tokens that few other documents of the corpus share (formula,
-    /// templates and numbers count little or nothing), times their score.
-    /// 0 reports every passage found.
+    /// templates and numbers count little or nothing), times their score,
+    /// less for a list (names, titles and places, with fewer of the
+    /// corpus's common words than the text around it). 0 reports every
+    /// passage found.
     #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
     pub min_significance: f64,
     /// Report a pair's `parallel` passages only when the wording their

@@ -33,9 +33,9 @@
 //!
 //! `score` is the passage's own (share of exactly matched tokens for a
 //! copy, mean link similarity for parallel versions), so a loose
-//! paraphrase needs more text than a copy; a list counts less (below). The unit is a token: a
-//! significance of 40 is worth 40 tokens of text shared by the two
-//! documents alone and matched exactly. A `verbatim` passage is reported
+//! paraphrase needs more text than a copy; a list counts less (below).
+//! The unit is a token: a significance of 40 is worth 40 tokens of text
+//! shared by the two documents alone and matched exactly. A `verbatim` passage is reported
 //! when its significance is at least [`MIN_SIGNIFICANCE`]; the `parallel`
 //! passages of a pair are reported, all of them (headings, moved
 //! paragraphs), when those among them that reach [`MIN_SIGNIFICANCE`] add
