@@ -140,82 +140,101 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # Documents in input order: `doc` is the row's place in `df`.
     others = [c for c in df.columns if c not in (id, text, group)]
     meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
-    rows = df.select(
-        F.col(id).cast("string").alias("id"),
-        F.col(text).cast("string").alias("text"),
-        (F.col(group).cast("string") if group else F.lit(None).cast("string")).alias("grp"),
-        meta.alias("meta"),
-    )
-    indexed = rows.rdd.zipWithIndex().map(lambda r: (r[1], *r[0]))
-    docs = spark.createDataFrame(
-        indexed, "doc long, id string, text string, grp string, meta string"
+    rows = _numbered(
+        df.select(
+            F.col(id).cast("string").alias("id"),
+            F.col(text).cast("string").alias("text"),
+            (F.col(group).cast("string") if group else F.lit(None).cast("string")).alias("grp"),
+            meta.alias("meta"),
+        ),
+        "doc",
     ).where(F.col("id").isNotNull() & F.col("text").isNotNull())
-    first = Window.partitionBy("id").orderBy("doc")
-    docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
+    docs = _first_of_each_id(rows, "doc").cache()
 
-    # 1. Fingerprints.
+    # 1. Fingerprints, and the counts of sentence features in the same
+    # pass over the texts: a batch's counts come out as one extra row,
+    # `doc` -1, the buckets in `seed_hash` and their counts in `seed_pos`
+    # (bucket -1: the batch's sentences).
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
         from parallels import fingerprints
 
+        longs = pa.list_(pa.int64())
         for b in batches:
             f = fingerprints(b.column("text"), **norm)
             yield pa.RecordBatch.from_arrays(
                 [
                     b.column("doc"),
+                    b.column("grp"),
                     pc.cast(f.column("chars"), pa.int64()),
-                    pc.cast(f.column("seed_hash"), pa.list_(pa.int64()), safe=False),
-                    pc.cast(f.column("seed_pos"), pa.list_(pa.int64())),
+                    pc.cast(f.column("seed_hash"), longs, safe=False),
+                    pc.cast(f.column("seed_pos"), longs),
                 ],
-                names=["doc", "chars", "seed_hash", "seed_pos"],
+                names=["doc", "grp", "chars", "seed_hash", "seed_pos"],
+            )
+            sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
+            t = pa.ipc.open_stream(pa.py_buffer(counts)).read_all()
+            one = lambda c, first: pa.ListArray.from_arrays(  # noqa: E731
+                pa.array([0, t.num_rows + 1], pa.int32()),
+                pa.concat_arrays([pa.array([first], pa.int64()), pc.cast(t.column(c), pa.int64()).combine_chunks()]),
+            )
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([-1], pa.int64()),
+                    pa.nulls(1, pa.string()),
+                    pa.array([0], pa.int64()),
+                    one("bucket", -1),
+                    one("count", sentences),
+                ],
+                names=["doc", "grp", "chars", "seed_hash", "seed_pos"],
             )
 
-    fps = docs.select("doc", "text").mapInArrow(
-        fingerprint, "doc long, chars long, seed_hash array<long>, seed_pos array<long>"
+    fp_out = docs.select("doc", "text", "grp").mapInArrow(
+        fingerprint, "doc long, grp string, chars long, seed_hash array<long>, seed_pos array<long>"
     ).cache()
-    seeds = fps.select("doc", F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("s")).select(
-        "doc", F.col("s.seed_hash").alias("hash"), F.col("s.seed_pos").alias("pos")
-    )
+    fps = fp_out.where(F.col("doc") >= 0)
 
-    # 2. Document frequencies and candidate pairs.
-    hash_doc = seeds.select("hash", "doc").distinct()
-    freq = hash_doc.groupBy("hash").agg(F.count("*").alias("df")).where(F.col("df") >= 2)
+    # 2. Document frequencies and candidate pairs: the seeds grouped by
+    # hash once (every place of every seed); from the groups, each
+    # document's shared seeds with their frequencies, and the votes of
+    # the seeds in at most `max_df` documents for every two documents of
+    # different groups.
+    occ = (
+        fps.select("doc", "grp", F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("s"))
+        .groupBy(F.col("s.seed_hash").alias("hash"))
+        .agg(F.collect_list(F.struct("doc", F.col("s.seed_pos").alias("pos"), "grp")).alias("o"))
+        .select("o", F.expr("array_sort(array_distinct(transform(o, x -> struct(x.doc as doc, x.grp as grp))))").alias("d"))
+        .where(F.size("d") >= 2)
+        .cache()
+    )
     shared = (
-        seeds.join(freq, "hash")
-        .groupBy("doc")
-        .agg(F.sort_array(F.collect_list(F.struct("pos", "df"))).alias("s"))
+        occ.select(F.size("d").cast("long").alias("df"), F.explode("o").alias("x"))
+        .groupBy(F.col("x.doc").alias("doc"))
+        .agg(F.sort_array(F.collect_list(F.struct(F.col("x.pos").alias("pos"), "df"))).alias("s"))
         .select("doc", F.col("s.pos").alias("shared_pos"), F.col("s.df").alias("shared_df"))
     )
-    voting = hash_doc.join(freq.where(F.col("df") <= max_df), "hash").join(docs.select("doc", "grp"), "doc")
-    x, y = voting.alias("x"), voting.alias("y")
-    votes = x.join(y, (F.col("x.hash") == F.col("y.hash")) & (F.col("x.doc") < F.col("y.doc"))).where(
-        F.col("x.grp").isNull() | F.col("y.grp").isNull() | (F.col("x.grp") != F.col("y.grp"))
-    )
+    other_group = "(x.grp is null or y.grp is null or x.grp != y.grp)"
     candidates = (
-        votes.groupBy(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
+        occ.where(F.size("d") <= max_df)
+        .select(
+            F.explode(
+                F.expr(
+                    f"flatten(transform(d, x -> transform(filter(d, y -> y.doc > x.doc and {other_group}), "
+                    "y -> struct(x.doc as a, y.doc as b))))"
+                )
+            ).alias("p")
+        )
+        .groupBy(F.col("p.a").alias("a"), F.col("p.b").alias("b"))
         .agg(F.count("*").alias("k"))
         .where(F.col("k") >= min_seeds)
     )
 
     # 3. Corpus-wide feature weights: summed by bucket, broadcast once.
-    def count_features(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from parallels import _parallels as native
-
-        for b in batches:
-            sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
-            t = pa.ipc.open_stream(pa.py_buffer(counts)).read_all()
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.concat_arrays([pa.array([-1], pa.int64()), pc.cast(t.column("bucket"), pa.int64()).combine_chunks()]),
-                    pa.concat_arrays([pa.array([sentences], pa.int64()), pc.cast(t.column("count"), pa.int64()).combine_chunks()]),
-                ],
-                names=["bucket", "count"],
-            )
-
     sums = (
-        docs.select("text")
-        .mapInArrow(count_features, "bucket long, count long")
-        .groupBy("bucket")
-        .agg(F.sum("count").alias("count"))
+        fp_out.where(F.col("doc") < 0)
+        .select(F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("x"))
+        .groupBy(F.col("x.seed_hash").alias("bucket"))
+        .agg(F.sum("x.seed_pos").alias("count"))
         .toArrow()
     )
     buckets, counts = sums.column("bucket").to_pylist(), sums.column("count").to_pylist()
@@ -225,13 +244,12 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     key = uuid.uuid4().hex
 
     # 4. Alignment of candidate pairs.
-    side = docs.select("doc", "text").join(shared, "doc", "left")
+    side = docs.select("doc", "text").join(shared, "doc")
     pairs = (
         candidates.join(side.select([F.col(c).alias("a_" + c) for c in side.columns]), F.col("a") == F.col("a_doc"))
         .join(side.select([F.col(c).alias("b_" + c) for c in side.columns]), F.col("b") == F.col("b_doc"))
         .select("a", "b", "k", "a_text", "a_shared_pos", "a_shared_df", "b_text", "b_shared_pos", "b_shared_df")
     )
-
     def align(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
 
@@ -279,7 +297,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             p.select("pid", F.lit(1).alias("side"), F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
         )
         .withColumn("node", F.col("pid") * 2 + F.col("side"))
-        .localCheckpoint()
     )
     # Edges: the two sides of a passage, and two spans of one document that
     # are one place (overlapping by half of the longer one).
@@ -298,23 +315,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .select(F.col("x.node").alias("u"), F.col("y.node").alias("v"))
     )
     edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
-    both = edges.unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v"))).localCheckpoint()
-    # Every node takes the smallest label of its neighbours until none
-    # changes: each component ends with the smallest node id in it.
-    labels = nodes.select("node", F.col("node").alias("label")).localCheckpoint()
-    while True:
-        smallest = (
-            both.join(labels.withColumnRenamed("node", "v"), "v").groupBy("u").agg(F.min("label").alias("m"))
-        )
-        new = (
-            labels.join(smallest.withColumnRenamed("u", "node"), "node", "left")
-            .select("node", F.least("label", F.coalesce("m", "label")).alias("label"))
-            .localCheckpoint()
-        )
-        changed = new.join(labels.withColumnRenamed("label", "old"), "node").where(F.col("label") != F.col("old")).count()
-        labels = new
-        if changed == 0:
-            break
+    # Every node is in an edge (its passage's), so every node gets a label:
+    # the smallest node of its component.
+    labels = _components(edges)
     # Members: per component, its spans by document and position, those
     # of one document that overlap merged; components numbered by their
     # first member.
@@ -404,27 +407,79 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
 
 
+def _numbered(df: Any, name: str) -> Any:
+    """``df`` with a column ``name``: each row's place in ``df`` (0, 1, ...),
+    as ``zipWithIndex`` numbers them, computed in the JVM: a row's place in
+    its partition plus the rows of the partitions before it (one small job
+    counts the rows of each partition). ``df`` is cached, so that both
+    passes see the same partitions."""
+    from pyspark.sql import functions as F
+
+    low = (1 << 33) - 1  # monotonically_increasing_id: partition << 33 | row
+    tagged = df.withColumn(name, F.monotonically_increasing_id()).cache()
+    counts = tagged.groupBy(F.shiftright(F.col(name), 33).alias("p")).count().collect()
+    sizes = {r["p"]: r["count"] for r in counts}
+    offsets, total = [], 0
+    for p in range(max(sizes, default=-1) + 1):
+        offsets.append(total)
+        total += sizes.get(p, 0)
+    if not offsets:
+        return tagged
+    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), F.shiftright(F.col(name), 33).cast("int") + 1)
+    return tagged.withColumn(name, start + F.col(name).bitwiseAND(F.lit(low)))
+
+
+def _first_of_each_id(rows: Any, doc: str) -> Any:
+    """The rows of ``rows`` whose ``id`` no earlier row (smaller ``doc``)
+    has. Only the ids used more than once go through a join (a small side,
+    which adaptive execution broadcasts, so that the texts stay where
+    they are)."""
+    from pyspark.sql import functions as F
+
+    again = (
+        rows.groupBy("id")
+        .agg(F.min(doc).alias("_first"), F.count("*").alias("_n"))
+        .where(F.col("_n") > 1)
+        .select("id", "_first")
+    )
+    return (
+        rows.join(again, "id", "left")
+        .where(F.col("_first").isNull() | (F.col(doc) == F.col("_first")))
+        .drop("_first")
+    )
+
+
 def _components(edges: Any) -> Any:
     """Connected components of an undirected graph given as a DataFrame of
     edges ``u``, ``v`` (longs), by DataFrame iterations: every node takes
-    the smallest label of its neighbours until none changes, so each
-    component ends labelled with its smallest node. Returns ``node``,
-    ``label`` for every node of an edge."""
+    the smallest label of its neighbours and its own until none changes,
+    so each component ends labelled with its smallest node. One join and
+    one aggregation a round (each node is its own neighbour, so the
+    aggregation sees its old label too, and tells whether it moved).
+    Returns ``node``, ``label`` for every node of an edge."""
     from pyspark.sql import functions as F
 
-    both = edges.select("u", "v").unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v")))
-    both = both.distinct().localCheckpoint()
-    labels = both.groupBy(F.col("u").alias("node")).agg(F.least(F.col("u"), F.min("v")).alias("label"))
-    labels = labels.localCheckpoint()
+    nodes = edges.select(F.col("u").alias("n")).unionByName(edges.select(F.col("v").alias("n")))
+    both = (
+        edges.select("u", "v")
+        .unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v")))
+        .unionByName(nodes.select(F.col("n").alias("u"), F.col("n").alias("v")))
+        .distinct()
+        .localCheckpoint()
+    )
+    labels = both.groupBy(F.col("u").alias("node")).agg(F.min("v").alias("label")).localCheckpoint()
     while True:
-        smallest = both.join(labels.withColumnRenamed("node", "v"), "v").groupBy("u").agg(F.min("label").alias("m"))
         new = (
-            labels.join(smallest.withColumnRenamed("u", "node"), "node")
-            .select("node", F.least("label", "m").alias("label"), (F.col("m") < F.col("label")).alias("moved"))
+            both.join(labels.withColumnRenamed("node", "v"), "v")
+            .groupBy(F.col("u").alias("node"))
+            .agg(
+                F.min("label").alias("label"),
+                F.min(F.when(F.col("u") == F.col("v"), F.col("label"))).alias("old"),
+            )
             .localCheckpoint()
         )
         labels = new.select("node", "label")
-        if new.where("moved").limit(1).count() == 0:
+        if new.where(F.col("label") < F.col("old")).limit(1).count() == 0:
             return labels
 
 
@@ -470,7 +525,6 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
-    from pyspark.sql.types import LongType, StructField, StructType
 
     for k in options:
         if k not in _DEDUP_OPTIONS:
@@ -490,15 +544,13 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
     _parallels.settle_pairs([], [], **settle_opts)
     threshold = options.get("threshold", _parallels.DEDUP_DEFAULTS["threshold"])
     cap = _parallels.DEDUP_DEFAULTS["bucket_cap"]
-    spark = df.sparkSession
 
     # Every row with its place in `df`; the documents are the rows the
     # command would read (the first row of each id).
     doc_col = "_parallels_doc"
     while doc_col in df.columns:
         doc_col = "_" + doc_col
-    schema = StructType(list(df.schema.fields) + [StructField(doc_col, LongType(), False)])
-    indexed = spark.createDataFrame(df.rdd.zipWithIndex().map(lambda r: (*r[0], r[1])), schema)
+    indexed = _numbered(df, doc_col)
     value = F.lit(None).cast("double")
     if keep_field is not None:
         v = F.col(keep_field)
@@ -513,8 +565,7 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
         & F.col("text").isNotNull()
         & (F.length(F.regexp_replace("text", r"(?U)\s", "")) > 0)
     )
-    first = Window.partitionBy("id").orderBy("doc")
-    docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
+    docs = _first_of_each_id(docs, "doc").cache()
 
     # 1. Sketches.
     def sketch(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
