@@ -41,6 +41,7 @@ def event_totals(log_dir: str, jobs_out: str = "") -> dict:
                     e = json.loads(line)
                     infos = e.get("Stage Infos") or []
                     site = infos[-1].get("Stage Name", "") if infos else ""
+                    site = (e.get("Properties") or {}).get("spark.job.description") or site
                     jobs[e["Job ID"]] = [e.get("Submission Time", 0), 0, list(e.get("Stage IDs") or []), site]
                     for sid in e.get("Stage IDs") or []:
                         stage_job[sid] = e["Job ID"]

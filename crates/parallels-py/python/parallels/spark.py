@@ -7,37 +7,41 @@ document pairs, same spans, same scores):
 
 1. **Fingerprints**, per partition (``mapInArrow``): each text normalized,
    segmented and winnowed into seeds by the library
-   (:func:`parallels.fingerprints`).
-2. **Document frequencies and candidate pairs**, as DataFrame aggregations
-   and joins: a seed's document frequency; seeds in more than ``max_df``
-   documents are boilerplate; every two documents of different groups
-   sharing a seed get a vote, and pairs with ``min_seeds`` votes are
-   candidates.
-3. **Corpus-wide feature weights**: each partition counts its sentence
-   features into the scan's hashed table (:func:`parallels.feature_counts`
-   via ``mapInArrow``), the counts are summed by bucket (a DataFrame
-   aggregation), and the sums are broadcast once; each Python worker makes
+   (:func:`parallels.fingerprints`); in the same pass, the batch's sentence
+   features counted into the scan's hashed table
+   (:func:`parallels.feature_counts`).
+2. **Document frequencies and candidate pairs**: the seeds partitioned by
+   hash (one shuffle) and grouped by hash in each partition with Arrow:
+   a seed's document frequency; seeds in more than ``max_df`` documents
+   are boilerplate; every two documents of different groups sharing a
+   seed get a vote. The votes are summed by pair (a DataFrame
+   aggregation) and pairs with ``min_seeds`` votes are candidates; each
+   document's shared seeds are gathered by document (a second shuffle).
+3. **Corpus-wide feature weights**: the counts summed by bucket (a
+   DataFrame aggregation) and broadcast once; each Python worker makes
    the table from them once.
 4. **Alignment of candidate pairs**, per partition (``mapInArrow``): each
    pair with both texts and both documents' shared seeds goes through the
    very function ``scan`` aligns its chunks with (significance, the
    reporting bar and all).
 5. **Clusters**: connected components as DataFrame iterations (every
-   node takes the smallest label among its neighbours until none changes)
-   over the passages' two sides and the spans of one document that are one
-   place (overlapping by half of the longer one, as the library joins
-   them); members merged and clusters numbered by their first member, and
-   each document's passage count and shared share, as DataFrame
-   aggregations.
+   node takes the smallest label among its neighbours and its own until
+   none changes; one join and one aggregation a round) over the passages'
+   two sides and the spans of one document that are one place
+   (overlapping by half of the longer one, as the library joins them);
+   members merged and clusters numbered by their first member, and each
+   document's passage count and shared share, as DataFrame aggregations.
 
-Rows without an id or a text are skipped, and of rows with the same id the
-first is kept, as the command skips them.
+Rows are numbered in the JVM (a row's place in ``df``); rows without an id
+or a text are skipped, and of rows with the same id the first is kept, as
+the command skips them. Spark's jobs carry descriptions naming the stage
+(``parallels.spark.scan: ...``), for its UI and event log.
 """
 
 from __future__ import annotations
 
 import uuid
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -137,6 +141,10 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     norm = {k: options[k] for k in _NORMALIZE if k in options}
     align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "min_specificity", "all") if k in options})
 
+    # Spark's jobs named by stage, for its UI and event log.
+    sc = spark.sparkContext
+    say = lambda what: sc.setJobDescription(f"parallels.spark.scan: {what}")  # noqa: E731
+    say("rows numbered")
     # Documents in input order: `doc` is the row's place in `df`.
     others = [c for c in df.columns if c not in (id, text, group)]
     meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
@@ -194,42 +202,37 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     ).cache()
     fps = fp_out.where(F.col("doc") >= 0)
 
-    # 2. Document frequencies and candidate pairs: the seeds grouped by
-    # hash once (every place of every seed); from the groups, each
-    # document's shared seeds with their frequencies, and the votes of
-    # the seeds in at most `max_df` documents for every two documents of
-    # different groups.
-    occ = (
+    # 2. Document frequencies and candidate pairs: the seeds partitioned
+    # by hash once (every place of every seed) and grouped by hash in each
+    # partition (Arrow's group-by, ``_group_seeds``), which gives every
+    # place of a seed in two documents or more with its document
+    # frequency, and a vote for every two documents of different groups
+    # sharing a seed in at most `max_df` documents; then each document's
+    # shared seeds, sorted (``_by_doc``), and the votes counted by pair.
+    grouped = (
         fps.select("doc", "grp", F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("s"))
-        .groupBy(F.col("s.seed_hash").alias("hash"))
-        .agg(F.collect_list(F.struct("doc", F.col("s.seed_pos").alias("pos"), "grp")).alias("o"))
-        .select("o", F.expr("array_sort(array_distinct(transform(o, x -> struct(x.doc as doc, x.grp as grp))))").alias("d"))
-        .where(F.size("d") >= 2)
-        .cache()
+        .select(F.col("s.seed_hash").alias("hash"), "doc", F.col("s.seed_pos").alias("pos"), "grp")
+        .repartition("hash")
+        .mapInArrow(lambda it: _group_seeds(it, max_df), "doc long, pos long, df long, b long")
     )
+    # Two branches read it: computed once.
+    say("fingerprints, seeds grouped by hash")
+    grouped = grouped.localCheckpoint()
     shared = (
-        occ.select(F.size("d").cast("long").alias("df"), F.explode("o").alias("x"))
-        .groupBy(F.col("x.doc").alias("doc"))
-        .agg(F.sort_array(F.collect_list(F.struct(F.col("x.pos").alias("pos"), "df"))).alias("s"))
-        .select("doc", F.col("s.pos").alias("shared_pos"), F.col("s.df").alias("shared_df"))
+        grouped.where(F.col("b").isNull())
+        .select("doc", "pos", "df")
+        .repartition("doc")
+        .mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
     )
-    other_group = "(x.grp is null or y.grp is null or x.grp != y.grp)"
     candidates = (
-        occ.where(F.size("d") <= max_df)
-        .select(
-            F.explode(
-                F.expr(
-                    f"flatten(transform(d, x -> transform(filter(d, y -> y.doc > x.doc and {other_group}), "
-                    "y -> struct(x.doc as a, y.doc as b))))"
-                )
-            ).alias("p")
-        )
-        .groupBy(F.col("p.a").alias("a"), F.col("p.b").alias("b"))
-        .agg(F.count("*").alias("k"))
+        grouped.where(F.col("b").isNotNull())
+        .groupBy(F.col("doc").alias("a"), "b")
+        .agg(F.sum("df").alias("k"))
         .where(F.col("k") >= min_seeds)
     )
 
     # 3. Corpus-wide feature weights: summed by bucket, broadcast once.
+    say("feature counts")
     sums = (
         fp_out.where(F.col("doc") < 0)
         .select(F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("x"))
@@ -284,6 +287,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     passages = pairs.mapInArrow(align, _PASSAGES_DDL).cache()
 
     # 5. Clusters: connected components by DataFrame iterations.
+    say("candidate pairs and their alignment")
     p = (
         passages.withColumn("a", F.col("a_doc").cast("long"))
         .withColumn("b", F.col("b_doc").cast("long"))
@@ -317,6 +321,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
     # Every node is in an edge (its passage's), so every node gets a label:
     # the smallest node of its component.
+    say("clusters")
     labels = _components(edges)
     # Members: per component, its spans by document and position, those
     # of one document that overlap merged; components numbered by their
@@ -401,10 +406,79 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             "meta",
         )
     )
+    sc.setJobDescription(None)
     return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
 
 
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
+
+
+def _group_seeds(batches: Iterator[pa.RecordBatch], max_df: int) -> Iterator[pa.RecordBatch]:
+    """The seeds of one partition (``hash``, ``doc``, ``pos``, ``grp``; all
+    places of a hash in one partition) grouped by hash: every place of a
+    seed in two documents or more, as ``doc``, ``pos``, ``df`` (its
+    document frequency); and the votes of the seeds in at most ``max_df``
+    documents for every two of their documents whose groups differ (or
+    either has none), counted by pair in this partition: ``doc`` < ``b``,
+    the count in ``df``."""
+    bs = list(batches)
+    if not bs:
+        return
+    t = pa.Table.from_batches(bs)
+    g = pc.dictionary_encode(t.column("grp").combine_chunks()).indices
+    t = pa.table({"hash": t.column("hash"), "doc": t.column("doc"), "pos": t.column("pos"), "g": g})
+    # One row per (hash, doc), then the frequency of each hash.
+    hd = t.group_by(["hash", "doc", "g"], use_threads=False).aggregate([])
+    counted = hd.group_by("hash", use_threads=False).aggregate([("doc", "count")])
+    freq = pa.table({"hash": counted.column("hash"), "df": pc.cast(counted.column("doc_count"), pa.int64())})
+    freq = freq.filter(pc.greater_equal(freq.column("df"), 2))
+    places = t.join(freq, "hash", join_type="inner", use_threads=False)
+    empty = pa.nulls(places.num_rows, pa.int64())
+    yield from pa.table(
+        {"doc": places.column("doc"), "pos": places.column("pos"), "df": places.column("df"), "b": empty}
+    ).to_batches()
+    voting = hd.join(freq.filter(pc.less_equal(freq.column("df"), max_df)), "hash", join_type="inner", use_threads=False)
+    voting = voting.select(["hash", "doc", "g"])
+    # Every two documents of a seed (a self-join on the hash), the pairs of
+    # different groups, counted per pair in this partition.
+    both = voting.join(voting.rename_columns(["hash", "b", "gb"]), "hash", join_type="inner", use_threads=False)
+    differ = pc.fill_null(pc.not_equal(both.column("g"), both.column("gb")), True)
+    both = both.filter(pc.and_(pc.less(both.column("doc"), both.column("b")), differ))
+    votes = both.group_by(["doc", "b"], use_threads=False).aggregate([("hash", "count")])
+    if votes.num_rows:
+        yield from pa.table(
+            {
+                "doc": votes.column("doc"),
+                "pos": pa.nulls(votes.num_rows, pa.int64()),
+                "df": pc.cast(votes.column("hash_count"), pa.int64()),
+                "b": votes.column("b"),
+            }
+        ).to_batches()
+
+
+def _by_doc(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Rows ``doc``, ``pos``, ``df`` of one partition (all rows of a
+    document in one partition) as one row per document: its positions and
+    frequencies as lists, sorted by position (then frequency)."""
+    bs = list(batches)
+    if not bs:
+        return
+    t = pa.Table.from_batches(bs).sort_by([("doc", "ascending"), ("pos", "ascending"), ("df", "ascending")])
+    if t.num_rows == 0:
+        return
+    doc = t.column("doc").combine_chunks()
+    n = len(doc)
+    change = pc.indices_nonzero(pc.not_equal(doc.slice(1), doc.slice(0, n - 1)))
+    starts = pa.concat_arrays([pa.array([0], pa.int64()), pc.add(pc.cast(change, pa.int64()), 1)])
+    offsets = pc.cast(pa.concat_arrays([starts, pa.array([n], pa.int64())]), pa.int32())
+    yield pa.RecordBatch.from_arrays(
+        [
+            pc.take(doc, starts),
+            pa.ListArray.from_arrays(offsets, t.column("pos").combine_chunks()),
+            pa.ListArray.from_arrays(offsets, t.column("df").combine_chunks()),
+        ],
+        names=["doc", "shared_pos", "shared_df"],
+    )
 
 
 def _numbered(df: Any, name: str) -> Any:
