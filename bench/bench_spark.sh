@@ -17,9 +17,9 @@
 # Environment (all optional): REPEATS=1 rounds; PASSIM=1 (0 leaves passim
 # out); FLOATING=1 adds passim --floating-ngrams -n 5 to the first
 # FLOATING_REPEATS (1) scan rounds (10 minutes or more on 10 MB); PASSIM_SRC, PASSIM_VENV as for
-# bench_passim.sh; BEFORE=REV adds a row for the Spark driver of another
-# commit (its spark.py over this build's extension module, first in each
-# round); SPARK_VENV
+# bench_passim.sh; BEFORE=REV (scan, dedup) adds a row for the Spark
+# driver of another commit (its spark.py over this build's extension
+# module, first in each round); SPARK_VENV
 # (bench/.venv-spark: pyspark, pyarrow, pandas and the package, built in
 # release by cargo and packed by crates/parallels-py/wheel.py);
 # DEDUP_VENV (bench/.venv-dedup-baselines: datasketch, rensa);
@@ -191,12 +191,17 @@ dedup)
     # The baselines as bench_dedup.sh runs them.
     sed -n "/^cat >\"\$baseline\" <<'PY'/,/^PY\$/p" "$bench/bench_dedup.sh" | sed '1d;$d' >"$work/baseline.py"
     for r in $(seq 1 "$REPEATS"); do
+        if [ -n "${BEFORE:-}" ]; then
+            timed "parallels.spark.dedup at $BEFORE, local[2]" "$work/before-$r" \
+                "${spark_before[@]}" dedup "$DOCS" "$work/before-$r"
+        fi
         timed "parallels.spark.dedup, local[2]" "$work/spark-$r" "${spark[@]}" dedup "$DOCS" "$work/spark-$r"
         timed "parallels dedup" "$work/dedup-$r" "$bin" dedup "$DOCS" -o "$work/dedup-$r.jsonl" --removed "$work/removed-$r.jsonl"
         timed "rensa" "$work/rensa-$r" "$dvenv/bin/python" "$work/baseline.py" rensa "$DOCS" "$work/rensa-$r.jsonl"
         timed "datasketch" "$work/ds-$r" "$dvenv/bin/python" "$work/baseline.py" datasketch "$DOCS" "$work/ds-$r.jsonl"
     done
-    found="removed: spark $("$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$work/spark-$REPEATS/removed"), parallels $(wc -l <"$work/removed-$REPEATS.jsonl"), rensa $(grep -o 'removed [0-9]*' "$work/rensa-$REPEATS.log" | cut -d' ' -f2), datasketch $(grep -o 'removed [0-9]*' "$work/ds-$REPEATS.log" | cut -d' ' -f2)"
+    count() { "$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$1"; }
+    found="removed: spark $(count "$work/spark-$REPEATS/removed")${BEFORE:+, spark at $BEFORE $(count "$work/before-$REPEATS/removed")}, parallels $(wc -l <"$work/removed-$REPEATS.jsonl"), rensa $(grep -o 'removed [0-9]*' "$work/rensa-$REPEATS.log" | cut -d' ' -f2), datasketch $(grep -o 'removed [0-9]*' "$work/ds-$REPEATS.log" | cut -d' ' -f2)"
     ;;
 scale)
     WHAT=${WHAT:-scan}
