@@ -32,9 +32,9 @@ document pairs, same spans, same scores):
    members merged and clusters numbered by their first member, and each
    document's passage count and shared share, as DataFrame aggregations.
 
-Rows are numbered in the JVM (a row's place in ``df``); rows without an id
-or a text are skipped, and of rows with the same id the first is kept, as
-the command skips them. Spark's jobs carry descriptions naming the stage
+:func:`scan` numbers the rows in the JVM (a row's place in ``df``); rows
+without an id or a text are skipped, and of rows with the same id the
+first is kept, as the command skips them. Spark's jobs carry descriptions naming the stage
 (``parallels.spark.scan: ...``), for its UI and event log.
 """
 
