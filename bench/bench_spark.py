@@ -22,16 +22,35 @@ import tempfile
 import time
 
 
-def event_totals(log_dir: str) -> dict:
-    """Sums over every task of the application's event log."""
+def event_totals(log_dir: str, jobs_out: str = "") -> dict:
+    """Sums over every task of the application's event log; with
+    ``jobs_out``, one line per job there (wall ms, stages, tasks, shuffle
+    written, and the call site of its last stage: the line of the driver
+    that started it)."""
     tasks = run_ms = shuffle_w = shuffle_r = 0
     per_stage: dict = {}
+    jobs: dict = {}  # job -> [start ms, end ms, stage ids, call site]
+    stage_job: dict = {}
     # Spark 4 writes a folder of rolling event files per application.
     for path in glob.glob(os.path.join(log_dir, "**", "*"), recursive=True):
         if not os.path.isfile(path):
             continue
         with open(path, encoding="utf-8") as f:
             for line in f:
+                if jobs_out and '"SparkListenerJobStart"' in line:
+                    e = json.loads(line)
+                    infos = e.get("Stage Infos") or []
+                    site = infos[-1].get("Stage Name", "") if infos else ""
+                    site = (e.get("Properties") or {}).get("spark.job.description") or site
+                    jobs[e["Job ID"]] = [e.get("Submission Time", 0), 0, list(e.get("Stage IDs") or []), site]
+                    for sid in e.get("Stage IDs") or []:
+                        stage_job[sid] = e["Job ID"]
+                    continue
+                if jobs_out and '"SparkListenerJobEnd"' in line:
+                    e = json.loads(line)
+                    if e["Job ID"] in jobs:
+                        jobs[e["Job ID"]][1] = e.get("Completion Time", 0)
+                    continue
                 if '"SparkListenerTaskEnd"' not in line:
                     continue
                 e = json.loads(line)
@@ -42,9 +61,19 @@ def event_totals(log_dir: str) -> dict:
                 r = m.get("Shuffle Read Metrics") or {}
                 shuffle_w += w
                 shuffle_r += r.get("Remote Bytes Read", 0) + r.get("Local Bytes Read", 0)
-                s = per_stage.setdefault(e["Stage ID"], [0, 0])
+                s = per_stage.setdefault(e["Stage ID"], [0, 0, 0])
                 s[0] += 1
                 s[1] += m.get("Executor Run Time", 0)
+                s[2] += w
+    if jobs_out:
+        with open(jobs_out, "w", encoding="utf-8") as o:
+            o.write("job\twall_ms\tstages_run\ttasks\texecutor_ms\tshuffle_write_kb\tcall site\n")
+            for j, (t0, t1, sids, site) in sorted(jobs.items()):
+                ran = [sid for sid in sids if sid in per_stage]
+                o.write(
+                    f"{j}\t{t1 - t0}\t{len(ran)}\t{sum(per_stage[x][0] for x in ran)}\t"
+                    f"{sum(per_stage[x][1] for x in ran)}\t{sum(per_stage[x][2] for x in ran) // 1024}\t{site}\n"
+                )
     return {
         "tasks": tasks,
         "executor_run_s": round(run_ms / 1000, 2),
@@ -62,6 +91,7 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--partitions", type=int, default=0, help="input and shuffle partitions (0: Spark's input splits, 8 shuffle partitions)")
     ap.add_argument("--memory", default="2g")
+    ap.add_argument("--jobs", default="", help="write one line per Spark job here (TSV: wall ms, stages, tasks, call site)")
     a = ap.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -122,7 +152,7 @@ def main() -> None:
         "session_s": round(t1 - t0, 2),
         "work_s": round(t3 - t2, 2),
         "read_s": round(t2 - t1, 2),
-        **event_totals(logs),
+        **event_totals(logs, a.jobs),
         "rows": counts,
     }
     shutil.rmtree(logs, ignore_errors=True)

@@ -15,13 +15,22 @@
 #   MODE=scale WHAT=scan DOCS=... bash bench/bench_spark.sh
 #
 # Environment (all optional): REPEATS=1 rounds; PASSIM=1 (0 leaves passim
-# out); PASSIM_SRC, PASSIM_VENV as for bench_passim.sh; SPARK_VENV
+# out); FLOATING=1 adds passim --floating-ngrams -n 5 to the first
+# FLOATING_REPEATS (1) scan rounds (10 minutes or more on 10 MB); PASSIM_SRC, PASSIM_VENV as for
+# bench_passim.sh; BEFORE=REV (scan, dedup) adds a row for the Spark
+# driver of another commit (its spark.py over this build's extension
+# module, first in each round); SPARK_VENV
 # (bench/.venv-spark: pyspark, pyarrow, pandas and the package, built in
 # release by cargo and packed by crates/parallels-py/wheel.py);
 # DEDUP_VENV (bench/.venv-dedup-baselines: datasketch, rensa);
 # PARALLELS_BIN as for the other scripts.
 #
 # Rows go to stderr as they come and to bench/out/spark-<mode>-<date>.md.
+# scan: the Spark driver's passages are compared with the command's (same
+# pairs, spans and scores, same order), and when DOCS's folder holds the
+# gold of gen_scan.py, every tool's passages of the last round are scored
+# against it (eval_scan.py; passim's pairwise alignments converted by
+# passim_to_passages.py): recall and plagdet per kind of planted reuse.
 set -euo pipefail
 
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -71,6 +80,18 @@ timed() {
     cp "$work/log" "$out.log" 2>/dev/null || true
 }
 spark=("$svenv/bin/python" "$bench/bench_spark.py")
+spark_before=()
+if [ -n "${BEFORE:-}" ]; then
+    # The installed package with the spark.py of $BEFORE, first on the
+    # path of the driver and of its Python workers.
+    site=$("$svenv/bin/python" -c 'import os, parallels; print(os.path.dirname(parallels.__file__))')
+    mkdir -p "$work/before"
+    cp -r "$site" "$work/before/parallels"
+    git show "$BEFORE:crates/parallels-py/python/parallels/spark.py" >"$work/before/parallels/spark.py"
+    spark_before=(env PYTHONPATH="$work/before" "$svenv/bin/python" "$bench/bench_spark.py")
+fi
+FLOATING=${FLOATING:-0}
+FLOATING_REPEATS=${FLOATING_REPEATS:-1}
 
 case $MODE in
 scan)
@@ -94,16 +115,75 @@ export PATH="$pvenv/bin:\$PATH" PYSPARK_PYTHON="$pvenv/bin/python" \\
     PYTHONPATH="$bench/passim_standin" SPARK_CONF_DIR="$PASSIM_SRC/conf"
 exec spark-submit --master 'local[2]' --driver-memory 2g "$PASSIM_SRC/passim/seriatim.py" \\
     --all-pairs --fields 'xxhash64(series) as gid' --filterpairs 'gid < gid2' --pairwise \\
-    passim-in.jsonl "\$1"
+    "\${@:2}" passim-in.jsonl "\$1"
 SH
     fi
     for r in $(seq 1 "$REPEATS"); do
+        if [ -n "${BEFORE:-}" ]; then
+            timed "parallels.spark.scan at $BEFORE, local[2]" "$work/before-$r" \
+                "${spark_before[@]}" scan "$DOCS" "$work/before-$r"
+        fi
         timed "parallels.spark.scan, local[2]" "$work/spark-$r" "${spark[@]}" scan "$DOCS" "$work/spark-$r"
         timed "parallels scan" "$work/scan-$r" "$bin" scan "$DOCS" -o "$work/scan-$r"
-        [ "$PASSIM" = 1 ] && timed "passim 2, local[2]" "$work/passim-$r" bash "$work/passim.sh" "$work/passim-$r"
+        if [ "$PASSIM" = 1 ]; then
+            timed "passim 2, local[2]" "$work/passim-$r" bash "$work/passim.sh" "$work/passim-$r"
+            if [ "$FLOATING" = 1 ] && [ "$r" -le "$FLOATING_REPEATS" ]; then
+                timed "passim 2 --floating-ngrams -n 5, local[2]" "$work/floating-$r" \
+                    bash "$work/passim.sh" "$work/floating-$r" --floating-ngrams -n 5
+            fi
+        fi
     done
-    found="spark $("$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$work/spark-$REPEATS/passages") passages, scan $(wc -l <"$work/scan-$REPEATS/passages.jsonl") passages"
-    [ "$PASSIM" = 1 ] && found="$found, passim $(cat "$work/passim-$REPEATS"/align.json/*.json | wc -l) pairwise alignments"
+    last=$REPEATS
+    same() { # spark output, scan output: the same passages in the same order?
+        "$svenv/bin/python" - "$1/passages" "$2/passages.jsonl" <<'PY'
+import json, sys
+import pyarrow.parquet as pq
+got = [(p["a_doc"], p["b_doc"], p["a_start"], p["a_end"], p["b_start"], p["b_end"], p["score"]) for p in pq.read_table(sys.argv[1]).to_pylist()]
+want = []
+with open(sys.argv[2], encoding="utf-8") as f:
+    for line in f:
+        p = json.loads(line)
+        want.append((p["a_doc"], p["b_doc"], p["a"][0], p["a"][1], p["b"][0], p["b"][1], p["score"]))
+print(f"{len(got)} passages, " + ("the same as the command's" if got == want else "NOT the command's"))
+PY
+    }
+    found="spark $(same "$work/spark-$last" "$work/scan-$last"), scan $(wc -l <"$work/scan-$last/passages.jsonl") passages"
+    if [ -n "${BEFORE:-}" ]; then
+        found="$found, spark at $BEFORE $(same "$work/before-$last" "$work/scan-$last")"
+    fi
+    if [ "$PASSIM" = 1 ]; then
+        found="$found, passim $(cat "$work/passim-$last"/align.json/*.json | wc -l) pairwise alignments"
+    fi
+    if [ "$FLOATING" = 1 ]; then
+        flast=$((FLOATING_REPEATS < REPEATS ? FLOATING_REPEATS : REPEATS))
+        found="$found, passim floating $(cat "$work/floating-$flast"/align.json/*.json | wc -l)"
+    fi
+    corpus=$(dirname "$DOCS")
+    if [ -s "$corpus/gold.jsonl" ]; then
+        score() { # label, passages dir
+            python3 "$bench/eval_scan.py" --corpus "$corpus" --results "$2" --json "$2/eval.json" >/dev/null
+            python3 - "$1" "$2/eval.json" >>"$work/scores.md" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[2], encoding="utf-8"))
+g, o = r["groups"], r["overall"]
+cells = [f"{g[k]['recall']:.3f} / {g[k]['plagdet']:.3f}" for k in ("verbatim", "noisy", "parallel versions", "all")]
+print(f"| {sys.argv[1]} | " + " | ".join(cells) + f" | {o['detections']:,} | {o['precision_excl_known']:.3f} |")
+PY
+        }
+        {
+            echo "| tool | verbatim recall / plagdet | noisy | parallel versions | all planted | detections | precision (known reuse left out) |"
+            echo "|---|--:|--:|--:|--:|--:|--:|"
+        } >"$work/scores.md"
+        score "parallels scan" "$work/scan-$last"
+        if [ "$PASSIM" = 1 ]; then
+            python3 "$bench/passim_to_passages.py" "$work/passim-$last" "$work/passim-$last/scored" --docs "$DOCS"
+            score "passim 2, defaults" "$work/passim-$last/scored"
+        fi
+        if [ "$FLOATING" = 1 ]; then
+            python3 "$bench/passim_to_passages.py" "$work/floating-$flast" "$work/floating-$flast/scored" --docs "$DOCS"
+            score "passim 2, --floating-ngrams -n 5" "$work/floating-$flast/scored"
+        fi
+    fi
     ;;
 dedup)
     VENV_DIR=${DEDUP_VENV:-$bench/.venv-dedup-baselines} bench_venv datasketch==2.0.0 rensa==0.5.0
@@ -111,12 +191,17 @@ dedup)
     # The baselines as bench_dedup.sh runs them.
     sed -n "/^cat >\"\$baseline\" <<'PY'/,/^PY\$/p" "$bench/bench_dedup.sh" | sed '1d;$d' >"$work/baseline.py"
     for r in $(seq 1 "$REPEATS"); do
+        if [ -n "${BEFORE:-}" ]; then
+            timed "parallels.spark.dedup at $BEFORE, local[2]" "$work/before-$r" \
+                "${spark_before[@]}" dedup "$DOCS" "$work/before-$r"
+        fi
         timed "parallels.spark.dedup, local[2]" "$work/spark-$r" "${spark[@]}" dedup "$DOCS" "$work/spark-$r"
         timed "parallels dedup" "$work/dedup-$r" "$bin" dedup "$DOCS" -o "$work/dedup-$r.jsonl" --removed "$work/removed-$r.jsonl"
         timed "rensa" "$work/rensa-$r" "$dvenv/bin/python" "$work/baseline.py" rensa "$DOCS" "$work/rensa-$r.jsonl"
         timed "datasketch" "$work/ds-$r" "$dvenv/bin/python" "$work/baseline.py" datasketch "$DOCS" "$work/ds-$r.jsonl"
     done
-    found="removed: spark $("$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$work/spark-$REPEATS/removed"), parallels $(wc -l <"$work/removed-$REPEATS.jsonl"), rensa $(grep -o 'removed [0-9]*' "$work/rensa-$REPEATS.log" | cut -d' ' -f2), datasketch $(grep -o 'removed [0-9]*' "$work/ds-$REPEATS.log" | cut -d' ' -f2)"
+    count() { "$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$1"; }
+    found="removed: spark $(count "$work/spark-$REPEATS/removed")${BEFORE:+, spark at $BEFORE $(count "$work/before-$REPEATS/removed")}, parallels $(wc -l <"$work/removed-$REPEATS.jsonl"), rensa $(grep -o 'removed [0-9]*' "$work/rensa-$REPEATS.log" | cut -d' ' -f2), datasketch $(grep -o 'removed [0-9]*' "$work/ds-$REPEATS.log" | cut -d' ' -f2)"
     ;;
 scale)
     WHAT=${WHAT:-scan}
@@ -141,5 +226,11 @@ report=$bench/out/spark-$MODE-$stamp.md
     awk -F'\t' '{ printf "| %d | %s | %s | %s | %s | %s | %s |\n", NR, $1, $2, $3, $4, $5, $6 }' "$rows"
     echo
     [ -n "$found" ] && echo "Found in the last round: $found."
+    if [ -s "$work/scores.md" ]; then
+        echo
+        echo "Against the planted gold (eval_scan.py; recall / plagdet; the Spark driver's passages are the command's):"
+        echo
+        cat "$work/scores.md"
+    fi
 } | tee "$report"
 say "report: $report"

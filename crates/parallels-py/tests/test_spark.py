@@ -86,6 +86,23 @@ def test_spark_scan_rejects_bad_options(spark):
         parallels_spark().scan(df, max_df=1)
 
 
+def test_spark_rows_are_numbered_in_order_and_the_first_of_an_id_kept(spark):
+    # Rows over several partitions, ids used more than once, a row without
+    # text (skipped, so the next row of its id is that id's document): the
+    # documents are numbered by their place in the DataFrame (`row#N`),
+    # across partitions, and the first row of an id with a text is kept.
+    rows = [(f"d{k % 7}", None if k == 4 else "甲乙丙丁戊己" * (k + 1), k) for k in range(12)]
+    df = spark.createDataFrame(rows, "id string, text string, n long").repartition(3).orderBy("n")
+    assert df.rdd.getNumPartitions() > 1
+    first = [0, 1, 2, 3, 5, 6, 11]
+    documents = parallels_spark().scan(df)["documents"].collect()
+    assert [(d["id"], d["source"]) for d in documents] == [(f"d{k % 7}", f"row#{k}") for k in first]
+    assert [json.loads(d["meta"])["n"] for d in documents] == first
+    got = parallels_spark().dedup(df)
+    kept, removed = got["kept"].collect(), got["removed"].collect()
+    assert sorted([r["n"] for r in kept] + [int(r["source"][4:]) for r in removed]) == first
+
+
 def parallels_spark():
     import parallels.spark
 
