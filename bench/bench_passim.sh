@@ -71,25 +71,9 @@ with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="
         o.write(json.dumps({"id": d["id"], "series": d["id"], "text": d["text"]}, ensure_ascii=False) + "\n")
 EOF
 
-# One timed run: label, output dir, command...; appends a row to $rows.
+# The timed runs' rows (`timed`, bench/setup.sh).
 rows=$work/rows.tsv
 : >"$rows"
-timed() {
-    local label=$1 out=$2
-    shift 2
-    local load
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    rm -rf "$out"
-    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/log" 2>&1; then
-        tail -20 "$work/log" >&2
-        say "$label failed"
-        exit 1
-    fi
-    local e u s m
-    read -r e u s m <"$work/time"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$e" "$(echo "$u + $s" | bc)" "$((m / 1024))" "$load" >>"$rows"
-    say "$label: $e s wall, $u + $s s CPU, $((m / 1024)) MiB, load $load"
-}
 
 # passim as one command, for GNU time: spark-submit without --packages.
 cat >"$work/passim.sh" <<EOF

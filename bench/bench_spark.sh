@@ -61,24 +61,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 rows=$work/rows.tsv
 : >"$rows"
-# label, output, command...: one row (label, wall, CPU, peak MiB, load).
-timed() {
-    local label=$1 out=$2
-    shift 2
-    local load e u s m
-    load=$(cut -d' ' -f1 /proc/loadavg)
-    rm -rf "$out"
-    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/log" 2>&1; then
-        tail -20 "$work/log" >&2
-        say "$label failed"
-        exit 1
-    fi
-    read -r e u s m <"$work/time"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$e" "$(echo "$u + $s" | bc)" "$((m / 1024))" "$load" \
-        "$(grep -h '^{' "$work/log" | tail -1)" >>"$rows"
-    say "$label: $e s wall, $u + $s s CPU, $((m / 1024)) MiB, load $load"
-    cp "$work/log" "$out.log" 2>/dev/null || true
-}
+# Runs are timed by `timed` (bench/setup.sh).
 spark=("$svenv/bin/python" "$bench/bench_spark.py")
 spark_before=()
 if [ -n "${BEFORE:-}" ]; then

@@ -50,3 +50,26 @@ parallels_bin() {
     fi
     [ -x "$bin" ] || { say "no executable at $bin"; exit 1; }
 }
+
+# One timed run under GNU time: label, output path, command...; removes the
+# output first, appends a row to $rows (label, wall s, CPU s, peak MiB,
+# load at start, the last JSON line the command printed) and keeps the
+# command's log beside the output. Needs $work (a scratch folder) and
+# $rows; stops the script when the command fails.
+timed() {
+    local label=$1 out=$2
+    shift 2
+    local load e u s m
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    rm -rf "$out"
+    if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/log" 2>&1; then
+        tail -20 "$work/log" >&2
+        say "$label failed"
+        exit 1
+    fi
+    read -r e u s m <"$work/time"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$e" "$(echo "$u + $s" | bc)" "$((m / 1024))" "$load" \
+        "$(grep -h '^{' "$work/log" | tail -1)" >>"$rows"
+    say "$label: $e s wall, $u + $s s CPU, $((m / 1024)) MiB, load $load"
+    cp "$work/log" "$out.log" 2>/dev/null || true
+}
