@@ -244,7 +244,7 @@ impl TokenWeights {
 /// not words) weighs the share of the corpus's sentences that hold it
 /// ([`CorpusDf`]), and prefix sums total a span (see "Lists" in the module
 /// doc).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Commonness {
     /// `sums[i]`: the total commonness of tokens `0..i`.
     sums: Vec<f64>,
@@ -464,7 +464,7 @@ mod tests {
             score: 1.0,
             links: Vec::new(),
         };
-        let plain = Commonness::default();
+        let plain = Commonness::EMPTY;
         let undiscounted = significance(&copy(list_span), (&s, &weights, &plain), (&s, &weights, &plain));
         let discounted = significance(&copy(list_span), side, side);
         assert!((discounted - undiscounted * list).abs() < 0.01, "{discounted} {undiscounted} {list}");
