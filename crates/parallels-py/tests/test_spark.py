@@ -76,6 +76,35 @@ def test_spark_scan_equals_the_cli(spark, cli, corpus, tmp_path):
     assert json.loads(documents[0]["meta"]) == {"n": 0}
 
 
+def test_spark_clusters_by_iterations_equal_the_librarys(spark):
+    # Past `_DRIVER_CLUSTERS` passages, clusters are made by DataFrame
+    # iterations instead of by the library on the driver: the same
+    # clusters, members and excerpt spans. Passages over few documents
+    # with spans that chain (one document's spans overlapping by half or
+    # more are one place), overlap too little, or stand alone.
+    import random
+
+    rng = random.Random(3)
+    rows = []
+    for k in range(80):
+        a, b = sorted(rng.sample(range(12), 2))
+        s, t = rng.randrange(0, 400, 10), rng.randrange(0, 400, 10)
+        n = rng.choice([20, 40, 60, 100])
+        rows.append((a, b, k, s, s + n, t, t + n + rng.randrange(0, 20)))
+    passages = spark.createDataFrame(rows, "a long, b long, seq long, a_start long, a_end long, b_start long, b_end long")
+    ps = parallels_spark()
+    here = ps._clusters_here(spark, passages)
+    there = ps._clusters_by_iterations(passages)
+    key = lambda df: sorted(tuple(r) for r in df.collect())
+    cluster_of, members, excerpts = (key(x) for x in here)
+    # Many clusters, some of more than two members, spans merged.
+    sizes = [sum(1 for m in members if m[0] == c) for c in {c for *_, c in cluster_of}]
+    assert len(sizes) > 5 and max(sizes) > 2 and len(members) < 2 * len(rows)
+    assert key(there[0].select("a", "b", "seq", "cluster")) == cluster_of
+    assert key(there[1].select("cluster", "pos", "doc", "s", "e")) == members
+    assert key(there[2].select("cluster", "doc", "s", "e")) == excerpts
+
+
 def test_spark_scan_rejects_bad_options(spark):
     df = spark.createDataFrame([("a", "甲乙丙")], "id string, text string")
     with pytest.raises(ValueError, match="no column 'body'"):

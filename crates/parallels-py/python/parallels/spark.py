@@ -79,10 +79,13 @@ _PASSAGES = pa.schema(
         ("links", pa.list_(_LINK)),
     ]
 )
-_PASSAGES_DDL = (
+# As the alignment stage gives them: with the two documents' places in
+# the input, and each passage's place among those of its pair.
+_PASSAGES_ROWS = _PASSAGES.append(pa.field("a", pa.int64())).append(pa.field("b", pa.int64())).append(pa.field("seq", pa.int64()))
+_PASSAGES_ROWS_DDL = (
     "a_doc string, b_doc string, cluster long, kind string, a_start long, a_end long, b_start long, b_end long, "
     "score double, significance double, links array<struct<a_start:long,a_end:long,b_start:long,b_end:long,"
-    "score:double,meaning:double>>, seq long"
+    "score:double,meaning:double>>, a long, b long, seq long"
 )
 
 # As the library clusters: two spans of one document are one place when
@@ -125,7 +128,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     ``documents.source`` is ``row#N``, N the row's place in ``df``;
     ``meta`` the other columns as a JSON object).
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     _check(options)
@@ -148,7 +150,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # Documents in input order: `doc` is the row's place in `df`.
     others = [c for c in df.columns if c not in (id, text, group)]
     meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
-    rows = _numbered(
+    rows, cached = _numbered(
         df.select(
             F.col(id).cast("string").alias("id"),
             F.col(text).cast("string").alias("text"),
@@ -156,144 +158,244 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             meta.alias("meta"),
         ),
         "doc",
-    ).where(F.col("id").isNotNull() & F.col("text").isNotNull())
-    docs = _first_of_each_id(rows, "doc").cache()
+    )
+    docs = _first_of_each_id(rows.where(F.col("id").isNotNull() & F.col("text").isNotNull()), "doc").cache()
 
-    # 1. Fingerprints, and the counts of sentence features in the same
-    # pass over the texts: a batch's counts come out as one extra row,
-    # `doc` -1, the buckets in `seed_hash` and their counts in `seed_pos`
-    # (bucket -1: the batch's sentences).
+    # 1. Fingerprints, per partition, as rows of one table (`kind`): every
+    # seed of every text (0: `hash`, `doc`, `pos`, the group's hash `g`),
+    # the batch's sentence-feature counts (1: the bucket in `hash`, its
+    # count in `pos`; bucket -1 counts the sentences) and each text's
+    # length (2: `doc`, its characters in `pos`).
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
         from parallels import fingerprints
 
-        longs = pa.list_(pa.int64())
         for b in batches:
             f = fingerprints(b.column("text"), **norm)
-            yield pa.RecordBatch.from_arrays(
-                [
-                    b.column("doc"),
-                    b.column("grp"),
-                    pc.cast(f.column("chars"), pa.int64()),
-                    pc.cast(f.column("seed_hash"), longs, safe=False),
-                    pc.cast(f.column("seed_pos"), longs),
-                ],
-                names=["doc", "grp", "chars", "seed_hash", "seed_pos"],
+            hashes = f.column("seed_hash")
+            of = pc.list_parent_indices(hashes)
+            n = len(of)
+            yield _rows(
+                0,
+                pc.cast(pc.list_flatten(hashes), pa.int64(), safe=False),
+                pc.take(b.column("doc"), of),
+                pc.cast(pc.list_flatten(f.column("seed_pos")), pa.int64()),
+                pc.take(b.column("g"), of) if n else pa.nulls(0, pa.int64()),
             )
             sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
             t = pa.ipc.open_stream(pa.py_buffer(counts)).read_all()
-            one = lambda c, first: pa.ListArray.from_arrays(  # noqa: E731
-                pa.array([0, t.num_rows + 1], pa.int32()),
-                pa.concat_arrays([pa.array([first], pa.int64()), pc.cast(t.column(c), pa.int64()).combine_chunks()]),
+            yield _rows(
+                1,
+                pa.concat_arrays([pa.array([-1], pa.int64()), pc.cast(t.column("bucket"), pa.int64()).combine_chunks()]),
+                pa.nulls(t.num_rows + 1, pa.int64()),
+                pa.concat_arrays([pa.array([sentences], pa.int64()), pc.cast(t.column("count"), pa.int64()).combine_chunks()]),
             )
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array([-1], pa.int64()),
-                    pa.nulls(1, pa.string()),
-                    pa.array([0], pa.int64()),
-                    one("bucket", -1),
-                    one("count", sentences),
-                ],
-                names=["doc", "grp", "chars", "seed_hash", "seed_pos"],
-            )
+            yield _rows(2, b.column("doc"), b.column("doc"), pc.cast(f.column("chars"), pa.int64()))
 
-    fp_out = docs.select("doc", "text", "grp").mapInArrow(
-        fingerprint, "doc long, grp string, chars long, seed_hash array<long>, seed_pos array<long>"
-    ).cache()
-    fps = fp_out.where(F.col("doc") >= 0)
-
-    # 2. Document frequencies and candidate pairs: the seeds partitioned
-    # by hash once (every place of every seed) and grouped by hash in each
-    # partition (Arrow's group-by, ``_group_seeds``), which gives every
-    # place of a seed in two documents or more with its document
-    # frequency, and a vote for every two documents of different groups
-    # sharing a seed in at most `max_df` documents; then each document's
-    # shared seeds, sorted (``_by_doc``), and the votes counted by pair.
-    grouped = (
-        fps.select("doc", "grp", F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("s"))
-        .select(F.col("s.seed_hash").alias("hash"), "doc", F.col("s.seed_pos").alias("pos"), "grp")
-        .repartition("hash")
-        .mapInArrow(lambda it: _group_seeds(it, max_df), "doc long, pos long, df long, b long")
-    )
-    # Two branches read it: computed once.
+    # 2. Document frequencies, candidate pairs and feature weights: the
+    # rows partitioned by hash once and grouped in each partition
+    # (``_group``): every place of a seed in two documents or more with
+    # its document frequency, a vote for every two documents of different
+    # groups sharing a seed in at most `max_df` documents, the feature
+    # counts summed by bucket; then each document's shared seeds, sorted
+    # (``_by_doc``), and the votes counted by pair.
     say("fingerprints, seeds grouped by hash")
-    grouped = grouped.localCheckpoint()
+    grouped = (
+        docs.select("doc", "text", F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g"))
+        .mapInArrow(fingerprint, _ROWS_DDL)
+        .repartition("hash")
+        .mapInArrow(lambda it: _group(it, max_df), "kind int, doc long, pos long, df long, b long")
+        .localCheckpoint()
+    )
+    # The documents are cached now (the fingerprint pass read them).
+    cached.unpersist()
     shared = (
-        grouped.where(F.col("b").isNull())
+        grouped.where(F.col("kind") == 0)
         .select("doc", "pos", "df")
         .repartition("doc")
         .mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
     )
     candidates = (
-        grouped.where(F.col("b").isNotNull())
+        grouped.where(F.col("kind") == 3)
         .groupBy(F.col("doc").alias("a"), "b")
         .agg(F.sum("df").alias("k"))
         .where(F.col("k") >= min_seeds)
     )
+    chars = grouped.where(F.col("kind") == 2).select("doc", F.col("pos").alias("chars"))
 
-    # 3. Corpus-wide feature weights: summed by bucket, broadcast once.
+    # 3. Corpus-wide feature weights (each bucket summed in its partition),
+    # broadcast once.
     say("feature counts")
-    sums = (
-        fp_out.where(F.col("doc") < 0)
-        .select(F.explode(F.arrays_zip("seed_hash", "seed_pos")).alias("x"))
-        .groupBy(F.col("x.seed_hash").alias("bucket"))
-        .agg(F.sum("x.seed_pos").alias("count"))
-        .toArrow()
-    )
-    buckets, counts = sums.column("bucket").to_pylist(), sums.column("count").to_pylist()
+    sums = grouped.where(F.col("kind") == 1).select("doc", "pos").toArrow()
+    buckets, counts = sums.column("doc").to_pylist(), sums.column("pos").to_pylist()
     sentences = sum(c for k, c in zip(buckets, counts) if k == -1)
     kept = [(k, c) for k, c in zip(buckets, counts) if k >= 0]
     weights = spark.sparkContext.broadcast((sentences, [k for k, _ in kept], [c for _, c in kept]))
     key = uuid.uuid4().hex
 
-    # 4. Alignment of candidate pairs.
-    side = docs.select("doc", "text").join(shared, "doc")
-    pairs = (
-        candidates.join(side.select([F.col(c).alias("a_" + c) for c in side.columns]), F.col("a") == F.col("a_doc"))
-        .join(side.select([F.col(c).alias("b_" + c) for c in side.columns]), F.col("b") == F.col("b_doc"))
-        .select("a", "b", "k", "a_text", "a_shared_pos", "a_shared_df", "b_text", "b_shared_pos", "b_shared_df")
+    # 4. Alignment of candidate pairs: the pairs in groups by their first
+    # document, each group with the documents its pairs need (text, id,
+    # shared seeds; a document once per group, not once per pair).
+    say("candidate pairs and their alignment")
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    # (Three branches read the pairs: counted once.)
+    cand = candidates.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(parts))).localCheckpoint()
+    # (The documents' group key under its own name: the two sides of the
+    # cogroup come from one DataFrame.)
+    need = (
+        cand.select(F.col("part").alias("at"), F.col("a").alias("doc"))
+        .unionByName(cand.select(F.col("part").alias("at"), F.col("b").alias("doc")))
+        .distinct()
+        .join(docs.select("doc", "id", "text"), "doc")
+        .join(shared, "doc")
     )
-    def align(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+
+    def align(pairs: pa.Table, needed: pa.Table) -> pa.Table:
         from parallels import _parallels as native
 
+        if pairs.num_rows == 0:
+            return _PASSAGES_ROWS.empty_table()
         table = _TABLES.get(key)
         if table is None:
             s, ks, cs = weights.value
             _TABLES.clear()
             table = _TABLES[key] = native.FeatureTable(s, ks, cs)
-        for b in batches:
-            r = b.to_pydict()
-            docs_: Dict[int, Any] = {}
-            for side_ in ("a", "b"):
-                for d, t, p, f in zip(r[side_], r[side_ + "_text"], r[side_ + "_shared_pos"], r[side_ + "_shared_df"]):
-                    docs_[d] = (t, p or [], f or [])
-            ids = list(docs_)
-            out = native.align_candidates(
-                r["a"],
-                r["b"],
-                r["k"],
-                ids,
-                [docs_[d][0] for d in ids],
-                [docs_[d][1] for d in ids],
-                [docs_[d][2] for d in ids],
-                table,
-                **align_opts,
-            )
-            found = pa.ipc.open_stream(pa.py_buffer(out)).read_all().cast(_PASSAGES)
-            # Order inside a pair, for the output order of the command.
-            found = found.append_column("seq", pa.array(range(found.num_rows), pa.int64()))
-            yield from found.to_batches()
+        ids = needed.column("doc").to_pylist()
+        out = native.align_candidates(
+            pairs.column("a").to_pylist(),
+            pairs.column("b").to_pylist(),
+            pairs.column("k").to_pylist(),
+            ids,
+            needed.column("text").to_pylist(),
+            [p or [] for p in needed.column("shared_pos").to_pylist()],
+            [f or [] for f in needed.column("shared_df").to_pylist()],
+            table,
+            **align_opts,
+        )
+        found = pa.ipc.open_stream(pa.py_buffer(out)).read_all()
+        a = pc.cast(found.column("a_doc"), pa.int64())
+        b = pc.cast(found.column("b_doc"), pa.int64())
+        name = dict(zip(ids, needed.column("id").to_pylist()))
+        found = found.set_column(0, "a_doc", pa.array([name[d] for d in a.to_pylist()], pa.string()))
+        found = found.set_column(1, "b_doc", pa.array([name[d] for d in b.to_pylist()], pa.string()))
+        found = found.cast(_PASSAGES)
+        # Order inside a pair, for the output order of the command.
+        return found.append_column("a", a).append_column("b", b).append_column(
+            "seq", pa.array(range(found.num_rows), pa.int64())
+        )
 
-    passages = pairs.mapInArrow(align, _PASSAGES_DDL).cache()
-
-    # 5. Clusters: connected components by DataFrame iterations.
-    say("candidate pairs and their alignment")
-    p = (
-        passages.withColumn("a", F.col("a_doc").cast("long"))
-        .withColumn("b", F.col("b_doc").cast("long"))
-        .withColumn("pid", F.monotonically_increasing_id())
-        .localCheckpoint()
+    passages = (
+        cand.groupBy("part").cogroup(need.groupBy("at")).applyInArrow(align, _PASSAGES_ROWS_DDL).localCheckpoint()
     )
+
+    # 5. Clusters: each passage's, each cluster's members and excerpt span.
+    say("clusters")
+    if passages.count() <= _DRIVER_CLUSTERS:
+        cluster_of, member_rows, excerpt_at = _clusters_here(spark, passages)
+    else:
+        cluster_of, member_rows, excerpt_at = _clusters_by_iterations(passages)
+    ids = docs.select("doc", "id")
+    excerpt = excerpt_at.join(docs.select("doc", "text"), "doc").select(
+        "cluster", F.expr("substring(text, s + 1, e - s)").alias("excerpt")
+    )
+    clusters_out = (
+        member_rows.join(ids, "doc")
+        .groupBy("cluster")
+        .agg(F.sort_array(F.collect_list(F.struct("pos", F.col("id").alias("doc"), F.col("s").alias("start"), F.col("e").alias("end")))).alias("m"))
+        .join(excerpt, "cluster")
+        .orderBy("cluster")
+        .select(
+            F.col("cluster").cast("long").alias("id"),
+            F.size("m").cast("long").alias("size"),
+            F.expr("transform(m, x -> named_struct('doc', x.doc, 'start', x.start, 'end', x.end))").alias("members"),
+            "excerpt",
+        )
+    )
+    passages_out = (
+        passages.drop("cluster")
+        .join(cluster_of, ["a", "b", "seq"])
+        .orderBy("a", "b", "seq")
+        .select(*[c for c in _PASSAGES.names])
+    )
+    # Documents: passages taken part in, and the share of the text inside
+    # some passage.
+    sides = passages.select(F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e")).unionByName(
+        passages.select(F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
+    )
+    per_doc = (
+        sides.groupBy("doc")
+        .agg(
+            F.count("*").alias("passages"),
+            F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("merged"),
+        )
+        .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
+    )
+    documents_out = (
+        docs.join(chars, "doc")
+        .join(per_doc, "doc", "left")
+        .orderBy("doc")
+        .select(
+            "id",
+            F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
+            "chars",
+            F.lit("utf-8").alias("encoding"),
+            F.col("grp").alias("group"),
+            F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
+            F.when(
+                (F.col("chars") > 0) & F.col("covered").isNotNull(),
+                F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
+            )
+            .otherwise(F.lit(0.0))
+            .alias("shared"),
+            "meta",
+        )
+    )
+    sc.setJobDescription(None)
+    return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
+
+
+# Clusters are made on the driver, by the library, when the passages are at
+# most this many (their spans: 56 bytes a passage); beyond, by DataFrame
+# iterations.
+_DRIVER_CLUSTERS = 5_000_000
+
+
+def _clusters_here(spark: Any, passages: Any) -> Any:
+    """The clusters of the passages made on the driver by the library
+    (:func:`parallels._parallels.clusters`, as ``scan`` makes them): each
+    passage's cluster (``a``, ``b``, ``seq``, ``cluster``), each cluster's
+    members (``cluster``, ``pos``, ``doc``, ``s``, ``e``) and excerpt span
+    (``cluster``, ``doc``, ``s``, ``e``), as DataFrames."""
+    t = passages.select("a", "b", "seq", "a_start", "a_end", "b_start", "b_end").toArrow()
+    cols = [t.column(c).to_pylist() for c in ("a", "a_start", "a_end", "b", "b_start", "b_end")]
+    of, members, excerpts = _parallels.clusters(list(zip(*cols)))
+    cluster_of = pa.table(
+        {"a": t.column("a"), "b": t.column("b"), "seq": t.column("seq"), "cluster": pa.array(of, pa.int64())}
+    )
+    flat = [(c, i, d, s, e) for c, ms in enumerate(members) for i, (d, s, e) in enumerate(ms)]
+    names = ("cluster", "pos", "doc", "s", "e")
+    member_rows = pa.table({n: pa.array([r[j] for r in flat], pa.int64()) for j, n in enumerate(names)})
+    excerpt_at = pa.table(
+        {
+            "cluster": pa.array(range(len(excerpts)), pa.int64()),
+            **{n: pa.array([x[j] for x in excerpts], pa.int64()) for j, n in enumerate(("doc", "s", "e"))},
+        }
+    )
+    return tuple(spark.createDataFrame(x) for x in (cluster_of, member_rows, excerpt_at))
+
+
+def _clusters_by_iterations(passages: Any) -> Any:
+    """The clusters of :func:`_clusters_here`, for more passages than the
+    driver holds: connected components as DataFrame iterations over the
+    passages' two sides and the spans of one document that are one place
+    (overlapping by half of the longer one, as the library joins them);
+    members merged and clusters numbered by their first member."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    p = passages.select("a", "b", "seq", "a_start", "a_end", "b_start", "b_end").withColumn(
+        "pid", F.monotonically_increasing_id()
+    ).localCheckpoint()
     # Two nodes per passage, its A side and its B side.
     nodes = (
         p.select("pid", F.lit(0).alias("side"), F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e"))
@@ -321,14 +423,14 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
     # Every node is in an edge (its passage's), so every node gets a label:
     # the smallest node of its component.
-    say("clusters")
     labels = _components(edges)
     # Members: per component, its spans by document and position, those
     # of one document that overlap merged; components numbered by their
     # first member.
-    placed = nodes.join(labels, "node")
-    members = placed.groupBy("label").agg(
-        F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("members")
+    members = (
+        nodes.join(labels, "node")
+        .groupBy("label")
+        .agg(F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("members"))
     )
     numbered = members.withColumn(
         "cluster",
@@ -337,106 +439,79 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         )
         - 1,
     ).localCheckpoint()
-    ids = docs.select("doc", "id")
-    member_rows = numbered.select("cluster", F.posexplode("members").alias("pos", "m")).select(
-        "cluster", "pos", F.col("m.doc").alias("doc"), F.col("m.s").alias("s"), F.col("m.e").alias("e")
+    member_rows = numbered.select(F.col("cluster").cast("long").alias("cluster"), F.posexplode("members").alias("pos", "m")).select(
+        "cluster", F.col("pos").cast("long").alias("pos"), F.col("m.doc").alias("doc"), F.col("m.s").alias("s"), F.col("m.e").alias("e")
     )
-    named = member_rows.join(ids, "doc")
     longest = Window.partitionBy("cluster").orderBy((F.col("s") - F.col("e")), "doc", "s", "e")
-    excerpt = (
+    excerpt_at = (
         member_rows.withColumn("r", F.row_number().over(longest))
         .where(F.col("r") == 1)
-        .join(docs.select("doc", "text"), "doc")
-        .select("cluster", F.expr(f"substring(text, s + 1, least(e - s, {_EXCERPT_CHARS}))").alias("excerpt"))
+        .select("cluster", "doc", "s", F.least("e", F.col("s") + _EXCERPT_CHARS).alias("e"))
     )
-    clusters_out = (
-        named.groupBy("cluster")
-        .agg(F.sort_array(F.collect_list(F.struct("pos", F.col("id").alias("doc"), F.col("s").alias("start"), F.col("e").alias("end")))).alias("m"))
-        .join(excerpt, "cluster")
-        .orderBy("cluster")
-        .select(
-            F.col("cluster").cast("long").alias("id"),
-            F.size("m").cast("long").alias("size"),
-            F.expr("transform(m, x -> named_struct('doc', x.doc, 'start', x.start, 'end', x.end))").alias("members"),
-            "excerpt",
-        )
+    cluster_of = (
+        p.join(labels.withColumnRenamed("node", "a_node"), F.col("a_node") == F.col("pid") * 2)
+        .join(numbered.select("label", F.col("cluster").cast("long").alias("cluster")), "label")
+        .select("a", "b", "seq", "cluster")
     )
-    cluster_of = p.select("pid", "a", "b", "seq").join(
-        labels.withColumnRenamed("node", "a_node"), F.col("a_node") == F.col("pid") * 2
-    ).join(numbered.select("label", "cluster"), "label")
-    passages_out = (
-        cluster_of.join(p.drop("cluster"), ["pid", "a", "b", "seq"])
-        .join(ids.select(F.col("doc").alias("a"), F.col("id").alias("a_id")), "a")
-        .join(ids.select(F.col("doc").alias("b"), F.col("id").alias("b_id")), "b")
-        .orderBy("a", "b", "seq")
-        .select(
-            F.col("a_id").alias("a_doc"),
-            F.col("b_id").alias("b_doc"),
-            F.col("cluster").cast("long").alias("cluster"),
-            *[c for c in _PASSAGES.names if c not in ("a_doc", "b_doc", "cluster")],
-        )
-    )
-    # Documents: passages taken part in, and the share of the text inside
-    # some passage.
-    per_doc = (
-        nodes.groupBy("doc")
-        .agg(
-            F.count("*").alias("passages"),
-            F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("merged"),
-        )
-        .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
-    )
-    documents_out = (
-        docs.join(fps.select("doc", "chars"), "doc")
-        .join(per_doc, "doc", "left")
-        .orderBy("doc")
-        .select(
-            "id",
-            F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
-            "chars",
-            F.lit("utf-8").alias("encoding"),
-            F.col("grp").alias("group"),
-            F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
-            F.when(
-                (F.col("chars") > 0) & F.col("covered").isNotNull(),
-                F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
-            )
-            .otherwise(F.lit(0.0))
-            .alias("shared"),
-            "meta",
-        )
-    )
-    sc.setJobDescription(None)
-    return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
+    return cluster_of, member_rows, excerpt_at
 
 
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
 
 
-def _group_seeds(batches: Iterator[pa.RecordBatch], max_df: int) -> Iterator[pa.RecordBatch]:
-    """The seeds of one partition (``hash``, ``doc``, ``pos``, ``grp``; all
-    places of a hash in one partition) grouped by hash: every place of a
-    seed in two documents or more, as ``doc``, ``pos``, ``df`` (its
-    document frequency); and the votes of the seeds in at most ``max_df``
-    documents for every two of their documents whose groups differ (or
-    either has none), counted by pair in this partition: ``doc`` < ``b``,
-    the count in ``df``."""
+def _rows(kind: int, hash: Any, doc: Any, pos: Any, g: Any = None) -> pa.RecordBatch:
+    """A batch of the fingerprint pass's rows of one kind (see ``scan``)."""
+    n = len(hash)
+    return pa.RecordBatch.from_arrays(
+        [pa.array([kind] * n, pa.int32()), hash, doc, pos, pa.nulls(n, pa.int64()) if g is None else g],
+        names=["kind", "hash", "doc", "pos", "g"],
+    )
+
+
+_ROWS_DDL = "kind int, hash long, doc long, pos long, g long"
+
+
+def _group(batches: Iterator[pa.RecordBatch], max_df: int) -> Iterator[pa.RecordBatch]:
+    """The fingerprint pass's rows of one partition (all rows of a hash in
+    one partition), grouped by hash, as rows ``kind``, ``doc``, ``pos``,
+    ``df``, ``b``:
+
+    - 0: every place (``doc``, ``pos``) of a seed in two documents or more,
+      with its document frequency ``df``;
+    - 3: the votes of the seeds in at most ``max_df`` documents for every
+      two of their documents whose groups differ (or either has none),
+      counted by pair in this partition: ``doc`` < ``b``, the count in
+      ``df``;
+    - 1: the feature counts summed by bucket (the bucket in ``doc``, the
+      sum in ``pos``);
+    - 2: each document's length, as it came (``doc``, ``pos``)."""
     bs = list(batches)
     if not bs:
         return
     t = pa.Table.from_batches(bs)
-    g = pc.dictionary_encode(t.column("grp").combine_chunks()).indices
-    t = pa.table({"hash": t.column("hash"), "doc": t.column("doc"), "pos": t.column("pos"), "g": g})
+    kind = t.column("kind")
+    out = ["kind", "doc", "pos", "df", "b"]
+
+    def rows(k: int, doc: Any, pos: Any, df: Any = None, b: Any = None) -> Iterator[pa.RecordBatch]:
+        n = len(doc)
+        none = pa.nulls(n, pa.int64())
+        yield from pa.table(
+            [pa.array([k] * n, pa.int32()), doc, none if pos is None else pos, none if df is None else df, none if b is None else b],
+            names=out,
+        ).to_batches()
+
+    lengths = t.filter(pc.equal(kind, 2))
+    yield from rows(2, lengths.column("doc"), lengths.column("pos"))
+    counts = t.filter(pc.equal(kind, 1)).group_by("hash", use_threads=False).aggregate([("pos", "sum")])
+    yield from rows(1, counts.column("hash"), counts.column("pos_sum"))
+    t = t.filter(pc.equal(kind, 0)).select(["hash", "doc", "pos", "g"])
     # One row per (hash, doc), then the frequency of each hash.
     hd = t.group_by(["hash", "doc", "g"], use_threads=False).aggregate([])
     counted = hd.group_by("hash", use_threads=False).aggregate([("doc", "count")])
     freq = pa.table({"hash": counted.column("hash"), "df": pc.cast(counted.column("doc_count"), pa.int64())})
     freq = freq.filter(pc.greater_equal(freq.column("df"), 2))
     places = t.join(freq, "hash", join_type="inner", use_threads=False)
-    empty = pa.nulls(places.num_rows, pa.int64())
-    yield from pa.table(
-        {"doc": places.column("doc"), "pos": places.column("pos"), "df": places.column("df"), "b": empty}
-    ).to_batches()
+    yield from rows(0, places.column("doc"), places.column("pos"), places.column("df"))
     voting = hd.join(freq.filter(pc.less_equal(freq.column("df"), max_df)), "hash", join_type="inner", use_threads=False)
     voting = voting.select(["hash", "doc", "g"])
     # Every two documents of a seed (a self-join on the hash), the pairs of
@@ -445,15 +520,7 @@ def _group_seeds(batches: Iterator[pa.RecordBatch], max_df: int) -> Iterator[pa.
     differ = pc.fill_null(pc.not_equal(both.column("g"), both.column("gb")), True)
     both = both.filter(pc.and_(pc.less(both.column("doc"), both.column("b")), differ))
     votes = both.group_by(["doc", "b"], use_threads=False).aggregate([("hash", "count")])
-    if votes.num_rows:
-        yield from pa.table(
-            {
-                "doc": votes.column("doc"),
-                "pos": pa.nulls(votes.num_rows, pa.int64()),
-                "df": pc.cast(votes.column("hash_count"), pa.int64()),
-                "b": votes.column("b"),
-            }
-        ).to_batches()
+    yield from rows(3, votes.column("doc"), None, pc.cast(votes.column("hash_count"), pa.int64()), votes.column("b"))
 
 
 def _by_doc(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -486,7 +553,8 @@ def _numbered(df: Any, name: str) -> Any:
     as ``zipWithIndex`` numbers them, computed in the JVM: a row's place in
     its partition plus the rows of the partitions before it (one small job
     counts the rows of each partition). ``df`` is cached, so that both
-    passes see the same partitions."""
+    passes see the same partitions: returned too, to be unpersisted when
+    what is made of it is cached."""
     from pyspark.sql import functions as F
 
     low = (1 << 33) - 1  # monotonically_increasing_id: partition << 33 | row
@@ -498,9 +566,9 @@ def _numbered(df: Any, name: str) -> Any:
         offsets.append(total)
         total += sizes.get(p, 0)
     if not offsets:
-        return tagged
+        return tagged, tagged
     start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), F.shiftright(F.col(name), 33).cast("int") + 1)
-    return tagged.withColumn(name, start + F.col(name).bitwiseAND(F.lit(low)))
+    return tagged.withColumn(name, start + F.col(name).bitwiseAND(F.lit(low))), tagged
 
 
 def _first_of_each_id(rows: Any, doc: str) -> Any:
