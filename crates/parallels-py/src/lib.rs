@@ -634,6 +634,63 @@ fn keepers(
     }))
 }
 
+/// One partition of a distributed scan's seeds (an Arrow IPC stream with
+/// `hash`, `doc`, `pos` and `g`, the document's group or null; every place
+/// of each of its hashes) settled by hash as `scan` settles them: every
+/// place of a hash in two documents or more (`doc`, `pos`, `df`: its
+/// document frequency), and the votes of the hashes in at most `max_df`
+/// documents counted by pair (`a` < `b`, `votes`), as two IPC streams.
+#[pyfunction]
+fn group_seeds<'py>(
+    py: Python<'py>,
+    seeds: &[u8],
+    max_df: u32,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
+    use arrow_array::Array;
+    let seeds = seeds.to_vec();
+    let (places, votes) = py
+        .detach(move || -> Result<(Vec<u8>, Vec<u8>), ArrowError> {
+            let mut rows = Vec::new();
+            for batch in arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(seeds), None)? {
+                let batch = batch?;
+                let column = |name: &str| -> Result<_, ArrowError> {
+                    let c = batch
+                        .column_by_name(name)
+                        .ok_or_else(|| ArrowError::SchemaError(format!("seeds: no column {name:?}")))?;
+                    c.as_primitive_opt::<Int64Type>()
+                        .cloned()
+                        .ok_or_else(|| ArrowError::SchemaError(format!("seeds: column {name:?} is not int64")))
+                };
+                let (hash, doc, pos, g) = (column("hash")?, column("doc")?, column("pos")?, column("g")?);
+                for k in 0..batch.num_rows() {
+                    let (d, p) = (doc.value(k), pos.value(k));
+                    let (Ok(d), Ok(p)) = (u32::try_from(d), u32::try_from(p)) else {
+                        return Err(ArrowError::InvalidArgumentError(format!(
+                            "seeds: row {k}: doc {d}, pos {p} out of range"
+                        )));
+                    };
+                    rows.push((hash.value(k) as u64, d, p, g.is_valid(k).then(|| g.value(k) as u64)));
+                }
+            }
+            let (shared, votes) = batch::group_seeds(&rows, max_df);
+            let places: Vec<(&str, ArrayRef)> = vec![
+                ("doc", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.0)))),
+                ("pos", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.1)))),
+                ("df", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.2)))),
+            ];
+            let counted: Vec<(&str, ArrayRef)> = vec![
+                ("a", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.0)))),
+                ("b", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.1)))),
+                ("votes", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.2)))),
+            ];
+            Ok((ipc(&[RecordBatch::try_from_iter(places)?])?, ipc(&[RecordBatch::try_from_iter(counted)?])?))
+        })
+        .map_err(value_error)?;
+    Ok((PyBytes::new(py, &places), PyBytes::new(py, &votes)))
+}
+
 /// The feature counts of a batch of texts, as `scan` counts them while
 /// reading: the sentence count, and the non-zero buckets with their counts
 /// as an Arrow IPC stream (`bucket` u32, `count` u32), to be summed by
@@ -814,6 +871,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(shared_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(group_seeds, m)?)?;
     m.add_class::<FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

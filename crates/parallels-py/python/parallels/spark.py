@@ -41,7 +41,7 @@ first is kept, as the command skips them. Spark's jobs carry descriptions naming
 from __future__ import annotations
 
 import uuid
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -161,11 +161,16 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     )
     docs = _first_of_each_id(rows.where(F.col("id").isNotNull() & F.col("text").isNotNull()), "doc").cache()
 
-    # 1. Fingerprints, per partition, as rows of one table (`kind`): every
-    # seed of every text (0: `hash`, `doc`, `pos`, the group's hash `g`),
-    # the batch's sentence-feature counts (1: the bucket in `hash`, its
-    # count in `pos`; bucket -1 counts the sentences) and each text's
-    # length (2: `doc`, its characters in `pos`).
+    # Stages 1 to 3 move many small rows (a seed is 28 bytes; a 10 MB
+    # corpus has a million): they go through Spark's shuffles packed, as
+    # Arrow IPC blocks of rows with one destination partition (``_pack``),
+    # so that Spark moves a few blocks instead of converting every row.
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+
+    # 1. Fingerprints, per partition: every seed of every text (``hash``,
+    # ``doc``, ``pos``, the group's hash ``g``) to the partition of its
+    # hash; the batch's sentence-feature counts (``bucket`` -1 counts the
+    # sentences) to the partition of their bucket; each text's length.
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
         from parallels import fingerprints
@@ -174,60 +179,59 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             f = fingerprints(b.column("text"), **norm)
             hashes = f.column("seed_hash")
             of = pc.list_parent_indices(hashes)
-            n = len(of)
-            yield _rows(
-                0,
-                pc.cast(pc.list_flatten(hashes), pa.int64(), safe=False),
-                pc.take(b.column("doc"), of),
-                pc.cast(pc.list_flatten(f.column("seed_pos")), pa.int64()),
-                pc.take(b.column("g"), of) if n else pa.nulls(0, pa.int64()),
+            seeds = pa.table(
+                {
+                    "hash": pc.cast(pc.list_flatten(hashes), pa.int64(), safe=False),
+                    "doc": pc.take(b.column("doc"), of),
+                    "pos": pc.cast(pc.list_flatten(f.column("seed_pos")), pa.int64()),
+                    "g": pc.take(b.column("g"), of),
+                }
             )
+            yield _pack(_SEEDS, seeds, "hash", parts)
             sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
-            t = pa.ipc.open_stream(pa.py_buffer(counts)).read_all()
-            yield _rows(
-                1,
-                pa.concat_arrays([pa.array([-1], pa.int64()), pc.cast(t.column("bucket"), pa.int64()).combine_chunks()]),
-                pa.nulls(t.num_rows + 1, pa.int64()),
-                pa.concat_arrays([pa.array([sentences], pa.int64()), pc.cast(t.column("count"), pa.int64()).combine_chunks()]),
+            c = _read(counts)
+            counts = pa.table(
+                {
+                    "bucket": pa.concat_arrays([pa.array([-1], pa.int64()), c.column("bucket").combine_chunks()]),
+                    "count": pa.concat_arrays([pa.array([sentences], pa.int64()), c.column("count").combine_chunks()]),
+                }
             )
-            yield _rows(2, b.column("doc"), b.column("doc"), pc.cast(f.column("chars"), pa.int64()))
+            yield _pack(_COUNTS, counts, "bucket", parts)
+            # The lengths as rows of their own (no block): Spark reads them.
+            n = b.num_rows
+            yield pa.RecordBatch.from_arrays(
+                [pa.nulls(n, pa.int32()), pa.array([_LENGTHS] * n, pa.int32()), pa.nulls(n, pa.binary()), b.column("doc"), pc.cast(f.column("chars"), pa.int64())],
+                names=_PACKED,
+            )
 
-    # 2. Document frequencies, candidate pairs and feature weights: the
-    # rows partitioned by hash once and grouped in each partition
-    # (``_group``): every place of a seed in two documents or more with
-    # its document frequency, a vote for every two documents of different
-    # groups sharing a seed in at most `max_df` documents, the feature
-    # counts summed by bucket; then each document's shared seeds, sorted
-    # (``_by_doc``), and the votes counted by pair.
+    # 2. Document frequencies, candidate pairs and feature weights: each
+    # partition's seeds settled by hash by the library (``_group``): every
+    # place of a seed in two documents or more with its document frequency
+    # (to its document's partition), and the votes of the seeds in at most
+    # `max_df` documents for every two of their documents of different
+    # groups, counted by pair (to the pair's partition); the feature counts
+    # summed by bucket. Then each document's shared seeds, sorted
+    # (``_by_doc``), and the votes summed by pair (``_candidates``).
     say("fingerprints, seeds grouped by hash")
     grouped = (
         docs.select("doc", "text", F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g"))
-        .mapInArrow(fingerprint, _ROWS_DDL)
-        .repartition("hash")
-        .mapInArrow(lambda it: _group(it, max_df), "kind int, doc long, pos long, df long, b long")
+        .mapInArrow(fingerprint, _PACKED_DDL)
+        .repartition("dest")
+        .mapInArrow(lambda it: _group(it, max_df, parts), _PACKED_DDL)
         .localCheckpoint()
     )
     # The documents are cached now (the fingerprint pass read them).
     cached.unpersist()
-    shared = (
-        grouped.where(F.col("kind") == 0)
-        .select("doc", "pos", "df")
-        .repartition("doc")
-        .mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
-    )
-    candidates = (
-        grouped.where(F.col("kind") == 3)
-        .groupBy(F.col("doc").alias("a"), "b")
-        .agg(F.sum("df").alias("k"))
-        .where(F.col("k") >= min_seeds)
-    )
-    chars = grouped.where(F.col("kind") == 2).select("doc", F.col("pos").alias("chars"))
+    of_kind = lambda k: grouped.where(F.col("kind") == k)  # noqa: E731
+    shared = of_kind(_PLACES).repartition("dest").mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
+    candidates = of_kind(_VOTES).repartition("dest").mapInArrow(lambda it: _candidates(it, min_seeds), "a long, b long, k long")
+    chars = of_kind(_LENGTHS).select("doc", F.col("n").alias("chars"))
 
     # 3. Corpus-wide feature weights (each bucket summed in its partition),
     # broadcast once.
     say("feature counts")
-    sums = grouped.where(F.col("kind") == 1).select("doc", "pos").toArrow()
-    buckets, counts = sums.column("doc").to_pylist(), sums.column("pos").to_pylist()
+    sums = _unpack(of_kind(_COUNTS).select("blob").toArrow().column("blob").to_pylist())
+    buckets, counts = sums.column("bucket").to_pylist(), sums.column("count").to_pylist()
     sentences = sum(c for k, c in zip(buckets, counts) if k == -1)
     kept = [(k, c) for k, c in zip(buckets, counts) if k >= 0]
     weights = spark.sparkContext.broadcast((sentences, [k for k, _ in kept], [c for _, c in kept]))
@@ -237,7 +241,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # document, each group with the documents its pairs need (text, id,
     # shared seeds; a document once per group, not once per pair).
     say("candidate pairs and their alignment")
-    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
     # (Three branches read the pairs: counted once.)
     cand = candidates.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(parts))).localCheckpoint()
     # (The documents' group key under its own name: the two sides of the
@@ -459,78 +462,110 @@ def _clusters_by_iterations(passages: Any) -> Any:
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
 
 
-def _rows(kind: int, hash: Any, doc: Any, pos: Any, g: Any = None) -> pa.RecordBatch:
-    """A batch of the fingerprint pass's rows of one kind (see ``scan``)."""
-    n = len(hash)
+# The kinds of packed blocks (``_pack``).
+_SEEDS, _COUNTS, _LENGTHS, _PLACES, _VOTES = range(5)
+_PACKED_DDL = "dest int, kind int, blob binary, doc long, n long"
+_PACKED = ["dest", "kind", "blob", "doc", "n"]
+
+
+def _pack(kind: int, t: pa.Table, by: str, parts: int) -> pa.RecordBatch:
+    """The rows of ``t`` as one Arrow IPC block per destination partition
+    (the bits of column ``by`` as an unsigned number, modulo ``parts``): a
+    batch of rows ``dest``, ``kind``, ``blob``."""
+    import numpy as np
+
+    key = t.column(by).combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    dest = (key.view(np.uint64) % np.uint64(parts)).astype(np.int32)
+    order = np.argsort(dest, kind="stable")
+    dest, t = dest[order], t.take(pa.array(order))
+    at, starts = np.unique(dest, return_index=True)
+    ends = list(starts[1:]) + [len(dest)]
+    blobs = []
+    for s, e in zip(starts, ends):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, t.schema) as w:
+            w.write_table(t.slice(int(s), int(e - s)))
+        blobs.append(sink.getvalue().to_pybytes())
+    n = len(blobs)
     return pa.RecordBatch.from_arrays(
-        [pa.array([kind] * n, pa.int32()), hash, doc, pos, pa.nulls(n, pa.int64()) if g is None else g],
-        names=["kind", "hash", "doc", "pos", "g"],
+        [pa.array(at, pa.int32()), pa.array([kind] * n, pa.int32()), pa.array(blobs, pa.binary()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],
+        names=_PACKED,
     )
 
 
-_ROWS_DDL = "kind int, hash long, doc long, pos long, g long"
+def _unpack(blobs: Any) -> pa.Table:
+    """The rows of packed blocks (``_pack``), in one table."""
+    tables = [pa.ipc.open_stream(pa.py_buffer(b)).read_all() for b in blobs]
+    return pa.concat_tables(tables) if tables else pa.table({})
 
 
-def _group(batches: Iterator[pa.RecordBatch], max_df: int) -> Iterator[pa.RecordBatch]:
-    """The fingerprint pass's rows of one partition (all rows of a hash in
-    one partition), grouped by hash, as rows ``kind``, ``doc``, ``pos``,
-    ``df``, ``b``:
+def _blobs(batches: Iterator[pa.RecordBatch], rows: Optional[List[pa.RecordBatch]] = None) -> Dict[int, Any]:
+    """The packed blocks of a partition by kind (and the rows that are no
+    block, into ``rows``)."""
+    out: Dict[int, Any] = {}
+    for b in batches:
+        packed = pc.is_valid(b.column("blob"))
+        if rows is not None:
+            rows.append(b.filter(pc.invert(packed)))
+        b = b.filter(packed)
+        for k, blob in zip(b.column("kind").to_pylist(), b.column("blob").to_pylist()):
+            out.setdefault(k, []).append(blob)
+    return out
 
-    - 0: every place (``doc``, ``pos``) of a seed in two documents or more,
-      with its document frequency ``df``;
-    - 3: the votes of the seeds in at most ``max_df`` documents for every
-      two of their documents whose groups differ (or either has none),
-      counted by pair in this partition: ``doc`` < ``b``, the count in
-      ``df``;
-    - 1: the feature counts summed by bucket (the bucket in ``doc``, the
-      sum in ``pos``);
-    - 2: each document's length, as it came (``doc``, ``pos``)."""
-    bs = list(batches)
-    if not bs:
+
+def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterator[pa.RecordBatch]:
+    """One partition of the fingerprint pass's blocks (every seed of each
+    of its hashes, every count of each of its buckets), settled: the
+    seeds by hash by the library, as ``scan`` settles them
+    (:func:`parallels._parallels.group_seeds`): every place of a seed in
+    two documents or more (``doc``, ``pos``, its document frequency
+    ``df``) to its document's partition, and the votes of the seeds in at
+    most ``max_df`` documents for every two of their documents of
+    different groups, counted by pair (``a`` < ``b``, ``votes``) to the
+    pair's partition; the feature counts summed by bucket; the lengths
+    as they came."""
+    lengths: List[pa.RecordBatch] = []
+    blobs = _blobs(batches, lengths)
+    yield from lengths
+    if _COUNTS in blobs:
+        counts = _unpack(blobs[_COUNTS]).group_by("bucket", use_threads=False).aggregate([("count", "sum")])
+        yield _pack(_COUNTS, counts.rename_columns(["bucket", "count"]), "bucket", 1)
+    if _SEEDS in blobs:
+        seeds = _unpack(blobs[_SEEDS])
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, seeds.schema) as w:
+            w.write_table(seeds)
+        places, votes = (_read(x) for x in _parallels.group_seeds(sink.getvalue().to_pybytes(), max_df))
+        yield _pack(_PLACES, places, "doc", parts)
+        yield _pack(_VOTES, votes, "a", parts)
+
+
+def _read(ipc: bytes) -> pa.Table:
+    """An Arrow IPC stream of the library, its integers as Spark's longs."""
+    t = pa.ipc.open_stream(pa.py_buffer(ipc)).read_all()
+    return t.cast(pa.schema([(f.name, pa.int64()) for f in t.schema]))
+
+
+def _candidates(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iterator[pa.RecordBatch]:
+    """The packed votes of a partition (every vote of each of its pairs)
+    summed by pair: the pairs with at least ``min_seeds``, as ``a``, ``b``,
+    ``k``."""
+    blobs = _blobs(batches).get(_VOTES)
+    if not blobs:
         return
-    t = pa.Table.from_batches(bs)
-    kind = t.column("kind")
-    out = ["kind", "doc", "pos", "df", "b"]
-
-    def rows(k: int, doc: Any, pos: Any, df: Any = None, b: Any = None) -> Iterator[pa.RecordBatch]:
-        n = len(doc)
-        none = pa.nulls(n, pa.int64())
-        yield from pa.table(
-            [pa.array([k] * n, pa.int32()), doc, none if pos is None else pos, none if df is None else df, none if b is None else b],
-            names=out,
-        ).to_batches()
-
-    lengths = t.filter(pc.equal(kind, 2))
-    yield from rows(2, lengths.column("doc"), lengths.column("pos"))
-    counts = t.filter(pc.equal(kind, 1)).group_by("hash", use_threads=False).aggregate([("pos", "sum")])
-    yield from rows(1, counts.column("hash"), counts.column("pos_sum"))
-    t = t.filter(pc.equal(kind, 0)).select(["hash", "doc", "pos", "g"])
-    # One row per (hash, doc), then the frequency of each hash.
-    hd = t.group_by(["hash", "doc", "g"], use_threads=False).aggregate([])
-    counted = hd.group_by("hash", use_threads=False).aggregate([("doc", "count")])
-    freq = pa.table({"hash": counted.column("hash"), "df": pc.cast(counted.column("doc_count"), pa.int64())})
-    freq = freq.filter(pc.greater_equal(freq.column("df"), 2))
-    places = t.join(freq, "hash", join_type="inner", use_threads=False)
-    yield from rows(0, places.column("doc"), places.column("pos"), places.column("df"))
-    voting = hd.join(freq.filter(pc.less_equal(freq.column("df"), max_df)), "hash", join_type="inner", use_threads=False)
-    voting = voting.select(["hash", "doc", "g"])
-    # Every two documents of a seed (a self-join on the hash), the pairs of
-    # different groups, counted per pair in this partition.
-    both = voting.join(voting.rename_columns(["hash", "b", "gb"]), "hash", join_type="inner", use_threads=False)
-    differ = pc.fill_null(pc.not_equal(both.column("g"), both.column("gb")), True)
-    both = both.filter(pc.and_(pc.less(both.column("doc"), both.column("b")), differ))
-    votes = both.group_by(["doc", "b"], use_threads=False).aggregate([("hash", "count")])
-    yield from rows(3, votes.column("doc"), None, pc.cast(votes.column("hash_count"), pa.int64()), votes.column("b"))
+    v = _unpack(blobs).group_by(["a", "b"], use_threads=False).aggregate([("votes", "sum")])
+    v = v.filter(pc.greater_equal(v.column("votes_sum"), min_seeds))
+    yield from pa.table({"a": v.column("a"), "b": v.column("b"), "k": v.column("votes_sum")}).to_batches()
 
 
 def _by_doc(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Rows ``doc``, ``pos``, ``df`` of one partition (all rows of a
-    document in one partition) as one row per document: its positions and
-    frequencies as lists, sorted by position (then frequency)."""
-    bs = list(batches)
-    if not bs:
+    """The packed places of a partition (every place of each of its
+    documents) as one row per document: its positions and frequencies as
+    lists, sorted by position (then frequency)."""
+    blobs = _blobs(batches).get(_PLACES)
+    if not blobs:
         return
-    t = pa.Table.from_batches(bs).sort_by([("doc", "ascending"), ("pos", "ascending"), ("df", "ascending")])
+    t = _unpack(blobs).sort_by([("doc", "ascending"), ("pos", "ascending"), ("df", "ascending")])
     if t.num_rows == 0:
         return
     doc = t.column("doc").combine_chunks()

@@ -97,6 +97,58 @@ pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)])
     CorpusDf::from_counts(bits, sentences, counts)
 }
 
+/// What one partition of a distributed scan's seeds gives, as
+/// [`seeds::pairs`] settles each hash, when the partition holds every place
+/// of each of its hashes (`group`: each place's document group, `None`
+/// without one; documents of one group are never paired): every place of a
+/// hash in two documents or more with its document frequency, sorted; and
+/// the votes of the hashes in at most `max_df` documents, counted by pair
+/// `(a, b, votes)` with `a < b`, sorted, to be summed over the partitions.
+pub fn group_seeds(
+    places: &[(u64, u32, u32, Option<u64>)],
+    max_df: u32,
+) -> (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>) {
+    let mut places: Vec<(seeds::Seed, Option<u64>)> =
+        places.iter().map(|&(hash, doc, pos, g)| (seeds::Seed { hash, doc, pos }, g)).collect();
+    places.par_sort_unstable_by_key(|p| p.0);
+    let group: std::collections::HashMap<u32, Option<u64>> = places.iter().map(|(s, g)| (s.doc, *g)).collect();
+    let differ = |a: u32, b: u32| {
+        let g = group[&a];
+        g.is_none() || g != group[&b]
+    };
+    let (mut shared, mut votes) = (Vec::new(), Vec::new());
+    let mut docs = Vec::new();
+    let mut run: Vec<seeds::Seed> = Vec::new();
+    for k in 0..=places.len() {
+        if k == places.len() || run.last().is_some_and(|l| l.hash != places[k].0.hash) {
+            let push_shared = |s| -> Result<(), std::convert::Infallible> {
+                shared.push(s);
+                Ok(())
+            };
+            let push_vote = |v| -> Result<(), std::convert::Infallible> {
+                votes.push(v);
+                Ok(())
+            };
+            let Ok(_) = seeds::settle_hash(&run, &mut docs, max_df, differ, push_shared, push_vote);
+            run.clear();
+        }
+        if let Some(p) = places.get(k) {
+            run.push(p.0);
+        }
+    }
+    shared.par_sort_unstable();
+    let shared = shared.into_iter().map(|s| (s.doc, s.pos, s.df)).collect();
+    votes.par_sort_unstable();
+    let mut counted: Vec<seeds::Candidate> = Vec::new();
+    for v in votes {
+        match counted.last_mut() {
+            Some(c) if (c.0, c.1) == (v.a, v.b) => c.2 += 1,
+            _ => counted.push((v.a, v.b, 1)),
+        }
+    }
+    (shared, counted)
+}
+
 /// One document of a batch of candidate pairs.
 #[derive(Clone, Debug)]
 pub struct PairDoc<'a> {
@@ -295,6 +347,44 @@ mod tests {
 
     const A: &str = "天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。";
     const B: &str = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
+
+    #[test]
+    fn a_partition_of_seeds_settles_as_the_scan_does() {
+        // Seeds of 40 documents (some in groups), their hashes in one
+        // partition, given in no order: the shared places and the votes by
+        // pair of `group_seeds` are those of `seeds::pairs` over the sorted
+        // seeds (every pair with at least one vote).
+        let mut rng = 7u64;
+        let mut next = |m: u64| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) % m
+        };
+        let group: Vec<u32> = (0..40).map(|d| if d % 3 == 0 { u32::MAX } else { d % 4 }).collect();
+        let mut all = Vec::new();
+        for doc in 0..40u32 {
+            for pos in 0..60u32 {
+                all.push(seeds::Seed { hash: next(300), doc, pos });
+            }
+        }
+        let params = seeds::SeedParams { max_df: 6, min_seeds: 1, ..Default::default() };
+        let dir = tempfile::tempdir().unwrap();
+        let mut sorted = all.clone();
+        sorted.sort();
+        let mut shared = Sorter::new(dir.path(), "df", 1 << 10);
+        let (want, _) =
+            seeds::pairs(sorted.into_iter().map(Ok), &group, &params, dir.path(), 1 << 10, &mut shared).unwrap();
+        let want_shared: Vec<seeds::SeedDf> = shared.finish().unwrap().map(Result::unwrap).collect();
+        let places: Vec<_> = all
+            .iter()
+            .rev()
+            .map(|s| (s.hash, s.doc, s.pos, Some(group[s.doc as usize]).filter(|&g| g != u32::MAX).map(u64::from)))
+            .collect();
+        let (got_shared, got) = group_seeds(&places, params.max_df);
+        let want_shared: Vec<(u32, u32, u32)> = want_shared.iter().map(|s| (s.doc, s.pos, s.df)).collect();
+        assert!(want.len() > 50 && want_shared.len() > 500, "{} {}", want.len(), want_shared.len());
+        assert_eq!(got, want);
+        assert_eq!(got_shared, want_shared);
+    }
 
     #[test]
     fn fingerprints_are_the_seeds_of_each_prepared_text() {

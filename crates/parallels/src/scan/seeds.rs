@@ -177,6 +177,42 @@ pub struct PairStats {
 /// A candidate pair: documents `a < b` and the seeds they share.
 pub type Candidate = (u32, u32, u32);
 
+/// What the places of one hash (`run`, its seeds sorted) give, as
+/// [`pairs`] settles each hash: returns its document frequency; every place
+/// goes to `shared` with it when the hash is in two documents or more; and
+/// when in at most `max_df` documents, every two of its documents `a < b`
+/// for which `differ(a, b)` (not of one group) get a vote. `docs` is
+/// scratch space.
+pub fn settle_hash<E>(
+    run: &[Seed],
+    docs: &mut Vec<u32>,
+    max_df: u32,
+    differ: impl Fn(u32, u32) -> bool,
+    mut shared: impl FnMut(SeedDf) -> Result<(), E>,
+    mut vote: impl FnMut(Vote) -> Result<(), E>,
+) -> Result<u32, E> {
+    docs.clear();
+    docs.extend(run.iter().map(|s| s.doc));
+    docs.dedup();
+    let df = docs.len() as u32;
+    if df < 2 {
+        return Ok(df);
+    }
+    for s in run {
+        shared(SeedDf { doc: s.doc, pos: s.pos, df })?;
+    }
+    if df <= max_df {
+        for (x, &a) in docs.iter().enumerate() {
+            for &b in &docs[x + 1..] {
+                if differ(a, b) {
+                    vote(Vote { a, b })?;
+                }
+            }
+        }
+    }
+    Ok(df)
+}
+
 /// Candidate pairs from seeds sorted by hash.
 /// `group[doc]` is the document's group (documents of one group are never
 /// paired). Every seed whose hash is in two documents or more goes to
@@ -198,28 +234,13 @@ pub fn pairs(
             return Ok(());
         }
         stats.hashes += 1;
-        docs.clear();
-        docs.extend(run.iter().map(|s| s.doc));
-        docs.dedup();
-        let df = docs.len() as u32;
-        if df >= 2 {
-            for s in run.iter() {
-                shared.push(SeedDf { doc: s.doc, pos: s.pos, df })?;
-            }
-        }
+        let differ = |a: u32, b: u32| group[a as usize] == u32::MAX || group[a as usize] != group[b as usize];
+        let df = settle_hash(run, &mut docs, p.max_df, differ, |s| shared.push(s), |v| votes.push(v))?;
         if df > p.max_df {
             stats.boilerplate.push((df, run[0].doc, run[0].pos));
             if stats.boilerplate.len() > 200 {
                 stats.boilerplate.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
                 stats.boilerplate.truncate(20);
-            }
-        } else if df >= 2 {
-            for (x, &a) in docs.iter().enumerate() {
-                for &b in &docs[x + 1..] {
-                    if group[a as usize] == u32::MAX || group[a as usize] != group[b as usize] {
-                        votes.push(Vote { a, b })?;
-                    }
-                }
             }
         }
         run.clear();
