@@ -97,17 +97,19 @@ pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)])
     CorpusDf::from_counts(bits, sentences, counts)
 }
 
+/// What [`group_seeds`] gives: the shared places `(doc, pos, document
+/// frequency)` and the votes by pair `(a, b, votes)`.
+pub type SettledSeeds = (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>);
+
 /// What one partition of a distributed scan's seeds gives, as
 /// [`seeds::pairs`] settles each hash, when the partition holds every place
-/// of each of its hashes (`group`: each place's document group, `None`
-/// without one; documents of one group are never paired): every place of a
-/// hash in two documents or more with its document frequency, sorted; and
-/// the votes of the hashes in at most `max_df` documents, counted by pair
-/// `(a, b, votes)` with `a < b`, sorted, to be summed over the partitions.
-pub fn group_seeds(
-    places: &[(u64, u32, u32, Option<u64>)],
-    max_df: u32,
-) -> (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>) {
+/// of each of its hashes (given as `(hash, doc, pos, group)`, the group
+/// `None` for a document without one; documents of one group are never
+/// paired): every place of a hash in two documents or more with its
+/// document frequency, sorted; and the votes of the hashes in at most
+/// `max_df` documents, counted by pair `(a, b, votes)` with `a < b`,
+/// sorted, to be summed over the partitions.
+pub fn group_seeds(places: &[(u64, u32, u32, Option<u64>)], max_df: u32) -> SettledSeeds {
     let mut places: Vec<(seeds::Seed, Option<u64>)> =
         places.iter().map(|&(hash, doc, pos, g)| (seeds::Seed { hash, doc, pos }, g)).collect();
     places.par_sort_unstable_by_key(|p| p.0);
