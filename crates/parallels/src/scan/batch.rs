@@ -102,7 +102,7 @@ pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)])
 pub type SettledSeeds = (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>);
 
 /// What one partition of a distributed scan's seeds gives, as
-/// [`seeds::pairs`] settles each hash, when the partition holds every place
+/// `scan` settles each hash (`seeds::pairs`), when the partition holds every place
 /// of each of its hashes (given as `(hash, doc, pos, group)`, the group
 /// `None` for a document without one; documents of one group are never
 /// paired): every place of a hash in two documents or more with its
