@@ -144,10 +144,12 @@ def main() -> None:
     if a.mode == "scan":
         got = ps.scan(df)
         for name in ("passages", "clusters", "documents"):
+            spark.sparkContext.setJobDescription(f"write {name}")
             got[name].write.parquet(os.path.join(a.out, name))
     else:
         got = ps.dedup(df)
         for name in ("kept", "removed"):
+            spark.sparkContext.setJobDescription(f"write {name}")
             got[name].write.parquet(os.path.join(a.out, name))
     t3 = time.perf_counter()
     for name in got:
