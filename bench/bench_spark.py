@@ -67,11 +67,12 @@ def event_totals(log_dir: str, jobs_out: str = "") -> dict:
                 s[2] += w
     if jobs_out:
         with open(jobs_out, "w", encoding="utf-8") as o:
-            o.write("job\twall_ms\tstages_run\ttasks\texecutor_ms\tshuffle_write_kb\tcall site\n")
+            o.write("job\tstart_ms\twall_ms\tstages_run\ttasks\texecutor_ms\tshuffle_write_kb\tcall site\n")
+            first = min((v[0] for v in jobs.values()), default=0)
             for j, (t0, t1, sids, site) in sorted(jobs.items()):
                 ran = [sid for sid in sids if sid in per_stage]
                 o.write(
-                    f"{j}\t{t1 - t0}\t{len(ran)}\t{sum(per_stage[x][0] for x in ran)}\t"
+                    f"{j}\t{t0 - first}\t{t1 - t0}\t{len(ran)}\t{sum(per_stage[x][0] for x in ran)}\t"
                     f"{sum(per_stage[x][1] for x in ran)}\t{sum(per_stage[x][2] for x in ran) // 1024}\t{site}\n"
                 )
     return {

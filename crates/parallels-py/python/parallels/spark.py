@@ -11,26 +11,40 @@ document pairs, same spans, same scores):
    features counted into the scan's hashed table
    (:func:`parallels.feature_counts`).
 2. **Document frequencies and candidate pairs**: the seeds partitioned by
-   hash (one shuffle) and grouped by hash in each partition with Arrow:
-   a seed's document frequency; seeds in more than ``max_df`` documents
-   are boilerplate; every two documents of different groups sharing a
-   seed get a vote. The votes are summed by pair (a DataFrame
-   aggregation) and pairs with ``min_seeds`` votes are candidates; each
-   document's shared seeds are gathered by document (a second shuffle).
-3. **Corpus-wide feature weights**: the counts summed by bucket (a
-   DataFrame aggregation) and broadcast once; each Python worker makes
-   the table from them once.
-4. **Alignment of candidate pairs**, per partition (``mapInArrow``): each
-   pair with both texts and both documents' shared seeds goes through the
-   very function ``scan`` aligns its chunks with (significance, the
-   reporting bar and all).
-5. **Clusters**: connected components as DataFrame iterations (every
-   node takes the smallest label among its neighbours and its own until
-   none changes; one join and one aggregation a round) over the passages'
-   two sides and the spans of one document that are one place
-   (overlapping by half of the longer one, as the library joins them);
-   members merged and clusters numbered by their first member, and each
-   document's passage count and shared share, as DataFrame aggregations.
+   hash (one shuffle) and settled by hash in each partition by the
+   library, as ``scan`` settles them
+   (:func:`parallels._parallels.group_seeds`): a seed's document
+   frequency; seeds in more than ``max_df`` documents are boilerplate;
+   every two documents of different groups sharing a seed get a vote. The
+   votes are summed by pair (a shuffle by pair) and pairs with
+   ``min_seeds`` votes are candidates; each document's shared seeds are
+   gathered by document (a shuffle by document).
+3. **Corpus-wide feature weights**: the counts summed by bucket in the
+   same pass as the seeds, collected and broadcast once; each Python
+   worker makes the table from them once.
+4. **Alignment of candidate pairs** (a cogroup, ``applyInArrow``): the
+   pairs in groups by their first document, each group with the
+   documents its pairs need (text and shared seeds, once per group), go
+   through the very function ``scan`` aligns its chunks with
+   (significance, the reporting bar and all).
+5. **Clusters**: made by the library on the driver
+   (:func:`parallels._parallels.clusters`) when there are at most
+   ``_DRIVER_CLUSTERS`` passages (a million: a few hundred MB on the
+   driver); beyond, connected components as DataFrame iterations
+   (every node takes the smallest label among its neighbours and its own
+   until none changes; one join and one aggregation a round) over the
+   passages' two sides and the spans of one document that are one place
+   (overlapping by half of the longer one, as the library joins them),
+   members merged and clusters numbered by their first member. Each
+   document's passage count and shared share are DataFrame aggregations.
+
+Stages 1 and 2 move many small rows (a seed is a few dozen bytes, and a
+10 MB corpus has a million seeds): their shuffles carry them packed, one
+Arrow IPC block per source batch and destination partition, so that
+Spark moves a few blocks instead of converting every row. A document's
+group is compared by its 64-bit hash (``xxhash64``): two groups whose
+names collide would not be compared with each other (for a million
+groups, a chance of about 3 in 10⁸).
 
 :func:`scan` numbers the rows in the JVM (a row's place in ``df``); rows
 without an id or a text are skipped, and of rows with the same id the
@@ -358,9 +372,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 
 
 # Clusters are made on the driver, by the library, when the passages are at
-# most this many (their spans: 56 bytes a passage); beyond, by DataFrame
-# iterations.
-_DRIVER_CLUSTERS = 5_000_000
+# most this many (their spans go to the driver as Python tuples, about 250
+# bytes a passage); beyond, by DataFrame iterations.
+_DRIVER_CLUSTERS = 1_000_000
 
 
 def _clusters_here(spark: Any, passages: Any) -> Any:
