@@ -105,6 +105,18 @@ def test_spark_clusters_by_iterations_equal_the_librarys(spark):
     assert key(there[2].select("cluster", "doc", "s", "e")) == excerpts
 
 
+def test_spark_scan_of_nothing_shared_and_of_no_rows(spark):
+    # Texts that share nothing: no passage, no cluster, every document
+    # listed with 0 passages. No rows at all: three empty tables.
+    rows = [(f"d{k}", "".join(chr(0x4E00 + 40 * k + j) for j in range(40)) + "。") for k in range(6)]
+    got = parallels_spark().scan(spark.createDataFrame(rows, "id string, text string"))
+    assert got["passages"].count() == 0 and got["clusters"].count() == 0
+    documents = got["documents"].collect()
+    assert [(d["id"], d["chars"], d["passages"], d["shared"]) for d in documents] == [(f"d{k}", 41, 0, 0.0) for k in range(6)]
+    empty = parallels_spark().scan(spark.createDataFrame([], "id string, text string"))
+    assert [empty[t].count() for t in ("passages", "clusters", "documents")] == [0, 0, 0]
+
+
 def test_spark_scan_rejects_bad_options(spark):
     df = spark.createDataFrame([("a", "甲乙丙")], "id string, text string")
     with pytest.raises(ValueError, match="no column 'body'"):

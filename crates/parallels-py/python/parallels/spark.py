@@ -175,7 +175,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     )
     docs = _first_of_each_id(rows.where(F.col("id").isNotNull() & F.col("text").isNotNull()), "doc").cache()
 
-    # Stages 1 to 3 move many small rows (a seed is 28 bytes; a 10 MB
+    # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
     # corpus has a million): they go through Spark's shuffles packed, as
     # Arrow IPC blocks of rows with one destination partition (``_pack``),
     # so that Spark moves a few blocks instead of converting every row.
@@ -245,7 +245,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # broadcast once.
     say("feature counts")
     sums = _unpack(of_kind(_COUNTS).select("blob").toArrow().column("blob").to_pylist())
-    buckets, counts = sums.column("bucket").to_pylist(), sums.column("count").to_pylist()
+    buckets, counts = (sums.column(c).to_pylist() if sums.num_rows else [] for c in ("bucket", "count"))
     sentences = sum(c for k, c in zip(buckets, counts) if k == -1)
     kept = [(k, c) for k, c in zip(buckets, counts) if k >= 0]
     weights = spark.sparkContext.broadcast((sentences, [k for k, _ in kept], [c for _, c in kept]))
