@@ -634,26 +634,28 @@ fn keepers(
     }))
 }
 
-/// One partition of a distributed scan's seeds (an Arrow IPC stream with
-/// `hash`, `doc`, `pos` and `g`, the document's group or null; every place
-/// of each of its hashes) settled by hash as `scan` settles them: every
+/// One partition of a distributed scan's seeds (Arrow IPC streams with
+/// `hash`, `doc`, `pos` and `g`, the document's group or null; together
+/// every place of each of their hashes) settled by hash as `scan` settles
+/// them: every
 /// place of a hash in two documents or more (`doc`, `pos`, `df`: its
 /// document frequency), and the votes of the hashes in at most `max_df`
 /// documents counted by pair (`a` < `b`, `votes`), as two IPC streams.
 #[pyfunction]
 fn group_seeds<'py>(
     py: Python<'py>,
-    seeds: &[u8],
+    blocks: Vec<Vec<u8>>,
     max_df: u32,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
     use arrow_array::Array;
-    let seeds = seeds.to_vec();
     let (places, votes) = py
         .detach(move || -> Result<(Vec<u8>, Vec<u8>), ArrowError> {
             let mut rows = Vec::new();
-            for batch in arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(seeds), None)? {
+            let readers =
+                blocks.into_iter().map(|b| arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(b), None));
+            for batch in readers.collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
                 let batch = batch?;
                 let column = |name: &str| -> Result<_, ArrowError> {
                     let c = batch
@@ -844,17 +846,6 @@ fn clusters(
     })
 }
 
-/// Each document's share inside the spans of its passages (`chars`, and
-/// `spans` as lists of `(start, end)`), rounded as the documents table has it.
-#[pyfunction]
-fn shared_shares(chars: Vec<u64>, spans: Vec<Vec<(u32, u32)>>) -> Vec<f64> {
-    chars
-        .into_iter()
-        .zip(spans)
-        .map(|(c, s)| batch::shared_share(c, s.into_iter().map(|(x, y)| [x, y]).collect()))
-        .collect()
-}
-
 /// The module.
 #[pymodule]
 fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -870,7 +861,6 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(keepers, m)?)?;
     m.add_function(wrap_pyfunction!(align_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
-    m.add_function(wrap_pyfunction!(shared_shares, m)?)?;
     m.add_function(wrap_pyfunction!(group_seeds, m)?)?;
     m.add_class::<FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;

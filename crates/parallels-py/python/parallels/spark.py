@@ -545,11 +545,7 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
         counts = _unpack(blobs[_COUNTS]).group_by("bucket", use_threads=False).aggregate([("count", "sum")])
         yield _pack(_COUNTS, counts.rename_columns(["bucket", "count"]), "bucket", 1)
     if _SEEDS in blobs:
-        seeds = _unpack(blobs[_SEEDS])
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, seeds.schema) as w:
-            w.write_table(seeds)
-        places, votes = (_read(x) for x in _parallels.group_seeds(sink.getvalue().to_pybytes(), max_df))
+        places, votes = (_read(x) for x in _parallels.group_seeds(blobs[_SEEDS], max_df))
         yield _pack(_PLACES, places, "doc", parts)
         yield _pack(_VOTES, votes, "a", parts)
 

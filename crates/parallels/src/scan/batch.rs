@@ -110,44 +110,31 @@ pub type SettledSeeds = (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>);
 /// `max_df` documents, counted by pair `(a, b, votes)` with `a < b`,
 /// sorted, to be summed over the partitions.
 pub fn group_seeds(places: &[(u64, u32, u32, Option<u64>)], max_df: u32) -> SettledSeeds {
-    let mut places: Vec<(seeds::Seed, Option<u64>)> =
-        places.iter().map(|&(hash, doc, pos, g)| (seeds::Seed { hash, doc, pos }, g)).collect();
-    places.par_sort_unstable_by_key(|p| p.0);
-    let group: std::collections::HashMap<u32, Option<u64>> = places.iter().map(|(s, g)| (s.doc, *g)).collect();
+    let group: std::collections::HashMap<u32, Option<u64>> = places.iter().map(|&(_, doc, _, g)| (doc, g)).collect();
     let differ = |a: u32, b: u32| {
         let g = group[&a];
         g.is_none() || g != group[&b]
     };
+    let mut sorted: Vec<seeds::Seed> =
+        places.iter().map(|&(hash, doc, pos, _)| seeds::Seed { hash, doc, pos }).collect();
+    sorted.par_sort_unstable();
     let (mut shared, mut votes) = (Vec::new(), Vec::new());
     let mut docs = Vec::new();
-    let mut run: Vec<seeds::Seed> = Vec::new();
-    for k in 0..=places.len() {
-        if k == places.len() || run.last().is_some_and(|l| l.hash != places[k].0.hash) {
-            let push_shared = |s| -> Result<(), std::convert::Infallible> {
-                shared.push(s);
-                Ok(())
-            };
-            let push_vote = |v| -> Result<(), std::convert::Infallible> {
-                votes.push(v);
-                Ok(())
-            };
-            let Ok(_) = seeds::settle_hash(&run, &mut docs, max_df, differ, push_shared, push_vote);
-            run.clear();
-        }
-        if let Some(p) = places.get(k) {
-            run.push(p.0);
-        }
+    for run in sorted.chunk_by(|x, y| x.hash == y.hash) {
+        let push_shared = |s| -> Result<(), std::convert::Infallible> {
+            shared.push(s);
+            Ok(())
+        };
+        let push_vote = |v| -> Result<(), std::convert::Infallible> {
+            votes.push(v);
+            Ok(())
+        };
+        let Ok(_) = seeds::settle_hash(run, &mut docs, max_df, differ, push_shared, push_vote);
     }
     shared.par_sort_unstable();
-    let shared = shared.into_iter().map(|s| (s.doc, s.pos, s.df)).collect();
     votes.par_sort_unstable();
-    let mut counted: Vec<seeds::Candidate> = Vec::new();
-    for v in votes {
-        match counted.last_mut() {
-            Some(c) if (c.0, c.1) == (v.a, v.b) => c.2 += 1,
-            _ => counted.push((v.a, v.b, 1)),
-        }
-    }
+    let shared = shared.into_iter().map(|s| (s.doc, s.pos, s.df)).collect();
+    let counted = votes.chunk_by(|x, y| x == y).map(|run| (run[0].a, run[0].b, run.len() as u32)).collect();
     (shared, counted)
 }
 
