@@ -55,7 +55,7 @@ if [ ! -f "$PASSIM_SRC/passim/seriatim.py" ]; then
     git clone -q https://github.com/dasmiq/passim "$PASSIM_SRC"
     git -C "$PASSIM_SRC" checkout -q "$PASSIM_COMMIT"
 fi
-VENV_DIR=$PASSIM_VENV bench_venv pyspark==4.0.1 intervaltree==3.2.1
+VENV_DIR=$PASSIM_VENV bench_venv pyspark==4.0.1 intervaltree==3.2.1 numpy
 pvenv=$venv
 parallels_bin
 

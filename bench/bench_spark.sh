@@ -79,7 +79,7 @@ FLOATING_REPEATS=${FLOATING_REPEATS:-1}
 case $MODE in
 scan)
     if [ "$PASSIM" = 1 ]; then
-        VENV_DIR=$PASSIM_VENV bench_venv pyspark==4.0.1 intervaltree==3.2.1
+        VENV_DIR=$PASSIM_VENV bench_venv pyspark==4.0.1 intervaltree==3.2.1 numpy
         pvenv=$venv
         "$pvenv/bin/python" - "$DOCS" "$work/passim-in.jsonl" <<'PY'
 import json, sys

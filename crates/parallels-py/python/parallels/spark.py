@@ -184,7 +184,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # 1. Fingerprints, per partition: every seed of every text (``hash``,
     # ``doc``, ``pos``, the group's hash ``g``) to the partition of its
     # hash; the batch's sentence-feature counts (``bucket`` -1 counts the
-    # sentences) to the partition of their bucket; each text's length.
+    # sentences) to the partition of their bucket.
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
         from parallels import fingerprints
@@ -211,12 +211,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
                 }
             )
             yield _pack(_COUNTS, counts, "bucket", parts)
-            # The lengths as rows of their own (no block): Spark reads them.
-            n = b.num_rows
-            yield pa.RecordBatch.from_arrays(
-                [pa.nulls(n, pa.int32()), pa.array([_LENGTHS] * n, pa.int32()), pa.nulls(n, pa.binary()), b.column("doc"), pc.cast(f.column("chars"), pa.int64())],
-                names=_PACKED,
-            )
 
     # 2. Document frequencies, candidate pairs and feature weights: each
     # partition's seeds settled by hash by the library (``_group``): every
@@ -239,7 +233,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     of_kind = lambda k: grouped.where(F.col("kind") == k)  # noqa: E731
     shared = of_kind(_PLACES).repartition("dest").mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
     candidates = of_kind(_VOTES).repartition("dest").mapInArrow(lambda it: _candidates(it, min_seeds), "a long, b long, k long")
-    chars = of_kind(_LENGTHS).select("doc", F.col("n").alias("chars"))
 
     # 3. Corpus-wide feature weights (each bucket summed in its partition),
     # broadcast once.
@@ -253,10 +246,16 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 
     # 4. Alignment of candidate pairs: the pairs in groups by their first
     # document, each group with the documents its pairs need (text, id,
-    # shared seeds; a document once per group, not once per pair).
+    # shared seeds; a document once per group, not once per pair). A
+    # document needed in several groups is prepared in each, so the groups
+    # are few: one per `_PAIRS_PER_GROUP` pairs, at most one per shuffle
+    # partition (the library aligns a group's pairs on every core of its
+    # machine).
     say("candidate pairs and their alignment")
-    # (Three branches read the pairs: counted once.)
-    cand = candidates.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(parts))).localCheckpoint()
+    # (Three branches read the pairs: computed once.)
+    cand = candidates.localCheckpoint()
+    groups = max(1, min(parts, -(-cand.count() // _PAIRS_PER_GROUP)))
+    cand = cand.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(groups)))
     # (The documents' group key under its own name: the two sides of the
     # cogroup come from one DataFrame.)
     need = (
@@ -305,12 +304,112 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         cand.groupBy("part").cogroup(need.groupBy("at")).applyInArrow(align, _PASSAGES_ROWS_DDL).localCheckpoint()
     )
 
-    # 5. Clusters: each passage's, each cluster's members and excerpt span.
+    # 5. Clusters, and the three tables.
     say("clusters")
+    docs = docs.withColumn("chars", F.length("text"))  # code points, as the library counts
     if passages.count() <= _DRIVER_CLUSTERS:
-        cluster_of, member_rows, excerpt_at = _clusters_here(spark, passages)
+        tables = _finish_here(spark, passages, docs)
     else:
-        cluster_of, member_rows, excerpt_at = _clusters_by_iterations(passages)
+        tables = _finish_by_iterations(passages, docs)
+    sc.setJobDescription(None)
+    return tables
+
+
+def _documents(docs: Any, per_doc: Any) -> Any:
+    """The documents table's columns of ``docs`` joined with ``per_doc``
+    (``doc``, its ``passages`` and the characters ``covered`` by them)."""
+    from pyspark.sql import functions as F
+
+    return docs.join(per_doc, "doc", "left").select(
+        "doc",
+        "id",
+        F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
+        "chars",
+        F.lit("utf-8").alias("encoding"),
+        F.col("grp").alias("group"),
+        F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
+        F.when(
+            (F.col("chars") > 0) & F.col("covered").isNotNull(),
+            F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
+        )
+        .otherwise(F.lit(0.0))
+        .alias("shared"),
+        "meta",
+    )
+
+
+def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
+    """The three tables when the passages' spans fit on the driver: the
+    clusters made there by the library (:func:`_clusters_here`), the
+    clusters table and each document's passage count and coverage made
+    there too (one small job fetches the excerpts' texts), and the
+    passages and documents tables kept in order without a shuffle: the
+    passages, few, sorted in one partition; the documents in the
+    partitions ``docs`` has, which hold them in input order (a document's
+    ``doc`` is its row's place in the input)."""
+    from pyspark.sql import functions as F
+
+    t = passages.select("a", "b", "seq", "a_doc", "b_doc", "a_start", "a_end", "b_start", "b_end").toArrow()
+    cluster_of, member_rows, excerpt_at = _clusters_here(t)
+    name = dict(zip(t.column("a").to_pylist(), t.column("a_doc").to_pylist()))
+    name.update(zip(t.column("b").to_pylist(), t.column("b_doc").to_pylist()))
+    texts = (
+        docs.join(F.broadcast(spark.createDataFrame(excerpt_at)), "doc")
+        .select("cluster", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
+        .toArrow()
+    )
+    excerpt = dict(zip(texts.column("cluster").to_pylist(), texts.column("excerpt").to_pylist()))
+    members: List[List[Dict[str, Any]]] = [[] for _ in range(excerpt_at.num_rows)]
+    for c, d, s, e in zip(*(member_rows.column(x).to_pylist() for x in ("cluster", "doc", "s", "e"))):
+        members[c].append({"doc": name[d], "start": s, "end": e})
+    clusters = pa.table(
+        {
+            "id": pa.array(range(len(members)), pa.int64()),
+            "size": pa.array([len(m) for m in members], pa.int64()),
+            "members": pa.array(members, pa.list_(pa.struct([("doc", pa.string()), ("start", pa.int64()), ("end", pa.int64())]))),
+            "excerpt": pa.array([excerpt[c] for c in range(len(members))], pa.string()),
+        }
+    )
+    # Each document's passages and the characters inside them (spans of
+    # one document merged where they overlap).
+    spans: Dict[int, List[Any]] = {}
+    for side in ("a", "b"):
+        for d, s, e in zip(*(t.column(x).to_pylist() for x in (side, f"{side}_start", f"{side}_end"))):
+            spans.setdefault(d, []).append((s, e))
+    covered = []
+    for d, ss in spans.items():
+        total = end = 0
+        for s, e in sorted(ss):
+            total += max(0, e - max(s, end))
+            end = max(end, e)
+        covered.append(total)
+    per_doc = pa.table(
+        {
+            "doc": pa.array(list(spans), pa.int64()),
+            "passages": pa.array([len(ss) for ss in spans.values()], pa.int64()),
+            "covered": pa.array(covered, pa.int64()),
+        }
+    )
+    passages_out = (
+        passages.drop("cluster")
+        .join(F.broadcast(spark.createDataFrame(cluster_of)), ["a", "b", "seq"])
+        .coalesce(1)
+        .sortWithinPartitions("a", "b", "seq")
+        .select(*_PASSAGES.names)
+    )
+    documents_out = (
+        _documents(docs, F.broadcast(spark.createDataFrame(per_doc))).sortWithinPartitions("doc").drop("doc")
+    )
+    return {"passages": passages_out, "clusters": spark.createDataFrame(clusters), "documents": documents_out}
+
+
+def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
+    """The three tables when the passages are too many for the driver:
+    clusters by DataFrame iterations (:func:`_clusters_by_iterations`),
+    everything else by joins and aggregations."""
+    from pyspark.sql import functions as F
+
+    cluster_of, member_rows, excerpt_at = _clusters_by_iterations(passages)
     ids = docs.select("doc", "id")
     excerpt = excerpt_at.join(docs.select("doc", "text"), "doc").select(
         "cluster", F.expr("substring(text, s + 1, e - s)").alias("excerpt")
@@ -332,10 +431,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         passages.drop("cluster")
         .join(cluster_of, ["a", "b", "seq"])
         .orderBy("a", "b", "seq")
-        .select(*[c for c in _PASSAGES.names])
+        .select(*_PASSAGES.names)
     )
-    # Documents: passages taken part in, and the share of the text inside
-    # some passage.
+    # Documents: passages taken part in, and the characters inside them.
     sides = passages.select(F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e")).unionByName(
         passages.select(F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
     )
@@ -347,29 +445,13 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         )
         .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
     )
-    documents_out = (
-        docs.join(chars, "doc")
-        .join(per_doc, "doc", "left")
-        .orderBy("doc")
-        .select(
-            "id",
-            F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
-            "chars",
-            F.lit("utf-8").alias("encoding"),
-            F.col("grp").alias("group"),
-            F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
-            F.when(
-                (F.col("chars") > 0) & F.col("covered").isNotNull(),
-                F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
-            )
-            .otherwise(F.lit(0.0))
-            .alias("shared"),
-            "meta",
-        )
-    )
-    sc.setJobDescription(None)
+    documents_out = _documents(docs, per_doc).orderBy("doc").drop("doc")
     return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
 
+
+# Candidate pairs are aligned in groups of about this many (fewer groups,
+# fewer documents prepared again in another group; more, more tasks).
+_PAIRS_PER_GROUP = 20_000
 
 # Clusters are made on the driver, by the library, when the passages are at
 # most this many (their spans go to the driver as Python tuples, about 250
@@ -377,13 +459,13 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 _DRIVER_CLUSTERS = 1_000_000
 
 
-def _clusters_here(spark: Any, passages: Any) -> Any:
-    """The clusters of the passages made on the driver by the library
+def _clusters_here(t: pa.Table) -> Any:
+    """The clusters of the passages ``t`` (``a``, ``b``, ``seq`` and the
+    spans) made on the driver by the library
     (:func:`parallels._parallels.clusters`, as ``scan`` makes them): each
     passage's cluster (``a``, ``b``, ``seq``, ``cluster``), each cluster's
     members (``cluster``, ``pos``, ``doc``, ``s``, ``e``) and excerpt span
-    (``cluster``, ``doc``, ``s``, ``e``), as DataFrames."""
-    t = passages.select("a", "b", "seq", "a_start", "a_end", "b_start", "b_end").toArrow()
+    (``cluster``, ``doc``, ``s``, ``e``), as Arrow tables."""
     cols = [t.column(c).to_pylist() for c in ("a", "a_start", "a_end", "b", "b_start", "b_end")]
     of, members, excerpts = _parallels.clusters(list(zip(*cols)))
     cluster_of = pa.table(
@@ -398,7 +480,7 @@ def _clusters_here(spark: Any, passages: Any) -> Any:
             **{n: pa.array([x[j] for x in excerpts], pa.int64()) for j, n in enumerate(("doc", "s", "e"))},
         }
     )
-    return tuple(spark.createDataFrame(x) for x in (cluster_of, member_rows, excerpt_at))
+    return cluster_of, member_rows, excerpt_at
 
 
 def _clusters_by_iterations(passages: Any) -> Any:
@@ -477,9 +559,9 @@ _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "kee
 
 
 # The kinds of packed blocks (``_pack``).
-_SEEDS, _COUNTS, _LENGTHS, _PLACES, _VOTES = range(5)
-_PACKED_DDL = "dest int, kind int, blob binary, doc long, n long"
-_PACKED = ["dest", "kind", "blob", "doc", "n"]
+_SEEDS, _COUNTS, _PLACES, _VOTES = range(4)
+_PACKED_DDL = "dest int, kind int, blob binary"
+_PACKED = ["dest", "kind", "blob"]
 
 
 def _pack(kind: int, t: pa.Table, by: str, parts: int) -> pa.RecordBatch:
@@ -500,10 +582,8 @@ def _pack(kind: int, t: pa.Table, by: str, parts: int) -> pa.RecordBatch:
         with pa.ipc.new_stream(sink, t.schema) as w:
             w.write_table(t.slice(int(s), int(e - s)))
         blobs.append(sink.getvalue().to_pybytes())
-    n = len(blobs)
     return pa.RecordBatch.from_arrays(
-        [pa.array(at, pa.int32()), pa.array([kind] * n, pa.int32()), pa.array(blobs, pa.binary()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],
-        names=_PACKED,
+        [pa.array(at, pa.int32()), pa.array([kind] * len(blobs), pa.int32()), pa.array(blobs, pa.binary())], names=_PACKED
     )
 
 
@@ -513,15 +593,10 @@ def _unpack(blobs: Any) -> pa.Table:
     return pa.concat_tables(tables) if tables else pa.table({})
 
 
-def _blobs(batches: Iterator[pa.RecordBatch], rows: Optional[List[pa.RecordBatch]] = None) -> Dict[int, Any]:
-    """The packed blocks of a partition by kind (and the rows that are no
-    block, into ``rows``)."""
+def _blobs(batches: Iterator[pa.RecordBatch]) -> Dict[int, Any]:
+    """The packed blocks of a partition by kind."""
     out: Dict[int, Any] = {}
     for b in batches:
-        packed = pc.is_valid(b.column("blob"))
-        if rows is not None:
-            rows.append(b.filter(pc.invert(packed)))
-        b = b.filter(packed)
         for k, blob in zip(b.column("kind").to_pylist(), b.column("blob").to_pylist()):
             out.setdefault(k, []).append(blob)
     return out
@@ -536,11 +611,8 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
     ``df``) to its document's partition, and the votes of the seeds in at
     most ``max_df`` documents for every two of their documents of
     different groups, counted by pair (``a`` < ``b``, ``votes``) to the
-    pair's partition; the feature counts summed by bucket; the lengths
-    as they came."""
-    lengths: List[pa.RecordBatch] = []
-    blobs = _blobs(batches, lengths)
-    yield from lengths
+    pair's partition; the feature counts summed by bucket."""
+    blobs = _blobs(batches)
     if _COUNTS in blobs:
         counts = _unpack(blobs[_COUNTS]).group_by("bucket", use_threads=False).aggregate([("count", "sum")])
         yield _pack(_COUNTS, counts.rename_columns(["bucket", "count"]), "bucket", 1)
