@@ -164,16 +164,15 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # Documents in input order: `doc` is the row's place in `df`.
     others = [c for c in df.columns if c not in (id, text, group)]
     meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
-    rows, cached = _numbered(
+    docs = _documents_in_order(
         df.select(
             F.col(id).cast("string").alias("id"),
             F.col(text).cast("string").alias("text"),
             (F.col(group).cast("string") if group else F.lit(None).cast("string")).alias("grp"),
             meta.alias("meta"),
         ),
-        "doc",
+        spark,
     )
-    docs = _first_of_each_id(rows.where(F.col("id").isNotNull() & F.col("text").isNotNull()), "doc").cache()
 
     # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
     # corpus has a million): they go through Spark's shuffles packed, as
@@ -228,8 +227,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .mapInArrow(lambda it: _group(it, max_df, parts), _PACKED_DDL)
         .localCheckpoint()
     )
-    # The documents are cached now (the fingerprint pass read them).
-    cached.unpersist()
     of_kind = lambda k: grouped.where(F.col("kind") == k)  # noqa: E731
     shared = of_kind(_PLACES).repartition("dest").mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
     candidates = of_kind(_VOTES).repartition("dest").mapInArrow(lambda it: _candidates(it, min_seeds), "a long, b long, k long")
@@ -665,48 +662,55 @@ def _by_doc(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     )
 
 
-def _numbered(df: Any, name: str) -> Any:
-    """``df`` with a column ``name``: each row's place in ``df`` (0, 1, ...),
-    as ``zipWithIndex`` numbers them, computed in the JVM: a row's place in
-    its partition plus the rows of the partitions before it (one small job
-    counts the rows of each partition). ``df`` is cached, so that both
-    passes see the same partitions: returned too, to be unpersisted when
-    what is made of it is cached."""
+def _documents_in_order(rows: Any, spark: Any) -> Any:
+    """The documents of ``rows`` (``id``, ``text``, ...): the rows with an
+    id and a text, of those with the same id the first, each with ``doc``,
+    its row's place in ``rows`` (0, 1, ...; rows skipped are counted), as
+    ``zipWithIndex`` numbers them, in the partitions of ``rows``, so in
+    that order. ``rows`` is cached (every later stage reads the documents
+    from it); one job counts the rows of each partition and finds the ids
+    used more than once (each row gives two keys to one aggregation: its
+    partition, and its id), usually none. Those go to the driver and are
+    broadcast: each row of such an id but its first is left out (and the
+    documents are then cached themselves, so that the join is done once).
+    """
     from pyspark.sql import functions as F
 
-    low = (1 << 33) - 1  # monotonically_increasing_id: partition << 33 | row
-    tagged = df.withColumn(name, F.monotonically_increasing_id()).cache()
-    counts = tagged.groupBy(F.shiftright(F.col(name), 33).alias("p")).count().collect()
-    sizes = {r["p"]: r["count"] for r in counts}
+    tagged = rows.withColumn("_mid", F.monotonically_increasing_id()).cache()  # partition << 33 | row
+    valid = F.col("id").isNotNull() & F.col("text").isNotNull()
+    keys = F.explode(
+        F.array(
+            F.struct(F.lit(0).alias("k"), F.shiftright("_mid", 33).cast("string").alias("key")),
+            F.when(valid, F.struct(F.lit(1).alias("k"), F.col("id").alias("key"))),
+        )
+    )
+    counted = (
+        tagged.select("_mid", keys.alias("x"))
+        .where(F.col("x").isNotNull())
+        .groupBy("x.k", "x.key")
+        .agg(F.count("*").alias("n"), F.min("_mid").alias("first"))
+        .where((F.col("k") == 0) | (F.col("n") > 1))
+        .collect()
+    )
+    sizes = {int(r["key"]): r["n"] for r in counted if r["k"] == 0}
+    again = [(r["key"], r["first"]) for r in counted if r["k"] == 1]
     offsets, total = [], 0
     for p in range(max(sizes, default=-1) + 1):
         offsets.append(total)
         total += sizes.get(p, 0)
-    if not offsets:
-        return tagged, tagged
-    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), F.shiftright(F.col(name), 33).cast("int") + 1)
-    return tagged.withColumn(name, start + F.col(name).bitwiseAND(F.lit(low))), tagged
-
-
-def _first_of_each_id(rows: Any, doc: str) -> Any:
-    """The rows of ``rows`` whose ``id`` no earlier row (smaller ``doc``)
-    has. Only the ids used more than once go through a join, broadcast
-    (a small side, usually empty), so that the texts stay where they
-    are: without the hint, adaptive execution may shuffle the texts for a
-    sort-merge join before it sees how small the other side is."""
-    from pyspark.sql import functions as F
-
-    again = (
-        rows.groupBy("id")
-        .agg(F.min(doc).alias("_first"), F.count("*").alias("_n"))
-        .where(F.col("_n") > 1)
-        .select("id", "_first")
-    )
-    return (
-        rows.join(F.broadcast(again), "id", "left")
-        .where(F.col("_first").isNull() | (F.col(doc) == F.col("_first")))
-        .drop("_first")
-    )
+    docs = tagged.where(valid)
+    if again:
+        first = spark.createDataFrame(again, "id string, _first long").coalesce(1)
+        docs = (
+            docs.join(F.broadcast(first), "id", "left")
+            .where(F.col("_first").isNull() | (F.col("_mid") == F.col("_first")))
+            .drop("_first")
+        )
+    low = (1 << 33) - 1
+    place = F.shiftright(F.col("_mid"), 33).cast("int") + 1
+    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), place) if offsets else F.lit(0).cast("long")
+    docs = docs.withColumn("doc", start + F.col("_mid").bitwiseAND(F.lit(low))).drop("_mid")
+    return docs.cache() if again else docs
 
 
 def _components(edges: Any) -> Any:
@@ -812,8 +816,9 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
     doc_col = "_parallels_doc"
     while doc_col in df.columns:
         doc_col = "_" + doc_col
-    # (Numbered through the RDD, not with `_numbered`: measured on the
-    # 45 MB dedup corpus, `_numbered` here shuffled 150 MB more.)
+    # (Numbered through the RDD, not in the JVM as scan numbers its rows:
+    # measured on the 45 MB dedup corpus, JVM numbering here shuffled
+    # 150 MB more.)
     schema = StructType(list(df.schema.fields) + [StructField(doc_col, LongType(), False)])
     indexed = spark.createDataFrame(df.rdd.zipWithIndex().map(lambda r: (*r[0], r[1])), schema)
     value = F.lit(None).cast("double")
