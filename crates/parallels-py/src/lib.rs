@@ -29,6 +29,14 @@ use pyo3::types::PyBytes;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+// As the command line: the library's threads allocate many small vectors
+// at once, and glibc's allocator serialized them (BENCHMARKS.md, the Spark
+// driver). Only Rust's own allocations go through it; what Python holds is
+// Python's, and no buffer allocated here is freed by Python (results leave
+// as copies: bytes, lists, strings).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A library error as a Python `ValueError`.
 fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())

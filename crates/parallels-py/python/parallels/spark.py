@@ -335,6 +335,12 @@ def _documents(docs: Any, per_doc: Any) -> Any:
     )
 
 
+def _local(spark: Any, t: pa.Table) -> Any:
+    """A DataFrame of a table made on the driver, in one partition (Spark
+    would cut it into a task per core)."""
+    return spark.createDataFrame(t).coalesce(1)
+
+
 def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     """The three tables when the passages' spans fit on the driver: the
     clusters made there by the library (:func:`_clusters_here`), the
@@ -351,7 +357,7 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     name = dict(zip(t.column("a").to_pylist(), t.column("a_doc").to_pylist()))
     name.update(zip(t.column("b").to_pylist(), t.column("b_doc").to_pylist()))
     texts = (
-        docs.join(F.broadcast(spark.createDataFrame(excerpt_at)), "doc")
+        docs.join(F.broadcast(_local(spark, excerpt_at)), "doc")
         .select("cluster", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
         .toArrow()
     )
@@ -389,15 +395,15 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     )
     passages_out = (
         passages.drop("cluster")
-        .join(F.broadcast(spark.createDataFrame(cluster_of)), ["a", "b", "seq"])
+        .join(F.broadcast(_local(spark, cluster_of)), ["a", "b", "seq"])
         .coalesce(1)
         .sortWithinPartitions("a", "b", "seq")
         .select(*_PASSAGES.names)
     )
     documents_out = (
-        _documents(docs, F.broadcast(spark.createDataFrame(per_doc))).sortWithinPartitions("doc").drop("doc")
+        _documents(docs, F.broadcast(_local(spark, per_doc))).sortWithinPartitions("doc").drop("doc")
     )
-    return {"passages": passages_out, "clusters": spark.createDataFrame(clusters), "documents": documents_out}
+    return {"passages": passages_out, "clusters": _local(spark, clusters), "documents": documents_out}
 
 
 def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
@@ -700,7 +706,7 @@ def _documents_in_order(rows: Any, spark: Any) -> Any:
         total += sizes.get(p, 0)
     docs = tagged.where(valid)
     if again:
-        first = spark.createDataFrame(again, "id string, _first long").coalesce(1)
+        first = _local(spark, pa.table({"id": pa.array([i for i, _ in again], pa.string()), "_first": pa.array([f for _, f in again], pa.int64())}))
         docs = (
             docs.join(F.broadcast(first), "id", "left")
             .where(F.col("_first").isNull() | (F.col("_mid") == F.col("_first")))
