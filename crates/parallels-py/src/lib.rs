@@ -701,6 +701,88 @@ fn group_seeds<'py>(
     Ok((PyBytes::new(py, &places), PyBytes::new(py, &votes)))
 }
 
+/// The fingerprint pass of a distributed scan over a batch of texts (the
+/// documents `docs`, of groups `groups`: an id or None), each text
+/// prepared once: its winnowed seeds, rows `hash`, `doc`, `pos`, `g`; and
+/// the batch's feature counts, rows `bucket`, `count` (bucket -1: the
+/// sentence count). Both as Arrow IPC blocks (int64 columns) by the
+/// partition each row goes to: a seed's hash, a count's bucket, as an
+/// unsigned 64-bit number modulo `parts`. Returns the seed blocks and the
+/// count blocks, each a list of `(partition, block)`, partitions
+/// ascending, rows in the batch's order.
+#[pyfunction]
+#[pyo3(signature = (texts, docs, groups, parts, *, script=true, numbers=true, footnotes=true, boilerplate=true))]
+#[allow(clippy::too_many_arguments)]
+#[allow(clippy::type_complexity)]
+fn scan_blocks<'py>(
+    py: Python<'py>,
+    texts: Vec<String>,
+    docs: Vec<i64>,
+    groups: Vec<Option<i64>>,
+    parts: u64,
+    script: bool,
+    numbers: bool,
+    footnotes: bool,
+    boilerplate: bool,
+) -> PyResult<(Vec<(u64, Bound<'py, PyBytes>)>, Vec<(u64, Bound<'py, PyBytes>)>)> {
+    use arrow_array::Int64Array;
+    use arrow_schema::{DataType, Field, Schema};
+    if docs.len() != texts.len() || groups.len() != texts.len() {
+        return Err(value_error("texts, docs and groups: one value per text each"));
+    }
+    if parts == 0 {
+        return Err(value_error("parts: at least 1"));
+    }
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let schema = |names: &[&str]| {
+        Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()))
+    };
+    let (seed_schema, count_schema) = (schema(&["hash", "doc", "pos", "g"]), schema(&["bucket", "count"]));
+    let (seeds, counts) = py.detach(move || -> Result<_, ArrowError> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let (fps, table) = batch::fingerprints_and_table(&refs, &opts);
+        // (partition, hash, doc, pos, group), sorted by partition (stable:
+        // the batch's order inside one).
+        let mut seeds: Vec<(u64, u64, i64, u32, Option<i64>)> = Vec::new();
+        for ((f, &doc), &g) in fps.iter().zip(&docs).zip(&groups) {
+            seeds.extend(f.seeds.iter().map(|&(hash, pos)| (hash % parts, hash, doc, pos, g)));
+        }
+        seeds.sort_by_key(|s| s.0);
+        let seed_blocks = seeds
+            .chunk_by(|x, y| x.0 == y.0)
+            .map(|run| {
+                let columns: Vec<ArrayRef> = vec![
+                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.1 as i64))),
+                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.2))),
+                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| i64::from(s.3)))),
+                    Arc::new(run.iter().map(|s| s.4).collect::<Int64Array>()),
+                ];
+                Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&seed_schema), columns)?])?))
+            })
+            .collect::<Result<Vec<_>, ArrowError>>()?;
+        let (sentences, counted) = batch::feature_counts(&table)?;
+        let mut counts: Vec<(u64, i64, i64)> = std::iter::once((-1i64, sentences as i64))
+            .chain(counted.iter().map(|&(k, c)| (i64::from(k), i64::from(c))))
+            .map(|(bucket, count)| ((bucket as u64) % parts, bucket, count))
+            .collect();
+        counts.sort_by_key(|c| c.0);
+        let count_blocks = counts
+            .chunk_by(|x, y| x.0 == y.0)
+            .map(|run| {
+                let columns: Vec<ArrayRef> = vec![
+                    Arc::new(Int64Array::from_iter_values(run.iter().map(|c| c.1))),
+                    Arc::new(Int64Array::from_iter_values(run.iter().map(|c| c.2))),
+                ];
+                Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&count_schema), columns)?])?))
+            })
+            .collect::<Result<Vec<_>, ArrowError>>()?;
+        Ok((seed_blocks, count_blocks))
+    })
+    .map_err(value_error)?;
+    let to_py = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect::<Vec<_>>();
+    Ok((to_py(seeds), to_py(counts)))
+}
+
 /// The feature counts of a batch of texts, as `scan` counts them while
 /// reading: the sentence count, and the non-zero buckets with their counts
 /// as an Arrow IPC stream (`bucket` u32, `count` u32), to be summed by
@@ -870,6 +952,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(group_seeds, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_blocks, m)?)?;
     m.add_class::<FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

@@ -145,3 +145,14 @@ def clusters(
     passages: Sequence[Tuple[int, int, int, int, int, int]],
 ) -> Tuple[List[int], List[List[Tuple[int, int, int]]], List[Tuple[int, int, int]]]: ...
 def group_seeds(blocks: Sequence[bytes], max_df: int) -> Tuple[bytes, bytes]: ...
+def scan_blocks(
+    texts: Sequence[str],
+    docs: Sequence[int],
+    groups: Sequence[Optional[int]],
+    parts: int,
+    *,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+) -> Tuple[List[Tuple[int, bytes]], List[Tuple[int, bytes]]]: ...

@@ -6,10 +6,11 @@ and gives the passages ``parallels scan`` gives on one machine (same
 document pairs, same spans, same scores):
 
 1. **Fingerprints**, per partition (``mapInArrow``): each text normalized,
-   segmented and winnowed into seeds by the library
-   (:func:`parallels.fingerprints`); in the same pass, the batch's sentence
-   features counted into the scan's hashed table
-   (:func:`parallels.feature_counts`).
+   segmented and winnowed into seeds by the library, and in the same pass
+   the batch's sentence features counted into the scan's hashed table
+   (:func:`parallels._parallels.scan_blocks`, as
+   :func:`parallels.fingerprints` and :func:`parallels.feature_counts`
+   with each text prepared once).
 2. **Document frequencies and candidate pairs**: the seeds partitioned by
    hash (one shuffle) and settled by hash in each partition by the
    library, as ``scan`` settles them
@@ -180,36 +181,20 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # so that Spark moves a few blocks instead of converting every row.
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
 
-    # 1. Fingerprints, per partition: every seed of every text (``hash``,
+    # 1. Fingerprints, per partition, by the library (each text prepared
+    # once, the rows packed there): every seed of every text (``hash``,
     # ``doc``, ``pos``, the group's hash ``g``) to the partition of its
     # hash; the batch's sentence-feature counts (``bucket`` -1 counts the
     # sentences) to the partition of their bucket.
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
-        from parallels import fingerprints
 
         for b in batches:
-            f = fingerprints(b.column("text"), **norm)
-            hashes = f.column("seed_hash")
-            of = pc.list_parent_indices(hashes)
-            seeds = pa.table(
-                {
-                    "hash": pc.cast(pc.list_flatten(hashes), pa.int64(), safe=False),
-                    "doc": pc.take(b.column("doc"), of),
-                    "pos": pc.cast(pc.list_flatten(f.column("seed_pos")), pa.int64()),
-                    "g": pc.take(b.column("g"), of),
-                }
+            seeds, counts = native.scan_blocks(
+                b.column("text").to_pylist(), b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm
             )
-            yield _pack(_SEEDS, seeds, "hash", parts)
-            sentences, counts = native.feature_counts(b.column("text").to_pylist(), **norm)
-            c = _read(counts)
-            counts = pa.table(
-                {
-                    "bucket": pa.concat_arrays([pa.array([-1], pa.int64()), c.column("bucket").combine_chunks()]),
-                    "count": pa.concat_arrays([pa.array([sentences], pa.int64()), c.column("count").combine_chunks()]),
-                }
-            )
-            yield _pack(_COUNTS, counts, "bucket", parts)
+            yield _packed(_SEEDS, seeds)
+            yield _packed(_COUNTS, counts)
 
     # 2. Document frequencies, candidate pairs and feature weights: each
     # partition's seeds settled by hash by the library (``_group``): every
@@ -587,6 +572,15 @@ def _pack(kind: int, t: pa.Table, by: str, parts: int) -> pa.RecordBatch:
         blobs.append(sink.getvalue().to_pybytes())
     return pa.RecordBatch.from_arrays(
         [pa.array(at, pa.int32()), pa.array([kind] * len(blobs), pa.int32()), pa.array(blobs, pa.binary())], names=_PACKED
+    )
+
+
+def _packed(kind: int, blocks: List[Any]) -> pa.RecordBatch:
+    """Blocks ``(partition, Arrow IPC stream)`` of the library as a batch of
+    rows ``dest``, ``kind``, ``blob`` (as :func:`_pack` makes them)."""
+    return pa.RecordBatch.from_arrays(
+        [pa.array([d for d, _ in blocks], pa.int32()), pa.array([kind] * len(blocks), pa.int32()), pa.array([b for _, b in blocks], pa.binary())],
+        names=_PACKED,
     )
 
 

@@ -56,6 +56,22 @@ pub fn fingerprints(texts: &[&str], opts: &ScanOptions) -> Vec<Fingerprint> {
         .collect()
 }
 
+/// What [`fingerprints`] and [`feature_table`] give, each text prepared
+/// once: the pass a distributed scan makes over a part of its corpus.
+pub fn fingerprints_and_table(texts: &[&str], opts: &ScanOptions) -> (Vec<Fingerprint>, CorpusDf) {
+    let aligner = Aligner::new(opts.align.clone());
+    let df = CorpusDf::new(opts.df_bits);
+    let fps = texts
+        .par_iter()
+        .map(|t| {
+            let p = aligner.prepare(t);
+            df.add(&p.seg);
+            Fingerprint { chars: p.chars as u64, seeds: seeds::seeds(&p.seg, &opts.seeds) }
+        })
+        .collect();
+    (fps, df)
+}
+
 /// The feature counts of `texts` ([`ScanOptions::df_bits`] wide), as
 /// `scan` counts them while reading: one part of the corpus-wide table.
 pub fn feature_table(texts: &[&str], opts: &ScanOptions) -> CorpusDf {
@@ -389,6 +405,20 @@ mod tests {
         // A and B share seeds where they share text.
         let shared = got[0].seeds.iter().filter(|(h, _)| got[1].seeds.iter().any(|(g, _)| g == h)).count();
         assert!(shared > 0);
+    }
+
+    #[test]
+    fn one_pass_gives_the_fingerprints_and_the_feature_table() {
+        let opts = ScanOptions { df_bits: 10, ..ScanOptions::default() };
+        let (fps, df) = fingerprints_and_table(&[A, B, ""], &opts);
+        assert_eq!(fps, fingerprints(&[A, B, ""], &opts));
+        let save = |t: &CorpusDf| {
+            let mut out = Vec::new();
+            t.save(&mut out).unwrap();
+            out
+        };
+        assert_eq!(save(&df), save(&feature_table(&[A, B, ""], &opts)));
+        assert!(df.sentence_count() > 0);
     }
 
     #[test]
