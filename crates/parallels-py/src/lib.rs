@@ -53,6 +53,23 @@ fn ipc(batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
     w.into_inner()
 }
 
+/// Rows `(partition, values)` as Arrow IPC blocks of the int64 columns
+/// `names`, one block per partition: partitions ascending, rows in their
+/// order inside one.
+fn int64_blocks<const N: usize>(names: [&str; N], mut rows: Vec<(u64, [i64; N])>) -> Result<Vec<(u64, Vec<u8>)>, ArrowError> {
+    use arrow_array::Int64Array;
+    use arrow_schema::{DataType, Field, Schema};
+    let schema = Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()));
+    rows.sort_by_key(|r| r.0);
+    rows.chunk_by(|x, y| x.0 == y.0)
+        .map(|run| {
+            let columns: Vec<ArrayRef> =
+                (0..N).map(|c| Arc::new(Int64Array::from_iter_values(run.iter().map(|r| r.1[c]))) as ArrayRef).collect();
+            Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&schema), columns)?])?))
+        })
+        .collect()
+}
+
 /// The normalization rules, all on unless switched off.
 fn normalize(script: bool, numbers: bool, footnotes: bool, boilerplate: bool) -> NormalizeOptions {
     NormalizeOptions { script, variants: script, numbers, footnotes, boilerplate, ..NormalizeOptions::default() }
@@ -645,21 +662,27 @@ fn keepers(
 /// One partition of a distributed scan's seeds (Arrow IPC streams with
 /// `hash`, `doc`, `pos` and `g`, the document's group or null; together
 /// every place of each of their hashes) settled by hash as `scan` settles
-/// them: every
-/// place of a hash in two documents or more (`doc`, `pos`, `df`: its
-/// document frequency), and the votes of the hashes in at most `max_df`
-/// documents counted by pair (`a` < `b`, `votes`), as two IPC streams.
+/// them: every place of a hash in two documents or more (`doc`, `pos`,
+/// `df`: its document frequency), and the votes of the hashes in at most
+/// `max_df` documents counted by pair (`a` < `b`, `votes`). Both as Arrow
+/// IPC blocks (int64 columns) by the partition each row goes to, its
+/// `doc` or its `a` modulo `parts`: lists of `(partition, block)`.
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 fn group_seeds<'py>(
     py: Python<'py>,
     blocks: Vec<Vec<u8>>,
     max_df: u32,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    parts: u64,
+) -> PyResult<(Vec<(u64, Bound<'py, PyBytes>)>, Vec<(u64, Bound<'py, PyBytes>)>)> {
+    if parts == 0 {
+        return Err(value_error("parts: at least 1"));
+    }
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
     use arrow_array::Array;
     let (places, votes) = py
-        .detach(move || -> Result<(Vec<u8>, Vec<u8>), ArrowError> {
+        .detach(move || -> Result<_, ArrowError> {
             let mut rows = Vec::new();
             let readers =
                 blocks.into_iter().map(|b| arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(b), None));
@@ -685,20 +708,14 @@ fn group_seeds<'py>(
                 }
             }
             let (shared, votes) = batch::group_seeds(&rows, max_df);
-            let places: Vec<(&str, ArrayRef)> = vec![
-                ("doc", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.0)))),
-                ("pos", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.1)))),
-                ("df", Arc::new(UInt32Array::from_iter_values(shared.iter().map(|s| s.2)))),
-            ];
-            let counted: Vec<(&str, ArrayRef)> = vec![
-                ("a", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.0)))),
-                ("b", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.1)))),
-                ("votes", Arc::new(UInt32Array::from_iter_values(votes.iter().map(|v| v.2)))),
-            ];
-            Ok((ipc(&[RecordBatch::try_from_iter(places)?])?, ipc(&[RecordBatch::try_from_iter(counted)?])?))
+            let row = |(x, y, z): (u32, u32, u32)| (u64::from(x) % parts, [i64::from(x), i64::from(y), i64::from(z)]);
+            let places = int64_blocks(["doc", "pos", "df"], shared.into_iter().map(row).collect())?;
+            let votes = int64_blocks(["a", "b", "votes"], votes.into_iter().map(row).collect())?;
+            Ok((places, votes))
         })
         .map_err(value_error)?;
-    Ok((PyBytes::new(py, &places), PyBytes::new(py, &votes)))
+    let to_py = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect::<Vec<_>>();
+    Ok((to_py(places), to_py(votes)))
 }
 
 /// The fingerprint pass of a distributed scan over a batch of texts (the
@@ -737,7 +754,7 @@ fn scan_blocks<'py>(
     let schema = |names: &[&str]| {
         Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()))
     };
-    let (seed_schema, count_schema) = (schema(&["hash", "doc", "pos", "g"]), schema(&["bucket", "count"]));
+    let seed_schema = schema(&["hash", "doc", "pos", "g"]);
     let (seeds, counts) = py.detach(move || -> Result<_, ArrowError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let (fps, table) = batch::fingerprints_and_table(&refs, &opts);
@@ -761,21 +778,11 @@ fn scan_blocks<'py>(
             })
             .collect::<Result<Vec<_>, ArrowError>>()?;
         let (sentences, counted) = batch::feature_counts(&table)?;
-        let mut counts: Vec<(u64, i64, i64)> = std::iter::once((-1i64, sentences as i64))
+        let counts = std::iter::once((-1i64, sentences as i64))
             .chain(counted.iter().map(|&(k, c)| (i64::from(k), i64::from(c))))
-            .map(|(bucket, count)| ((bucket as u64) % parts, bucket, count))
+            .map(|(bucket, count)| ((bucket as u64) % parts, [bucket, count]))
             .collect();
-        counts.sort_by_key(|c| c.0);
-        let count_blocks = counts
-            .chunk_by(|x, y| x.0 == y.0)
-            .map(|run| {
-                let columns: Vec<ArrayRef> = vec![
-                    Arc::new(Int64Array::from_iter_values(run.iter().map(|c| c.1))),
-                    Arc::new(Int64Array::from_iter_values(run.iter().map(|c| c.2))),
-                ];
-                Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&count_schema), columns)?])?))
-            })
-            .collect::<Result<Vec<_>, ArrowError>>()?;
+        let count_blocks = int64_blocks(["bucket", "count"], counts)?;
         Ok((seed_blocks, count_blocks))
     })
     .map_err(value_error)?;

@@ -144,7 +144,9 @@ def align_candidates(
 def clusters(
     passages: Sequence[Tuple[int, int, int, int, int, int]],
 ) -> Tuple[List[int], List[List[Tuple[int, int, int]]], List[Tuple[int, int, int]]]: ...
-def group_seeds(blocks: Sequence[bytes], max_df: int) -> Tuple[bytes, bytes]: ...
+def group_seeds(
+    blocks: Sequence[bytes], max_df: int, parts: int
+) -> Tuple[List[Tuple[int, bytes]], List[Tuple[int, bytes]]]: ...
 def scan_blocks(
     texts: Sequence[str],
     docs: Sequence[int],

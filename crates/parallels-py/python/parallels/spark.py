@@ -177,7 +177,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 
     # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
     # corpus has a million): they go through Spark's shuffles packed, as
-    # Arrow IPC blocks of rows with one destination partition (``_pack``),
+    # Arrow IPC blocks of rows with one destination partition (``_packed``),
     # so that Spark moves a few blocks instead of converting every row.
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
 
@@ -546,38 +546,15 @@ def _clusters_by_iterations(passages: Any) -> Any:
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
 
 
-# The kinds of packed blocks (``_pack``).
+# The kinds of packed blocks (``_packed``).
 _SEEDS, _COUNTS, _PLACES, _VOTES = range(4)
 _PACKED_DDL = "dest int, kind int, blob binary"
 _PACKED = ["dest", "kind", "blob"]
 
 
-def _pack(kind: int, t: pa.Table, by: str, parts: int) -> pa.RecordBatch:
-    """The rows of ``t`` as one Arrow IPC block per destination partition
-    (the bits of column ``by`` as an unsigned number, modulo ``parts``): a
-    batch of rows ``dest``, ``kind``, ``blob``."""
-    import numpy as np
-
-    key = t.column(by).combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    dest = (key.view(np.uint64) % np.uint64(parts)).astype(np.int32)
-    order = np.argsort(dest, kind="stable")
-    dest, t = dest[order], t.take(pa.array(order))
-    at, starts = np.unique(dest, return_index=True)
-    ends = list(starts[1:]) + [len(dest)]
-    blobs = []
-    for s, e in zip(starts, ends):
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, t.schema) as w:
-            w.write_table(t.slice(int(s), int(e - s)))
-        blobs.append(sink.getvalue().to_pybytes())
-    return pa.RecordBatch.from_arrays(
-        [pa.array(at, pa.int32()), pa.array([kind] * len(blobs), pa.int32()), pa.array(blobs, pa.binary())], names=_PACKED
-    )
-
-
 def _packed(kind: int, blocks: List[Any]) -> pa.RecordBatch:
-    """Blocks ``(partition, Arrow IPC stream)`` of the library as a batch of
-    rows ``dest``, ``kind``, ``blob`` (as :func:`_pack` makes them)."""
+    """Blocks ``(partition, Arrow IPC stream)`` as a batch of rows ``dest``,
+    ``kind``, ``blob``: what goes through Spark's shuffles packed."""
     return pa.RecordBatch.from_arrays(
         [pa.array([d for d, _ in blocks], pa.int32()), pa.array([kind] * len(blocks), pa.int32()), pa.array([b for _, b in blocks], pa.binary())],
         names=_PACKED,
@@ -585,7 +562,7 @@ def _packed(kind: int, blocks: List[Any]) -> pa.RecordBatch:
 
 
 def _unpack(blobs: Any) -> pa.Table:
-    """The rows of packed blocks (``_pack``), in one table."""
+    """The rows of packed blocks (``_packed``), in one table."""
     tables = [pa.ipc.open_stream(pa.py_buffer(b)).read_all() for b in blobs]
     return pa.concat_tables(tables) if tables else pa.table({})
 
@@ -612,17 +589,15 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
     blobs = _blobs(batches)
     if _COUNTS in blobs:
         counts = _unpack(blobs[_COUNTS]).group_by("bucket", use_threads=False).aggregate([("count", "sum")])
-        yield _pack(_COUNTS, counts.rename_columns(["bucket", "count"]), "bucket", 1)
+        counts = counts.rename_columns(["bucket", "count"])
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, counts.schema) as w:
+            w.write_table(counts)
+        yield _packed(_COUNTS, [(0, sink.getvalue().to_pybytes())])
     if _SEEDS in blobs:
-        places, votes = (_read(x) for x in _parallels.group_seeds(blobs[_SEEDS], max_df))
-        yield _pack(_PLACES, places, "doc", parts)
-        yield _pack(_VOTES, votes, "a", parts)
-
-
-def _read(ipc: bytes) -> pa.Table:
-    """An Arrow IPC stream of the library, its integers as Spark's longs."""
-    t = pa.ipc.open_stream(pa.py_buffer(ipc)).read_all()
-    return t.cast(pa.schema([(f.name, pa.int64()) for f in t.schema]))
+        places, votes = _parallels.group_seeds(blobs[_SEEDS], max_df, parts)
+        yield _packed(_PLACES, places)
+        yield _packed(_VOTES, votes)
 
 
 def _candidates(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iterator[pa.RecordBatch]:
