@@ -202,8 +202,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # (to its document's partition), and the votes of the seeds in at most
     # `max_df` documents for every two of their documents of different
     # groups, counted by pair (to the pair's partition); the feature counts
-    # summed by bucket. Then each document's shared seeds, sorted
-    # (``_by_doc``), and the votes summed by pair (``_candidates``).
+    # summed by bucket. Then, in one pass over the places and votes (both
+    # in the partition of their first document), the votes summed by pair
+    # and each document's shared seeds, sorted (``_pairs_and_places``).
     say("fingerprints, seeds grouped by hash")
     grouped = (
         docs.select("doc", "text", F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g"))
@@ -213,8 +214,11 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .localCheckpoint()
     )
     of_kind = lambda k: grouped.where(F.col("kind") == k)  # noqa: E731
-    shared = of_kind(_PLACES).repartition("dest").mapInArrow(_by_doc, "doc long, shared_pos array<long>, shared_df array<long>")
-    candidates = of_kind(_VOTES).repartition("dest").mapInArrow(lambda it: _candidates(it, min_seeds), "a long, b long, k long")
+    settled = (
+        grouped.where(F.col("kind").isin(_PLACES, _VOTES))
+        .repartition("dest")
+        .mapInArrow(lambda it: _pairs_and_places(it, min_seeds), _SETTLED_DDL)
+    )
 
     # 3. Corpus-wide feature weights (each bucket summed in its partition),
     # broadcast once.
@@ -235,7 +239,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # machine).
     say("candidate pairs and their alignment")
     # (Three branches read the pairs: computed once.)
-    cand = candidates.localCheckpoint()
+    settled = settled.localCheckpoint()
+    cand = settled.where(F.col("a").isNotNull()).select("a", "b", "k")
+    shared = settled.where(F.col("doc").isNotNull()).select("doc", "shared_pos", "shared_df")
     groups = max(1, min(parts, -(-cand.count() // _PAIRS_PER_GROUP)))
     cand = cand.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(groups)))
     # (The documents' group key under its own name: the two sides of the
@@ -600,40 +606,50 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
         yield _packed(_VOTES, votes)
 
 
-def _candidates(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iterator[pa.RecordBatch]:
-    """The packed votes of a partition (every vote of each of its pairs)
-    summed by pair: the pairs with at least ``min_seeds``, as ``a``, ``b``,
-    ``k``."""
-    blobs = _blobs(batches).get(_VOTES)
-    if not blobs:
-        return
-    v = _unpack(blobs).group_by(["a", "b"], use_threads=False).aggregate([("votes", "sum")])
-    v = v.filter(pc.greater_equal(v.column("votes_sum"), min_seeds))
-    yield from pa.table({"a": v.column("a"), "b": v.column("b"), "k": v.column("votes_sum")}).to_batches()
+# Candidate pairs and shared places, as the pass that makes both gives
+# them: a row is one or the other, the other's columns null.
+_SETTLED_DDL = "a long, b long, k long, doc long, shared_pos array<long>, shared_df array<long>"
+_SETTLED = pa.schema(
+    [(n, pa.int64()) for n in ("a", "b", "k", "doc")] + [(n, pa.list_(pa.int64())) for n in ("shared_pos", "shared_df")]
+)
 
 
-def _by_doc(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The packed places of a partition (every place of each of its
-    documents) as one row per document: its positions and frequencies as
-    lists, sorted by position (then frequency)."""
-    blobs = _blobs(batches).get(_PLACES)
-    if not blobs:
-        return
-    t = _unpack(blobs).sort_by([("doc", "ascending"), ("pos", "ascending"), ("df", "ascending")])
+def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iterator[pa.RecordBatch]:
+    """One partition of the settled seeds (packed votes of its pairs, by
+    their first document, and packed shared places of its documents; the
+    two go to the same partition by the same document number): the
+    candidate pairs, the votes summed by pair (``a``, ``b``, ``k``, those
+    with at least ``min_seeds``); and each document's shared places as one
+    row (``doc`` and its positions and frequencies as lists, sorted by
+    position, then frequency). Rows of :data:`_SETTLED`."""
+    blobs = _blobs(batches)
+    if blobs.get(_VOTES):
+        v = _unpack(blobs[_VOTES]).group_by(["a", "b"], use_threads=False).aggregate([("votes", "sum")])
+        v = v.filter(pc.greater_equal(v.column("votes_sum"), min_seeds))
+        n = v.num_rows
+        yield pa.RecordBatch.from_arrays(
+            [v.column("a").combine_chunks(), v.column("b").combine_chunks(), v.column("votes_sum").combine_chunks()]
+            + [pa.nulls(n, f.type) for f in list(_SETTLED)[3:]],
+            schema=_SETTLED,
+        )
+    t = _unpack(blobs.get(_PLACES, []))
     if t.num_rows == 0:
         return
+    t = t.sort_by([("doc", "ascending"), ("pos", "ascending"), ("df", "ascending")])
     doc = t.column("doc").combine_chunks()
     n = len(doc)
     change = pc.indices_nonzero(pc.not_equal(doc.slice(1), doc.slice(0, n - 1)))
     starts = pa.concat_arrays([pa.array([0], pa.int64()), pc.add(pc.cast(change, pa.int64()), 1)])
     offsets = pc.cast(pa.concat_arrays([starts, pa.array([n], pa.int64())]), pa.int32())
+    docs = len(starts)
     yield pa.RecordBatch.from_arrays(
-        [
+        [pa.nulls(docs, pa.int64()) for _ in range(3)]
+        + [
             pc.take(doc, starts),
             pa.ListArray.from_arrays(offsets, t.column("pos").combine_chunks()),
             pa.ListArray.from_arrays(offsets, t.column("df").combine_chunks()),
         ],
-        names=["doc", "shared_pos", "shared_df"],
+        schema=_SETTLED,
     )
 
 
