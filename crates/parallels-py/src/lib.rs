@@ -56,15 +56,19 @@ fn ipc(batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
 /// Rows `(partition, values)` as Arrow IPC blocks of the int64 columns
 /// `names`, one block per partition: partitions ascending, rows in their
 /// order inside one.
-fn int64_blocks<const N: usize>(names: [&str; N], mut rows: Vec<(u64, [i64; N])>) -> Result<Vec<(u64, Vec<u8>)>, ArrowError> {
+fn int64_blocks<const N: usize>(
+    names: [&str; N],
+    mut rows: Vec<(u64, [i64; N])>,
+) -> Result<Vec<(u64, Vec<u8>)>, ArrowError> {
     use arrow_array::Int64Array;
     use arrow_schema::{DataType, Field, Schema};
     let schema = Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()));
     rows.sort_by_key(|r| r.0);
     rows.chunk_by(|x, y| x.0 == y.0)
         .map(|run| {
-            let columns: Vec<ArrayRef> =
-                (0..N).map(|c| Arc::new(Int64Array::from_iter_values(run.iter().map(|r| r.1[c]))) as ArrayRef).collect();
+            let columns: Vec<ArrayRef> = (0..N)
+                .map(|c| Arc::new(Int64Array::from_iter_values(run.iter().map(|r| r.1[c]))) as ArrayRef)
+                .collect();
             Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&schema), columns)?])?))
         })
         .collect()
@@ -755,37 +759,38 @@ fn scan_blocks<'py>(
         Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()))
     };
     let seed_schema = schema(&["hash", "doc", "pos", "g"]);
-    let (seeds, counts) = py.detach(move || -> Result<_, ArrowError> {
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let (fps, table) = batch::fingerprints_and_table(&refs, &opts);
-        // (partition, hash, doc, pos, group), sorted by partition (stable:
-        // the batch's order inside one).
-        let mut seeds: Vec<(u64, u64, i64, u32, Option<i64>)> = Vec::new();
-        for ((f, &doc), &g) in fps.iter().zip(&docs).zip(&groups) {
-            seeds.extend(f.seeds.iter().map(|&(hash, pos)| (hash % parts, hash, doc, pos, g)));
-        }
-        seeds.sort_by_key(|s| s.0);
-        let seed_blocks = seeds
-            .chunk_by(|x, y| x.0 == y.0)
-            .map(|run| {
-                let columns: Vec<ArrayRef> = vec![
-                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.1 as i64))),
-                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.2))),
-                    Arc::new(Int64Array::from_iter_values(run.iter().map(|s| i64::from(s.3)))),
-                    Arc::new(run.iter().map(|s| s.4).collect::<Int64Array>()),
-                ];
-                Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&seed_schema), columns)?])?))
-            })
-            .collect::<Result<Vec<_>, ArrowError>>()?;
-        let (sentences, counted) = batch::feature_counts(&table)?;
-        let counts = std::iter::once((-1i64, sentences as i64))
-            .chain(counted.iter().map(|&(k, c)| (i64::from(k), i64::from(c))))
-            .map(|(bucket, count)| ((bucket as u64) % parts, [bucket, count]))
-            .collect();
-        let count_blocks = int64_blocks(["bucket", "count"], counts)?;
-        Ok((seed_blocks, count_blocks))
-    })
-    .map_err(value_error)?;
+    let (seeds, counts) = py
+        .detach(move || -> Result<_, ArrowError> {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (fps, table) = batch::fingerprints_and_table(&refs, &opts);
+            // (partition, hash, doc, pos, group), sorted by partition (stable:
+            // the batch's order inside one).
+            let mut seeds: Vec<(u64, u64, i64, u32, Option<i64>)> = Vec::new();
+            for ((f, &doc), &g) in fps.iter().zip(&docs).zip(&groups) {
+                seeds.extend(f.seeds.iter().map(|&(hash, pos)| (hash % parts, hash, doc, pos, g)));
+            }
+            seeds.sort_by_key(|s| s.0);
+            let seed_blocks = seeds
+                .chunk_by(|x, y| x.0 == y.0)
+                .map(|run| {
+                    let columns: Vec<ArrayRef> = vec![
+                        Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.1 as i64))),
+                        Arc::new(Int64Array::from_iter_values(run.iter().map(|s| s.2))),
+                        Arc::new(Int64Array::from_iter_values(run.iter().map(|s| i64::from(s.3)))),
+                        Arc::new(run.iter().map(|s| s.4).collect::<Int64Array>()),
+                    ];
+                    Ok((run[0].0, ipc(&[RecordBatch::try_new(Arc::clone(&seed_schema), columns)?])?))
+                })
+                .collect::<Result<Vec<_>, ArrowError>>()?;
+            let (sentences, counted) = batch::feature_counts(&table)?;
+            let counts = std::iter::once((-1i64, sentences as i64))
+                .chain(counted.iter().map(|&(k, c)| (i64::from(k), i64::from(c))))
+                .map(|(bucket, count)| ((bucket as u64) % parts, [bucket, count]))
+                .collect();
+            let count_blocks = int64_blocks(["bucket", "count"], counts)?;
+            Ok((seed_blocks, count_blocks))
+        })
+        .map_err(value_error)?;
     let to_py = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect::<Vec<_>>();
     Ok((to_py(seeds), to_py(counts)))
 }

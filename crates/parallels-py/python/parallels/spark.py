@@ -16,10 +16,11 @@ document pairs, same spans, same scores):
    library, as ``scan`` settles them
    (:func:`parallels._parallels.group_seeds`): a seed's document
    frequency; seeds in more than ``max_df`` documents are boilerplate;
-   every two documents of different groups sharing a seed get a vote. The
-   votes are summed by pair (a shuffle by pair) and pairs with
-   ``min_seeds`` votes are candidates; each document's shared seeds are
-   gathered by document (a shuffle by document).
+   every two documents of different groups sharing a seed get a vote.
+   The votes (by their pair's first document) and each document's shared
+   seeds (by document) go to the same partitions (one shuffle), where one
+   pass sums the votes by pair (pairs with ``min_seeds`` are candidates)
+   and gathers each document's shared seeds.
 3. **Corpus-wide feature weights**: the counts summed by bucket in the
    same pass as the seeds, collected and broadcast once; each Python
    worker makes the table from them once.
@@ -27,29 +28,39 @@ document pairs, same spans, same scores):
    pairs in groups by their first document, each group with the
    documents its pairs need (text and shared seeds, once per group), go
    through the very function ``scan`` aligns its chunks with
-   (significance, the reporting bar and all).
+   (significance, the reporting bar and all). A document needed by two
+   groups is prepared in both, so the groups are few: one per
+   ``_PAIRS_PER_GROUP`` (20,000) pairs, at most one per shuffle
+   partition; the library aligns one group's pairs on all the cores of
+   its machine.
 5. **Clusters**: made by the library on the driver
    (:func:`parallels._parallels.clusters`) when there are at most
    ``_DRIVER_CLUSTERS`` passages (a million: a few hundred MB on the
-   driver); beyond, connected components as DataFrame iterations
-   (every node takes the smallest label among its neighbours and its own
-   until none changes; one join and one aggregation a round) over the
-   passages' two sides and the spans of one document that are one place
-   (overlapping by half of the longer one, as the library joins them),
-   members merged and clusters numbered by their first member. Each
-   document's passage count and shared share are DataFrame aggregations.
+   driver), with the clusters table and each document's passage count
+   and coverage; the passages table is then sorted in one partition and
+   the documents table keeps the input's partitions (in the input's
+   order) without a shuffle. Beyond, connected components as DataFrame
+   iterations (every node takes the smallest label among its neighbours
+   and its own until none changes; one join and one aggregation a round)
+   over the passages' two sides and the spans of one document that are
+   one place (overlapping by half of the longer one, as the library
+   joins them), members merged and clusters numbered by their first
+   member, and the tables made by joins, aggregations and sorts.
 
 Stages 1 and 2 move many small rows (a seed is a few dozen bytes, and a
 10 MB corpus has a million seeds): their shuffles carry them packed, one
-Arrow IPC block per source batch and destination partition, so that
-Spark moves a few blocks instead of converting every row. A document's
+Arrow IPC block per source batch and destination partition (packed by
+the library), so that Spark moves a few blocks instead of converting
+every row. A document's
 group is compared by its 64-bit hash (``xxhash64``): two groups whose
 names collide would not be compared with each other (for a million
 groups, a chance of about 3 in 10⁸).
 
 :func:`scan` numbers the rows in the JVM (a row's place in ``df``); rows
 without an id or a text are skipped, and of rows with the same id the
-first is kept, as the command skips them. Spark's jobs carry descriptions naming the stage
+first is kept, as the command skips them (one aggregation finds both the
+rows of each partition and the ids used more than once). ``df`` is
+cached once, and every stage reads the documents from that cache. Spark's jobs carry descriptions naming the stage
 (``parallels.spark.scan: ...``), for its UI and event log.
 """
 
@@ -243,7 +254,10 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     cand = settled.where(F.col("a").isNotNull()).select("a", "b", "k")
     shared = settled.where(F.col("doc").isNotNull()).select("doc", "shared_pos", "shared_df")
     groups = max(1, min(parts, -(-cand.count() // _PAIRS_PER_GROUP)))
-    cand = cand.withColumn("part", F.pmod(F.xxhash64("a"), F.lit(groups)))
+    # Each group's key lands in a shuffle partition of its own (Spark
+    # partitions the cogroup by the key's hash), so each is a task.
+    keys = F.array(*[F.lit(k).cast("long") for k in _keys_of_partitions(groups, parts)])
+    cand = cand.withColumn("part", F.element_at(keys, F.pmod(F.xxhash64("a"), F.lit(groups)).cast("int") + 1))
     # (The documents' group key under its own name: the two sides of the
     # cogroup come from one DataFrame.)
     need = (
@@ -445,7 +459,44 @@ def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
 
 # Candidate pairs are aligned in groups of about this many (fewer groups,
 # fewer documents prepared again in another group; more, more tasks).
-_PAIRS_PER_GROUP = 20_000
+_PAIRS_PER_GROUP = 100_000
+
+
+def _spark_hash_of_long(v: int) -> int:
+    """Spark's ``hash`` of a long (Murmur3, x86 32-bit, seed 42), the hash
+    its shuffles partition rows by: a signed 32-bit number."""
+    m = 0xFFFFFFFF
+
+    def mix(h: int, k: int) -> int:
+        k = (k * 0xCC9E2D51) & m
+        k = ((k << 15) | (k >> 17)) & m
+        k = (k * 0x1B873593) & m
+        h ^= k
+        h = ((h << 13) | (h >> 19)) & m
+        return (h * 5 + 0xE6546B64) & m
+
+    h = mix(mix(42, v & m), (v >> 32) & m) ^ 8
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & m
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & m
+    h ^= h >> 16
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _keys_of_partitions(n: int, parts: int) -> List[int]:
+    """``n`` (at most ``parts``) long keys that Spark's hash partitioning
+    into ``parts`` partitions puts into ``n`` different partitions."""
+    keys: List[int] = []
+    taken = set()
+    v = 0
+    while len(keys) < n:
+        p = _spark_hash_of_long(v) % parts
+        if p not in taken:
+            taken.add(p)
+            keys.append(v)
+        v += 1
+    return keys
 
 # Clusters are made on the driver, by the library, when the passages are at
 # most this many (their spans go to the driver as Python tuples, about 250

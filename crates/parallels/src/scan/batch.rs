@@ -182,9 +182,11 @@ pub struct PairPassage {
 /// Align the candidate pairs `(a, b, shared seeds)` of a batch whose
 /// documents are `docs` (every document of a pair, once), with the
 /// corpus-wide feature table: the passages `scan` reports for these pairs,
-/// in pair order. The pairs go through `scan`'s own chunk aligner (the
-/// documents stored in `work`, a folder that must exist and be empty), so a
-/// scan split over many machines reports what one machine does.
+/// pairs in document order (by `a`, then `b`), each pair's passages in
+/// `scan`'s order. The pairs go through `scan`'s own chunk aligner in its
+/// chunks (the documents stored in `work`, a folder that must exist and be
+/// empty), so a scan split over many machines reports what one machine
+/// does.
 pub fn align_candidates(
     pairs: &[(u32, u32, u32)],
     docs: &[PairDoc],
@@ -232,11 +234,17 @@ pub fn align_candidates(
             _ => return Err(bad(format!("pair ({a}, {b}): a document of the pair is not in the batch"))),
         }
     }
+    // In chunks, as `scan` aligns its candidates: a chunk's documents are
+    // prepared and held together (memory bounded by the chunk, not the
+    // batch), pairs in document order so that a chunk needs few.
+    chunk.sort_unstable();
     let aligner = Aligner::new(opts.align.clone());
     let mut out = Vec::new();
-    for x in align_chunk(&chunk, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
-        for (passage, significance) in x.passages.into_iter().zip(x.significance) {
-            out.push(PairPassage { a: global[x.a as usize], b: global[x.b as usize], passage, significance });
+    for part in chunk.chunks(opts.chunk.max(1)) {
+        for x in align_chunk(part, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
+            for (passage, significance) in x.passages.into_iter().zip(x.significance) {
+                out.push(PairPassage { a: global[x.a as usize], b: global[x.b as usize], passage, significance });
+            }
         }
     }
     Ok(out)
