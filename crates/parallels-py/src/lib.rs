@@ -53,6 +53,17 @@ fn ipc(batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
     w.into_inner()
 }
 
+/// A schema of nullable int64 columns `names`.
+fn int64_schema(names: &[&str]) -> arrow_schema::SchemaRef {
+    use arrow_schema::{DataType, Field, Schema};
+    Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()))
+}
+
+/// Blocks `(partition, IPC stream)` as Python values.
+fn py_blocks(py: Python<'_>, blocks: Vec<(u64, Vec<u8>)>) -> Vec<(u64, Bound<'_, PyBytes>)> {
+    blocks.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect()
+}
+
 /// Rows `(partition, values)` as Arrow IPC blocks of the int64 columns
 /// `names`, one block per partition: partitions ascending, rows in their
 /// order inside one.
@@ -61,8 +72,7 @@ fn int64_blocks<const N: usize>(
     mut rows: Vec<(u64, [i64; N])>,
 ) -> Result<Vec<(u64, Vec<u8>)>, ArrowError> {
     use arrow_array::Int64Array;
-    use arrow_schema::{DataType, Field, Schema};
-    let schema = Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()));
+    let schema = int64_schema(&names);
     rows.sort_by_key(|r| r.0);
     rows.chunk_by(|x, y| x.0 == y.0)
         .map(|run| {
@@ -679,12 +689,12 @@ fn group_seeds<'py>(
     max_df: u32,
     parts: u64,
 ) -> PyResult<(Vec<(u64, Bound<'py, PyBytes>)>, Vec<(u64, Bound<'py, PyBytes>)>)> {
-    if parts == 0 {
-        return Err(value_error("parts: at least 1"));
-    }
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int64Type;
     use arrow_array::Array;
+    if parts == 0 {
+        return Err(value_error("parts: at least 1"));
+    }
     let (places, votes) = py
         .detach(move || -> Result<_, ArrowError> {
             let mut rows = Vec::new();
@@ -718,8 +728,7 @@ fn group_seeds<'py>(
             Ok((places, votes))
         })
         .map_err(value_error)?;
-    let to_py = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect::<Vec<_>>();
-    Ok((to_py(places), to_py(votes)))
+    Ok((py_blocks(py, places), py_blocks(py, votes)))
 }
 
 /// The fingerprint pass of a distributed scan over a batch of texts (the
@@ -747,7 +756,6 @@ fn scan_blocks<'py>(
     boilerplate: bool,
 ) -> PyResult<(Vec<(u64, Bound<'py, PyBytes>)>, Vec<(u64, Bound<'py, PyBytes>)>)> {
     use arrow_array::Int64Array;
-    use arrow_schema::{DataType, Field, Schema};
     if docs.len() != texts.len() || groups.len() != texts.len() {
         return Err(value_error("texts, docs and groups: one value per text each"));
     }
@@ -755,10 +763,7 @@ fn scan_blocks<'py>(
         return Err(value_error("parts: at least 1"));
     }
     let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
-    let schema = |names: &[&str]| {
-        Arc::new(Schema::new(names.iter().map(|n| Field::new(*n, DataType::Int64, true)).collect::<Vec<_>>()))
-    };
-    let seed_schema = schema(&["hash", "doc", "pos", "g"]);
+    let seed_schema = int64_schema(&["hash", "doc", "pos", "g"]);
     let (seeds, counts) = py
         .detach(move || -> Result<_, ArrowError> {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -791,8 +796,7 @@ fn scan_blocks<'py>(
             Ok((seed_blocks, count_blocks))
         })
         .map_err(value_error)?;
-    let to_py = |v: Vec<(u64, Vec<u8>)>| v.into_iter().map(|(d, b)| (d, PyBytes::new(py, &b))).collect::<Vec<_>>();
-    Ok((to_py(seeds), to_py(counts)))
+    Ok((py_blocks(py, seeds), py_blocks(py, counts)))
 }
 
 /// The feature counts of a batch of texts, as `scan` counts them while

@@ -30,7 +30,7 @@ document pairs, same spans, same scores):
    through the very function ``scan`` aligns its chunks with
    (significance, the reporting bar and all). A document needed by two
    groups is prepared in both, so the groups are few: one per
-   ``_PAIRS_PER_GROUP`` (20,000) pairs, at most one per shuffle
+   ``_PAIRS_PER_GROUP`` (100,000) pairs, at most one per shuffle
    partition; the library aligns one group's pairs on all the cores of
    its machine.
 5. **Clusters**: made by the library on the driver
@@ -742,7 +742,8 @@ def _documents_in_order(rows: Any, spark: Any) -> Any:
         total += sizes.get(p, 0)
     docs = tagged.where(valid)
     if again:
-        first = _local(spark, pa.table({"id": pa.array([i for i, _ in again], pa.string()), "_first": pa.array([f for _, f in again], pa.int64())}))
+        ids, firsts = zip(*again)
+        first = _local(spark, pa.table({"id": pa.array(ids, pa.string()), "_first": pa.array(firsts, pa.int64())}))
         docs = (
             docs.join(F.broadcast(first), "id", "left")
             .where(F.col("_first").isNull() | (F.col("_mid") == F.col("_first")))
