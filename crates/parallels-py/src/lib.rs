@@ -935,6 +935,14 @@ fn align_candidates<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// The characters inside the spans `(start, end)` of each document (spans
+/// that overlap counted once), as the documents table's `shared` counts
+/// them.
+#[pyfunction]
+fn covered_chars(spans: Vec<Vec<(u32, u32)>>) -> Vec<u64> {
+    spans.into_iter().map(|s| parallels::align::covered_chars(s.into_iter().map(|(a, b)| [a, b]).collect())).collect()
+}
+
 /// The clusters of passages `(a, a_start, a_end, b, b_start, b_end)`, as
 /// `scan` makes them: each passage's cluster, each cluster's members
 /// `(doc, start, end)`, and each cluster's excerpt span `(doc, start, end)`.
@@ -969,6 +977,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clusters, m)?)?;
     m.add_function(wrap_pyfunction!(group_seeds, m)?)?;
     m.add_function(wrap_pyfunction!(scan_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(covered_chars, m)?)?;
     m.add_class::<FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

@@ -384,18 +384,11 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     for side in ("a", "b"):
         for d, s, e in zip(*(t.column(x).to_pylist() for x in (side, f"{side}_start", f"{side}_end"))):
             spans.setdefault(d, []).append((s, e))
-    covered = []
-    for d, ss in spans.items():
-        total = end = 0
-        for s, e in sorted(ss):
-            total += max(0, e - max(s, end))
-            end = max(end, e)
-        covered.append(total)
     per_doc = pa.table(
         {
             "doc": pa.array(list(spans), pa.int64()),
             "passages": pa.array([len(ss) for ss in spans.values()], pa.int64()),
-            "covered": pa.array(covered, pa.int64()),
+            "covered": pa.array(_parallels.covered_chars(list(spans.values())), pa.int64()),
         }
     )
     passages_out = (

@@ -25,7 +25,7 @@
 
 use super::{align_chunk, cluster, seeds, DocRecord, ScanOptions, SeedDfIndex, Store};
 use crate::align::features::CorpusDf;
-use crate::align::{covered_chars, Aligner, Passage, Span};
+use crate::align::{covered_chars, Aligner, Passage, Prepared, Span};
 use crate::corpus::Source;
 use crate::dedup::verify::{self, Decision, Settle};
 use crate::dedup::{lsh, minhash, DedupOptions};
@@ -47,13 +47,12 @@ pub struct Fingerprint {
 /// parameters of `opts`: the seeds `scan` sorts to find candidate pairs.
 pub fn fingerprints(texts: &[&str], opts: &ScanOptions) -> Vec<Fingerprint> {
     let aligner = Aligner::new(opts.align.clone());
-    texts
-        .par_iter()
-        .map(|t| {
-            let p = aligner.prepare(t);
-            Fingerprint { chars: p.chars as u64, seeds: seeds::seeds(&p.seg, &opts.seeds) }
-        })
-        .collect()
+    texts.par_iter().map(|t| fingerprint(&aligner.prepare(t), opts)).collect()
+}
+
+/// The fingerprint of a prepared text.
+fn fingerprint(p: &Prepared, opts: &ScanOptions) -> Fingerprint {
+    Fingerprint { chars: p.chars as u64, seeds: seeds::seeds(&p.seg, &opts.seeds) }
 }
 
 /// What [`fingerprints`] and [`feature_table`] give, each text prepared
@@ -66,7 +65,7 @@ pub fn fingerprints_and_table(texts: &[&str], opts: &ScanOptions) -> (Vec<Finger
         .map(|t| {
             let p = aligner.prepare(t);
             df.add(&p.seg);
-            Fingerprint { chars: p.chars as u64, seeds: seeds::seeds(&p.seg, &opts.seeds) }
+            fingerprint(&p, opts)
         })
         .collect();
     (fps, df)
@@ -226,10 +225,10 @@ pub fn align_candidates(
     store.finish()?;
     let seed_df = SeedDfIndex::write(shared, docs.len(), work)?;
     let texts = std::fs::File::open(work.join("texts.bin"))?;
-    let mut chunk = Vec::with_capacity(pairs.len());
+    let mut local_pairs = Vec::with_capacity(pairs.len());
     for &(a, b, k) in pairs {
         match (local(a), local(b)) {
-            (Ok(x), Ok(y)) if a < b => chunk.push((x, y, k)),
+            (Ok(x), Ok(y)) if a < b => local_pairs.push((x, y, k)),
             (Ok(_), Ok(_)) => return Err(bad(format!("pair ({a}, {b}): a pair is given as a < b"))),
             _ => return Err(bad(format!("pair ({a}, {b}): a document of the pair is not in the batch"))),
         }
@@ -237,10 +236,10 @@ pub fn align_candidates(
     // In chunks, as `scan` aligns its candidates: a chunk's documents are
     // prepared and held together (memory bounded by the chunk, not the
     // batch), pairs in document order so that a chunk needs few.
-    chunk.sort_unstable();
+    local_pairs.sort_unstable();
     let aligner = Aligner::new(opts.align.clone());
     let mut out = Vec::new();
-    for part in chunk.chunks(opts.chunk.max(1)) {
+    for part in local_pairs.chunks(opts.chunk.max(1)) {
         for x in align_chunk(part, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
             for (passage, significance) in x.passages.into_iter().zip(x.significance) {
                 out.push(PairPassage { a: global[x.a as usize], b: global[x.b as usize], passage, significance });
