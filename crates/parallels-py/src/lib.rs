@@ -847,6 +847,46 @@ impl FeatureTable {
             Ok(FeatureTable(Arc::new(df)))
         })
     }
+
+    /// The table of counts given as Arrow IPC streams of `bucket`, `count`
+    /// (int64; bucket -1 counts the sentences), as the fingerprint pass of
+    /// a distributed scan gives them: a bucket's counts added over every
+    /// row (a bucket may be in several).
+    #[staticmethod]
+    fn of_blocks(py: Python<'_>, blocks: Vec<Vec<u8>>) -> PyResult<FeatureTable> {
+        use arrow_array::cast::AsArray;
+        use arrow_array::types::Int64Type;
+        let bits = ScanOptions::default().df_bits;
+        py.detach(move || -> Result<_, String> {
+            let mut sentences = 0u64;
+            let mut pairs: Vec<(u32, u64)> = Vec::new();
+            for (i, block) in blocks.into_iter().enumerate() {
+                let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(block), None)
+                    .map_err(|e| format!("block {i}: {e}"))?;
+                for batch in reader {
+                    let batch = batch.map_err(|e| format!("block {i}: {e}"))?;
+                    let column = |name: &str| {
+                        batch
+                            .column_by_name(name)
+                            .and_then(|c| c.as_primitive_opt::<Int64Type>().cloned())
+                            .ok_or_else(|| format!("block {i}: no int64 column {name:?}"))
+                    };
+                    let (bucket, count) = (column("bucket")?, column("count")?);
+                    for (b, c) in bucket.values().iter().zip(count.values().iter()) {
+                        let c = u64::try_from(*c).map_err(|_| format!("block {i}: bucket {b}: count {c}"))?;
+                        match u32::try_from(*b) {
+                            Ok(b) => pairs.push((b, c)),
+                            Err(_) if *b == -1 => sentences += c,
+                            Err(_) => return Err(format!("block {i}: bucket {b} out of range")),
+                        }
+                    }
+                }
+            }
+            let df = batch::feature_table_of_counts(bits, sentences, &pairs).map_err(|e| e.to_string())?;
+            Ok(FeatureTable(Arc::new(df)))
+        })
+        .map_err(value_error)
+    }
 }
 
 /// Align a batch of candidate pairs (`a < b` corpus indices, with their

@@ -155,6 +155,10 @@ def test_building_blocks_over_a_batch(corpus):
     assert parallels.fingerprints([]).num_rows == 0
     with pytest.raises(TypeError, match="record 1"):
         parallels.minhash(["甲", None])
+    # The feature table of counts as blocks (as the Spark driver sends
+    # them) names the block that is not one.
+    with pytest.raises(ValueError, match="block 1"):
+        parallels.FeatureTable.of_blocks([parallels._parallels.scan_blocks(texts, list(range(20)), [None] * 20, 1)[1][0][1], b"junk"])
 
 
 def test_dedup_decisions_over_a_batch(corpus):

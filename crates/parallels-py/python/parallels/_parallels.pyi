@@ -121,6 +121,8 @@ def feature_counts(
 
 class FeatureTable:
     def __init__(self, sentences: int, buckets: Sequence[int], counts: Sequence[int]) -> None: ...
+    @staticmethod
+    def of_blocks(blocks: Sequence[bytes]) -> FeatureTable: ...
 
 def align_candidates(
     a: Sequence[int],

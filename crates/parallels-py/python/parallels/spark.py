@@ -22,8 +22,9 @@ document pairs, same spans, same scores):
    pass sums the votes by pair (pairs with ``min_seeds`` are candidates)
    and gathers each document's shared seeds.
 3. **Corpus-wide feature weights**: the counts summed by bucket in the
-   same pass as the seeds, collected and broadcast once; each Python
-   worker makes the table from them once.
+   same pass as the seeds, collected (with the number of candidate
+   pairs, one small job) and broadcast once; each Python worker makes
+   the table from them once.
 4. **Alignment of candidate pairs** (a cogroup, ``applyInArrow``): the
    pairs in groups by their first document, each group with the
    documents its pairs need (text and shared seeds, once per group), go
@@ -36,7 +37,8 @@ document pairs, same spans, same scores):
 5. **Clusters**: made by the library on the driver
    (:func:`parallels._parallels.clusters`) when there are at most
    ``_DRIVER_CLUSTERS`` passages (a million: a few hundred MB on the
-   driver), with the clusters table and each document's passage count
+   driver; the passages are counted as they are found), with the
+   clusters table and each document's passage count
    and coverage; the passages table is then sorted in one partition and
    the documents table keeps the input's partitions (in the input's
    order) without a shuffle. Beyond, connected components as DataFrame
@@ -216,29 +218,25 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # summed by bucket. Then, in one pass over the places and votes (both
     # in the partition of their first document), the votes summed by pair
     # and each document's shared seeds, sorted (``_pairs_and_places``).
-    say("fingerprints, seeds grouped by hash")
-    grouped = (
+    say("fingerprints, seeds grouped by hash, candidate pairs")
+    settled = (
         docs.select("doc", "text", F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g"))
         .mapInArrow(fingerprint, _PACKED_DDL)
         .repartition("dest")
         .mapInArrow(lambda it: _group(it, max_df, parts), _PACKED_DDL)
-        .localCheckpoint()
-    )
-    of_kind = lambda k: grouped.where(F.col("kind") == k)  # noqa: E731
-    settled = (
-        grouped.where(F.col("kind").isin(_PLACES, _VOTES))
         .repartition("dest")
         .mapInArrow(lambda it: _pairs_and_places(it, min_seeds), _SETTLED_DDL)
+        .localCheckpoint()  # (three branches read it)
     )
 
-    # 3. Corpus-wide feature weights (each bucket summed in its partition),
-    # broadcast once.
+    # 3. Corpus-wide feature weights (each bucket summed in its partition,
+    # gathered in one), broadcast once; with them, the number of candidate
+    # pairs (one small job for both).
     say("feature counts")
-    sums = _unpack(of_kind(_COUNTS).select("blob").toArrow().column("blob").to_pylist())
-    buckets, counts = (sums.column(c).to_pylist() if sums.num_rows else [] for c in ("bucket", "count"))
-    sentences = sum(c for k, c in zip(buckets, counts) if k == -1)
-    kept = [(k, c) for k, c in zip(buckets, counts) if k >= 0]
-    weights = spark.sparkContext.broadcast((sentences, [k for k, _ in kept], [c for _, c in kept]))
+    sums = settled.where(F.col("pairs").isNotNull()).select("pairs", "counts").toArrow()
+    pairs = sum(sums.column("pairs").to_pylist())
+    # (As they are, Arrow IPC streams: each Python worker makes the table.)
+    weights = spark.sparkContext.broadcast([c for cs in sums.column("counts").to_pylist() for c in cs])
     key = uuid.uuid4().hex
 
     # 4. Alignment of candidate pairs: the pairs in groups by their first
@@ -248,12 +246,10 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # are few: one per `_PAIRS_PER_GROUP` pairs, at most one per shuffle
     # partition (the library aligns a group's pairs on every core of its
     # machine).
-    say("candidate pairs and their alignment")
-    # (Three branches read the pairs: computed once.)
-    settled = settled.localCheckpoint()
+    say("candidate pairs aligned")
     cand = settled.where(F.col("a").isNotNull()).select("a", "b", "k")
     shared = settled.where(F.col("doc").isNotNull()).select("doc", "shared_pos", "shared_df")
-    groups = max(1, min(parts, -(-cand.count() // _PAIRS_PER_GROUP)))
+    groups = max(1, min(parts, -(-pairs // _PAIRS_PER_GROUP)))
     # Each group's key lands in a shuffle partition of its own (Spark
     # partitions the cogroup by the key's hash), so each is a task.
     keys = F.array(*[F.lit(k).cast("long") for k in _keys_of_partitions(groups, parts)])
@@ -268,6 +264,11 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .join(shared, "doc")
     )
 
+    # The passages found, counted as they are (an accumulator: a task run
+    # again counts twice, so at most an overcount, which only sends the
+    # clusters to the DataFrame iterations sooner).
+    found_count = sc.accumulator(0)
+
     def align(pairs: pa.Table, needed: pa.Table) -> pa.Table:
         from parallels import _parallels as native
 
@@ -275,9 +276,8 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             return _PASSAGES_ROWS.empty_table()
         table = _TABLES.get(key)
         if table is None:
-            s, ks, cs = weights.value
             _TABLES.clear()
-            table = _TABLES[key] = native.FeatureTable(s, ks, cs)
+            table = _TABLES[key] = native.FeatureTable.of_blocks(weights.value)
         ids = needed.column("doc").to_pylist()
         out = native.align_candidates(
             pairs.column("a").to_pylist(),
@@ -297,6 +297,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         found = found.set_column(0, "a_doc", pa.array([name[d] for d in a.to_pylist()], pa.string()))
         found = found.set_column(1, "b_doc", pa.array([name[d] for d in b.to_pylist()], pa.string()))
         found = found.cast(_PASSAGES)
+        found_count.add(found.num_rows)
         # Order inside a pair, for the output order of the command.
         return found.append_column("a", a).append_column("b", b).append_column(
             "seq", pa.array(range(found.num_rows), pa.int64())
@@ -309,7 +310,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # 5. Clusters, and the three tables.
     say("clusters")
     docs = docs.withColumn("chars", F.length("text"))  # code points, as the library counts
-    if passages.count() <= _DRIVER_CLUSTERS:
+    if found_count.value <= _DRIVER_CLUSTERS:
         tables = _finish_here(spark, passages, docs)
     else:
         tables = _finish_by_iterations(passages, docs)
@@ -350,7 +351,8 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     """The three tables when the passages' spans fit on the driver: the
     clusters made there by the library (:func:`_clusters_here`), the
     clusters table and each document's passage count and coverage made
-    there too (one small job fetches the excerpts' texts), and the
+    there too (the excerpts' texts taken from the documents when the
+    clusters table is computed), and the
     passages and documents tables kept in order without a shuffle: the
     passages, few, sorted in one partition; the documents in the
     partitions ``docs`` has, which hold them in input order (a document's
@@ -361,22 +363,24 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     cluster_of, member_rows, excerpt_at = _clusters_here(t)
     name = dict(zip(t.column("a").to_pylist(), t.column("a_doc").to_pylist()))
     name.update(zip(t.column("b").to_pylist(), t.column("b_doc").to_pylist()))
-    texts = (
-        docs.join(F.broadcast(_local(spark, excerpt_at)), "doc")
-        .select("cluster", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
-        .toArrow()
-    )
-    excerpt = dict(zip(texts.column("cluster").to_pylist(), texts.column("excerpt").to_pylist()))
     members: List[List[Dict[str, Any]]] = [[] for _ in range(excerpt_at.num_rows)]
     for c, d, s, e in zip(*(member_rows.column(x).to_pylist() for x in ("cluster", "doc", "s", "e"))):
         members[c].append({"doc": name[d], "start": s, "end": e})
-    clusters = pa.table(
-        {
-            "id": pa.array(range(len(members)), pa.int64()),
-            "size": pa.array([len(m) for m in members], pa.int64()),
-            "members": pa.array(members, pa.list_(pa.struct([("doc", pa.string()), ("start", pa.int64()), ("end", pa.int64())]))),
-            "excerpt": pa.array([excerpt[c] for c in range(len(members))], pa.string()),
-        }
+    # The clusters with their excerpts' spans; the excerpts' texts are
+    # taken from the documents when the table is computed (in one
+    # partition, in the order of the clusters).
+    excerpts = excerpt_at.rename_columns(["id", "doc", "s", "e"]).append_column(
+        "size", pa.array([len(m) for m in members], pa.int64())
+    ).append_column(
+        "members",
+        pa.array(members, pa.list_(pa.struct([("doc", pa.string()), ("start", pa.int64()), ("end", pa.int64())]))),
+    )
+    clusters = (
+        docs.select("doc", "text")
+        .join(F.broadcast(_local(spark, excerpts)), "doc")
+        .coalesce(1)
+        .sortWithinPartitions("id")
+        .select("id", "size", "members", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
     )
     # Each document's passages and the characters inside them (spans of
     # one document merged where they overlap).
@@ -401,7 +405,7 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     documents_out = (
         _documents(docs, F.broadcast(_local(spark, per_doc))).sortWithinPartitions("doc").drop("doc")
     )
-    return {"passages": passages_out, "clusters": _local(spark, clusters), "documents": documents_out}
+    return {"passages": passages_out, "clusters": clusters, "documents": documents_out}
 
 
 def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
@@ -650,32 +654,49 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
         yield _packed(_VOTES, votes)
 
 
-# Candidate pairs and shared places, as the pass that makes both gives
-# them: a row is one or the other, the other's columns null.
-_SETTLED_DDL = "a long, b long, k long, doc long, shared_pos array<long>, shared_df array<long>"
-_SETTLED = pa.schema(
-    [(n, pa.int64()) for n in ("a", "b", "k", "doc")] + [(n, pa.list_(pa.int64())) for n in ("shared_pos", "shared_df")]
+# Candidate pairs, shared places and sums, as the pass that makes them
+# gives them: a row is one of the three, the others' columns null. A
+# partition's sums row gives its number of candidate pairs (``pairs``)
+# and, in the partition that gathers them, the corpus's sentence-feature
+# counts (``counts``, Arrow IPC streams of ``bucket``, ``count``).
+_SETTLED_DDL = (
+    "a long, b long, k long, doc long, shared_pos array<long>, shared_df array<long>, pairs long, counts array<binary>"
 )
+_SETTLED = pa.schema(
+    [(n, pa.int64()) for n in ("a", "b", "k", "doc")]
+    + [(n, pa.list_(pa.int64())) for n in ("shared_pos", "shared_df")]
+    + [("pairs", pa.int64()), ("counts", pa.list_(pa.binary()))]
+)
+
+
+def _settled_rows(n: int, **columns: Any) -> pa.RecordBatch:
+    """``n`` rows of :data:`_SETTLED` with ``columns`` given, the others
+    null."""
+    return pa.RecordBatch.from_arrays(
+        [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in _SETTLED], schema=_SETTLED
+    )
 
 
 def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iterator[pa.RecordBatch]:
     """One partition of the settled seeds (packed votes of its pairs, by
     their first document, and packed shared places of its documents; the
-    two go to the same partition by the same document number): the
+    two go to the same partition by the same document number; and, in
+    one partition, every partition's summed feature counts): the
     candidate pairs, the votes summed by pair (``a``, ``b``, ``k``, those
-    with at least ``min_seeds``); and each document's shared places as one
+    with at least ``min_seeds``); each document's shared places as one
     row (``doc`` and its positions and frequencies as lists, sorted by
-    position, then frequency). Rows of :data:`_SETTLED`."""
+    position, then frequency); and one sums row, the partition's number
+    of pairs and the feature counts it gathered. Rows of
+    :data:`_SETTLED`."""
     blobs = _blobs(batches)
+    pairs = 0
     if blobs.get(_VOTES):
         v = _unpack(blobs[_VOTES]).group_by(["a", "b"], use_threads=False).aggregate([("votes", "sum")])
         v = v.filter(pc.greater_equal(v.column("votes_sum"), min_seeds))
-        n = v.num_rows
-        yield pa.RecordBatch.from_arrays(
-            [v.column("a").combine_chunks(), v.column("b").combine_chunks(), v.column("votes_sum").combine_chunks()]
-            + [pa.nulls(n, f.type) for f in list(_SETTLED)[3:]],
-            schema=_SETTLED,
-        )
+        pairs = v.num_rows
+        yield _settled_rows(pairs, **{c: v.column(x).combine_chunks() for c, x in (("a", "a"), ("b", "b"), ("k", "votes_sum"))})
+    counts = pa.array([blobs.get(_COUNTS, [])], pa.list_(pa.binary()))
+    yield _settled_rows(1, pairs=pa.array([pairs], pa.int64()), counts=counts)
     t = _unpack(blobs.get(_PLACES, []))
     if t.num_rows == 0:
         return
@@ -685,15 +706,11 @@ def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iter
     change = pc.indices_nonzero(pc.not_equal(doc.slice(1), doc.slice(0, n - 1)))
     starts = pa.concat_arrays([pa.array([0], pa.int64()), pc.add(pc.cast(change, pa.int64()), 1)])
     offsets = pc.cast(pa.concat_arrays([starts, pa.array([n], pa.int64())]), pa.int32())
-    docs = len(starts)
-    yield pa.RecordBatch.from_arrays(
-        [pa.nulls(docs, pa.int64()) for _ in range(3)]
-        + [
-            pc.take(doc, starts),
-            pa.ListArray.from_arrays(offsets, t.column("pos").combine_chunks()),
-            pa.ListArray.from_arrays(offsets, t.column("df").combine_chunks()),
-        ],
-        schema=_SETTLED,
+    yield _settled_rows(
+        len(starts),
+        doc=pc.take(doc, starts),
+        shared_pos=pa.ListArray.from_arrays(offsets, t.column("pos").combine_chunks()),
+        shared_df=pa.ListArray.from_arrays(offsets, t.column("df").combine_chunks()),
     )
 
 
