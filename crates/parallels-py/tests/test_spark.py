@@ -44,10 +44,14 @@ def _rows(table):
     ]
 
 
-def test_spark_scan_equals_the_cli(spark, cli, corpus, tmp_path, monkeypatch):
+@pytest.mark.parametrize("clusters", ["on the driver", "by iterations"])
+def test_spark_scan_equals_the_cli(spark, cli, corpus, tmp_path, monkeypatch, clusters):
     # Candidate pairs aligned in more than one group (a document needed by
     # pairs of two groups goes to both).
     monkeypatch.setattr(parallels_spark(), "_PAIRS_PER_GROUP", 7)
+    if clusters == "by iterations":
+        # The tables as they are made past `_DRIVER_CLUSTERS` passages.
+        monkeypatch.setattr(parallels_spark(), "_DRIVER_CLUSTERS", 0)
     out = tmp_path / "cli"
     run_cli(cli, "scan", str(corpus["path"]), "--group", "group", "-o", str(out), "--format", "parquet")
     want = pq.read_table(out / "passages.parquet").to_pylist()
