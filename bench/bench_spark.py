@@ -3,7 +3,7 @@ JSON Lines corpus, for bench_spark.sh: the tables written as Parquet (so
 that everything is computed once), and Spark's own measures read back from
 its event log: tasks, their run time, and the bytes shuffled.
 
-    python bench/bench_spark.py scan|dedup DOCS OUT [--master local[2]] [--partitions N]
+    python bench/bench_spark.py scan|dedup DOCS OUT [--master local[2]] [--partitions N] [--java-options "..."]
 
 Prints one JSON object: wall seconds (session start, the driver's work),
 input partitions, tasks, executor run time (s), shuffle bytes written and
@@ -95,6 +95,7 @@ def main() -> None:
     ap.add_argument("--partitions", type=int, default=0, help="input and shuffle partitions (0: Spark's input splits, 8 shuffle partitions)")
     ap.add_argument("--memory", default="2g")
     ap.add_argument("--jobs", default="", help="write one line per Spark job here (TSV: wall ms, stages, tasks, call site)")
+    ap.add_argument("--java-options", default="", help="the JVM's options (spark.driver.extraJavaOptions; local mode: the executors' too)")
     a = ap.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -113,6 +114,8 @@ def main() -> None:
         .config("spark.eventLog.dir", "file://" + logs)
         .config("spark.eventLog.compress", "false")
     )
+    if a.java_options:
+        b = b.config("spark.driver.extraJavaOptions", a.java_options)
     size = os.path.getsize(a.docs)
     b = b.config("spark.ui.showConsoleProgress", "false")
     if not a.partitions:

@@ -14,7 +14,13 @@
 #   MODE=dedup DOCS=bench/data/dedup-30M/docs.jsonl bash bench/bench_spark.sh
 #   MODE=scale WHAT=scan DOCS=... bash bench/bench_spark.sh
 #
-# Environment (all optional): REPEATS=1 rounds; PASSIM=1 (0 leaves passim
+# Environment (all optional): JVM_OPTIONS, the JVM's options for every
+# Spark run of both tools (default "-XX:TieredStopAtLevel=1
+# -XX:+UseSerialGC": the quick compiler alone and one GC thread, as the
+# README advises for Spark in local mode on a few cores; "" for the JVM's
+# own defaults); JVM_DEFAULTS=1 adds, in each scan round, the Spark driver
+# and passim --floating-ngrams with the JVM's defaults too (when
+# JVM_OPTIONS is not empty); REPEATS=1 rounds; PASSIM=1 (0 leaves passim
 # out); FLOATING=1 adds passim --floating-ngrams -n 5 to the first
 # FLOATING_REPEATS (1) scan rounds (10 minutes or more on 10 MB); PASSIM_SRC, PASSIM_VENV as for
 # bench_passim.sh; BEFORE=REV (scan, dedup) adds a row for the Spark
@@ -62,7 +68,11 @@ trap 'rm -rf "$work"' EXIT
 rows=$work/rows.tsv
 : >"$rows"
 # Runs are timed by `timed` (bench/setup.sh).
-spark=("$svenv/bin/python" "$bench/bench_spark.py")
+JVM_OPTIONS=${JVM_OPTIONS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}
+JVM_DEFAULTS=${JVM_DEFAULTS:-0}
+[ -n "$JVM_OPTIONS" ] || JVM_DEFAULTS=0
+spark_jvm_defaults=("$svenv/bin/python" "$bench/bench_spark.py")
+spark=("$svenv/bin/python" "$bench/bench_spark.py" --java-options "$JVM_OPTIONS")
 spark_before=()
 if [ -n "${BEFORE:-}" ]; then
     # The installed package with the spark.py of $BEFORE, first on the
@@ -71,7 +81,7 @@ if [ -n "${BEFORE:-}" ]; then
     mkdir -p "$work/before"
     cp -r "$site" "$work/before/parallels"
     git show "$BEFORE:crates/parallels-py/python/parallels/spark.py" >"$work/before/parallels/spark.py"
-    spark_before=(env PYTHONPATH="$work/before" "$svenv/bin/python" "$bench/bench_spark.py")
+    spark_before=(env PYTHONPATH="$work/before" "$svenv/bin/python" "$bench/bench_spark.py" --java-options "$JVM_OPTIONS")
 fi
 FLOATING=${FLOATING:-0}
 FLOATING_REPEATS=${FLOATING_REPEATS:-1}
@@ -96,9 +106,11 @@ set -e
 cd "$work"
 export PATH="$pvenv/bin:\$PATH" PYSPARK_PYTHON="$pvenv/bin/python" \\
     PYTHONPATH="$bench/passim_standin" SPARK_CONF_DIR="$PASSIM_SRC/conf"
-exec spark-submit --master 'local[2]' --driver-memory 2g "$PASSIM_SRC/passim/seriatim.py" \\
+jvm=\$2
+exec spark-submit --master 'local[2]' --driver-memory 2g \${jvm:+--driver-java-options "\$jvm"} \\
+    "$PASSIM_SRC/passim/seriatim.py" \\
     --all-pairs --fields 'xxhash64(series) as gid' --filterpairs 'gid < gid2' --pairwise \\
-    "\${@:2}" passim-in.jsonl "\$1"
+    "\${@:3}" passim-in.jsonl "\$1"
 SH
     fi
     for r in $(seq 1 "$REPEATS"); do
@@ -107,12 +119,20 @@ SH
                 "${spark_before[@]}" scan "$DOCS" "$work/before-$r"
         fi
         timed "parallels.spark.scan, local[2]" "$work/spark-$r" "${spark[@]}" scan "$DOCS" "$work/spark-$r"
+        if [ "$JVM_DEFAULTS" = 1 ]; then
+            timed "parallels.spark.scan, local[2], the JVM's defaults" "$work/spark-jvm-$r" \
+                "${spark_jvm_defaults[@]}" scan "$DOCS" "$work/spark-jvm-$r"
+        fi
         timed "parallels scan" "$work/scan-$r" "$bin" scan "$DOCS" -o "$work/scan-$r"
         if [ "$PASSIM" = 1 ]; then
-            timed "passim 2, local[2]" "$work/passim-$r" bash "$work/passim.sh" "$work/passim-$r"
+            timed "passim 2, local[2]" "$work/passim-$r" bash "$work/passim.sh" "$work/passim-$r" "$JVM_OPTIONS"
             if [ "$FLOATING" = 1 ] && [ "$r" -le "$FLOATING_REPEATS" ]; then
                 timed "passim 2 --floating-ngrams -n 5, local[2]" "$work/floating-$r" \
-                    bash "$work/passim.sh" "$work/floating-$r" --floating-ngrams -n 5
+                    bash "$work/passim.sh" "$work/floating-$r" "$JVM_OPTIONS" --floating-ngrams -n 5
+                if [ "$JVM_DEFAULTS" = 1 ]; then
+                    timed "passim 2 --floating-ngrams -n 5, local[2], the JVM's defaults" "$work/floating-jvm-$r" \
+                        bash "$work/passim.sh" "$work/floating-jvm-$r" "" --floating-ngrams -n 5
+                fi
             fi
         fi
     done
@@ -202,7 +222,7 @@ report=$bench/out/spark-$MODE-$stamp.md
 {
     echo "## $MODE: $(basename "$(dirname "$DOCS")") ($(($(stat -c %s "$DOCS") / 1000000)) MB, $(wc -l <"$DOCS") documents), $stamp"
     echo
-    echo "$(nproc) cores; $("$bin" --version); pyspark $("$svenv/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
+    echo "$(nproc) cores; $("$bin" --version); pyspark $("$svenv/bin/python" -c 'import pyspark; print(pyspark.__version__)'); the JVM's options: ${JVM_OPTIONS:-its defaults}"
     echo
     echo "| run | tool | wall s | CPU s (user+sys) | peak RSS MiB | load at start | Spark's measures |"
     echo "|---|---|--:|--:|--:|--:|---|"
