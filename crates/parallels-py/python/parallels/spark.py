@@ -367,8 +367,9 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     for c, d, s, e in zip(*(member_rows.column(x).to_pylist() for x in ("cluster", "doc", "s", "e"))):
         members[c].append({"doc": name[d], "start": s, "end": e})
     # The clusters with their excerpts' spans; the excerpts' texts are
-    # taken from the documents when the table is computed (in one
-    # partition, in the order of the clusters).
+    # taken from the documents when the table is computed (in the
+    # documents' partitions; then the clusters, few, in one partition, in
+    # their order).
     excerpts = excerpt_at.rename_columns(["id", "doc", "s", "e"]).append_column(
         "size", pa.array([len(m) for m in members], pa.int64())
     ).append_column(
@@ -378,7 +379,7 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
     clusters = (
         docs.select("doc", "text")
         .join(F.broadcast(_local(spark, excerpts)), "doc")
-        .coalesce(1)
+        .repartition(1)
         .sortWithinPartitions("id")
         .select("id", "size", "members", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
     )
