@@ -84,6 +84,32 @@ fn int64_blocks<const N: usize>(
         .collect()
 }
 
+/// The documents of a batch numbered as a distributed scan numbers them
+/// (any 64-bit numbers, not dense: a row's id in Spark), renumbered
+/// 0, 1, … in their order for the library, and back. The order is kept,
+/// so every order and tie-break the library makes by document is the
+/// same.
+struct Dense(Vec<i64>);
+
+impl Dense {
+    fn of(docs: impl IntoIterator<Item = i64>) -> Dense {
+        let mut v: Vec<i64> = docs.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        Dense(v)
+    }
+
+    /// The library's number of `doc` (one of the batch's).
+    fn local(&self, doc: i64) -> Option<u32> {
+        self.0.binary_search(&doc).ok().and_then(|k| u32::try_from(k).ok())
+    }
+
+    /// The batch's number of the library's `k`.
+    fn global(&self, k: u32) -> i64 {
+        self.0[k as usize]
+    }
+}
+
 /// The normalization rules, all on unless switched off.
 fn normalize(script: bool, numbers: bool, footnotes: bool, boilerplate: bool) -> NormalizeOptions {
     NormalizeOptions { script, variants: script, numbers, footnotes, boilerplate, ..NormalizeOptions::default() }
@@ -680,7 +706,8 @@ fn keepers(
 /// `df`: its document frequency), and the votes of the hashes in at most
 /// `max_df` documents counted by pair (`a` < `b`, `votes`). Both as Arrow
 /// IPC blocks (int64 columns) by the partition each row goes to, its
-/// `doc` or its `a` modulo `parts`: lists of `(partition, block)`.
+/// `doc` or its `a` (as unsigned) modulo `parts`: lists of `(partition,
+/// block)`. Document numbers are any 64-bit numbers in the corpus's order.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn group_seeds<'py>(
@@ -713,18 +740,30 @@ fn group_seeds<'py>(
                 let (hash, doc, pos, g) = (column("hash")?, column("doc")?, column("pos")?, column("g")?);
                 for k in 0..batch.num_rows() {
                     let (d, p) = (doc.value(k), pos.value(k));
-                    let (Ok(d), Ok(p)) = (u32::try_from(d), u32::try_from(p)) else {
-                        return Err(ArrowError::InvalidArgumentError(format!(
-                            "seeds: row {k}: doc {d}, pos {p} out of range"
-                        )));
+                    let Ok(p) = u32::try_from(p) else {
+                        return Err(ArrowError::InvalidArgumentError(format!("seeds: row {k}: pos {p} out of range")));
                     };
                     rows.push((hash.value(k) as u64, d, p, g.is_valid(k).then(|| g.value(k) as u64)));
                 }
             }
+            let dense = Dense::of(rows.iter().map(|r| r.1));
+            let rows: Vec<(u64, u32, u32, Option<u64>)> = rows
+                .into_iter()
+                .map(|(h, d, p, g)| (h, dense.local(d).expect("a document of the batch"), p, g))
+                .collect();
             let (shared, votes) = batch::group_seeds(&rows, max_df);
-            let row = |(x, y, z): (u32, u32, u32)| (u64::from(x) % parts, [i64::from(x), i64::from(y), i64::from(z)]);
+            let row = |(x, y, z): (u32, u32, u32)| {
+                let x = dense.global(x);
+                (x as u64 % parts, [x, i64::from(y), i64::from(z)])
+            };
             let places = int64_blocks(["doc", "pos", "df"], shared.into_iter().map(row).collect())?;
-            let votes = int64_blocks(["a", "b", "votes"], votes.into_iter().map(row).collect())?;
+            let votes = int64_blocks(
+                ["a", "b", "votes"],
+                votes
+                    .into_iter()
+                    .map(|(a, b, v)| (dense.global(a) as u64 % parts, [dense.global(a), dense.global(b), i64::from(v)]))
+                    .collect(),
+            )?;
             Ok((places, votes))
         })
         .map_err(value_error)?;
@@ -889,21 +928,22 @@ impl FeatureTable {
     }
 }
 
-/// Align a batch of candidate pairs (`a < b` corpus indices, with their
-/// shared seed counts) whose documents are `docs` (index), `texts` and
+/// Align a batch of candidate pairs (`a < b` document numbers, any 64-bit
+/// numbers in the corpus's order, with their
+/// shared seed counts) whose documents are `docs` (number), `texts` and
 /// their shared seeds (`shared_pos`, `shared_df` per document), given the
 /// corpus-wide feature table: the passages as an Arrow IPC stream with the
-/// columns of the passages table (`a_doc`, `b_doc` as decimal corpus
-/// indices; `cluster` 0).
+/// columns of the passages table (`a_doc`, `b_doc` as the decimal
+/// document numbers; `cluster` 0).
 #[pyfunction]
 #[pyo3(signature = (a, b, k, docs, texts, shared_pos, shared_df, table, *, min_significance=None, min_specificity=None, all=false, script=true, numbers=true, footnotes=true, boilerplate=true, work_dir=None))]
 #[allow(clippy::too_many_arguments)]
 fn align_candidates<'py>(
     py: Python<'py>,
-    a: Vec<u32>,
-    b: Vec<u32>,
+    a: Vec<i64>,
+    b: Vec<i64>,
     k: Vec<u32>,
-    docs: Vec<u32>,
+    docs: Vec<i64>,
     texts: Vec<String>,
     shared_pos: Vec<Vec<u32>>,
     shared_df: Vec<Vec<u32>>,
@@ -941,6 +981,13 @@ fn align_candidates<'py>(
             return Err(value_error(format!("document {d}: shared_pos sorted, with one shared_df each")));
         }
     }
+    let dense = Dense::of(docs.iter().copied());
+    if dense.0.len() != docs.len() {
+        return Err(value_error("docs: a document is given twice"));
+    }
+    let local = |d: i64| dense.local(d).ok_or_else(|| value_error(format!("document {d} of a pair is not in docs")));
+    let pairs: Vec<(u32, u32, u32)> =
+        a.iter().zip(&b).zip(&k).map(|((&a, &b), &k)| Ok((local(a)?, local(b)?, k))).collect::<PyResult<_>>()?;
     let df = Arc::clone(&table.0);
     let bytes = py.detach(move || -> PyResult<Vec<u8>> {
         let docs: Vec<batch::PairDoc> = docs
@@ -948,12 +995,11 @@ fn align_candidates<'py>(
             .zip(&texts)
             .zip(shared_pos.iter().zip(&shared_df))
             .map(|((&doc, text), (p, f))| batch::PairDoc {
-                doc,
+                doc: dense.local(doc).expect("a document of docs"),
                 text,
                 shared: p.iter().copied().zip(f.iter().copied()).collect(),
             })
             .collect();
-        let pairs: Vec<(u32, u32, u32)> = a.iter().zip(&b).zip(&k).map(|((&a, &b), &k)| (a, b, k)).collect();
         let work = match &work_dir {
             Some(w) => tempfile::Builder::new().prefix(".parallels-pairs-").tempdir_in(w),
             None => tempfile::Builder::new().prefix("parallels-pairs-").tempdir(),
@@ -963,8 +1009,8 @@ fn align_candidates<'py>(
         let rows: Vec<ScanPassage> = found
             .into_iter()
             .map(|p| ScanPassage {
-                a_doc: p.a.to_string(),
-                b_doc: p.b.to_string(),
+                a_doc: dense.global(p.a).to_string(),
+                b_doc: dense.global(p.b).to_string(),
                 cluster: 0,
                 significance: p.significance,
                 passage: p.passage,
@@ -983,20 +1029,24 @@ fn covered_chars(spans: Vec<Vec<(u32, u32)>>) -> Vec<u64> {
     spans.into_iter().map(|s| parallels::align::covered_chars(s.into_iter().map(|(a, b)| [a, b]).collect())).collect()
 }
 
-/// The clusters of passages `(a, a_start, a_end, b, b_start, b_end)`, as
+/// The clusters of passages `(a, a_start, a_end, b, b_start, b_end)` (`a`,
+/// `b` document numbers in the corpus's order, any 64-bit numbers), as
 /// `scan` makes them: each passage's cluster, each cluster's members
 /// `(doc, start, end)`, and each cluster's excerpt span `(doc, start, end)`.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 fn clusters(
     py: Python<'_>,
-    passages: Vec<(u32, u32, u32, u32, u32, u32)>,
-) -> (Vec<u32>, Vec<Vec<(u32, u32, u32)>>, Vec<(u32, u32, u32)>) {
+    passages: Vec<(i64, u32, u32, i64, u32, u32)>,
+) -> (Vec<u32>, Vec<Vec<(i64, u32, u32)>>, Vec<(i64, u32, u32)>) {
     py.detach(move || {
-        let flat: Vec<_> = passages.iter().map(|&(a, s, e, b, t, f)| (a, [s, e], b, [t, f])).collect();
+        let dense = Dense::of(passages.iter().flat_map(|p| [p.0, p.3]));
+        let local = |d: i64| dense.local(d).expect("a document of the passages");
+        let flat: Vec<_> = passages.iter().map(|&(a, s, e, b, t, f)| (local(a), [s, e], local(b), [t, f])).collect();
         let (of, members, excerpts) = batch::clusters(&flat);
-        let members = members.into_iter().map(|ms| ms.into_iter().map(|(d, s)| (d, s[0], s[1])).collect()).collect();
-        (of, members, excerpts.into_iter().map(|(d, s)| (d, s[0], s[1])).collect())
+        let span = |(d, s): (u32, parallels::align::Span)| (dense.global(d), s[0], s[1]);
+        let members = members.into_iter().map(|ms| ms.into_iter().map(span).collect()).collect();
+        (of, members, excerpts.into_iter().map(span).collect())
     })
 }
 

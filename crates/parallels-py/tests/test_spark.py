@@ -149,6 +149,13 @@ def test_spark_rows_are_numbered_in_order_and_the_first_of_an_id_kept(spark):
     got = parallels_spark().dedup(df)
     kept, removed = got["kept"].collect(), got["removed"].collect()
     assert sorted([r["n"] for r in kept] + [int(r["source"][4:]) for r in removed]) == first
+    # Every id used once (scan's usual way: no job numbers the rows before
+    # the seeds), rows without an id or a text still counted in the rows'
+    # numbers.
+    rows = [(None if k == 7 else f"e{k}", None if k == 4 else "甲乙丙丁戊己" * (k + 1), k) for k in range(12)]
+    df = spark.createDataFrame(rows, "id string, text string, n long").repartition(3).orderBy("n")
+    documents = parallels_spark().scan(df)["documents"].collect()
+    assert [(d["id"], d["source"]) for d in documents] == [(f"e{k}", f"row#{k}") for k in range(12) if k not in (4, 7)]
 
 
 def parallels_spark():

@@ -58,12 +58,21 @@ group is compared by its 64-bit hash (``xxhash64``): two groups whose
 names collide would not be compared with each other (for a million
 groups, a chance of about 3 in 10⁸).
 
-:func:`scan` numbers the rows in the JVM (a row's place in ``df``); rows
-without an id or a text are skipped, and of rows with the same id the
-first is kept, as the command skips them (one aggregation finds both the
-rows of each partition and the ids used more than once). ``df`` is
-cached once, and every stage reads the documents from that cache. Spark's jobs carry descriptions naming the stage
-(``parallels.spark.scan: ...``), for its UI and event log.
+Rows without an id or a text are skipped, and of rows with the same id
+the first is kept, as the command skips them; ``documents.source`` is
+``row#N``, N the row's place in ``df``. No job of its own numbers the
+rows: a document's number inside the stages is its row's Spark id
+(``monotonically_increasing_id``, in ``df``'s order; the library's
+batch functions renumber the documents of a batch densely in that
+order), and the fingerprint pass counts each partition's rows and sends
+each document's id hash along with the seeds, so that the job which
+collects the feature counts also gives the rows' numbers and whether an
+id hash is used twice. If one is (an id used twice, or two ids of one
+hash), the documents are found exactly by one aggregation and the seed
+passes run again without the later rows of an id. ``df`` is cached
+once, and every stage reads the documents from that cache. Spark's jobs
+carry descriptions naming the stage (``parallels.spark.scan: ...``), for
+its UI and event log.
 """
 
 from __future__ import annotations
@@ -174,19 +183,24 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # Spark's jobs named by stage, for its UI and event log.
     sc = spark.sparkContext
     say = lambda what: sc.setJobDescription(f"parallels.spark.scan: {what}")  # noqa: E731
-    say("rows numbered")
-    # Documents in input order: `doc` is the row's place in `df`.
+    # The rows, each with its Spark id (``_mid``: its partition << 33 | its
+    # place in the partition), cached: every stage reads the documents
+    # from here. A document's number ``doc`` is its row's Spark id, so the
+    # documents' order is the rows'.
     others = [c for c in df.columns if c not in (id, text, group)]
     meta = F.to_json(F.struct(*[F.col(c) for c in others])) if others else F.lit("{}")
-    docs = _documents_in_order(
+    tagged = (
         df.select(
             F.col(id).cast("string").alias("id"),
             F.col(text).cast("string").alias("text"),
             (F.col(group).cast("string") if group else F.lit(None).cast("string")).alias("grp"),
             meta.alias("meta"),
-        ),
-        spark,
+        )
+        .withColumn("_mid", F.monotonically_increasing_id())
+        .cache()
     )
+    valid = F.col("id").isNotNull() & F.col("text").isNotNull()
+    group_hash = F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g")
 
     # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
     # corpus has a million): they go through Spark's shuffles packed, as
@@ -198,16 +212,32 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # once, the rows packed there): every seed of every text (``hash``,
     # ``doc``, ``pos``, the group's hash ``g``) to the partition of its
     # hash; the batch's sentence-feature counts (``bucket`` -1 counts the
-    # sentences) to the partition of their bucket.
+    # sentences) to the partition of their bucket. Rows without a text
+    # (null: not a document) are only counted; the count of the
+    # partition's rows (``_SIZES``, for the rows' numbers) and each
+    # document's id hash (``_IDS``, to the partition of the hash, to find
+    # ids used twice) go along.
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
 
+        rows, part = 0, None
         for b in batches:
+            if b.num_rows == 0:
+                continue
+            if part is None:
+                part = b.column("doc")[0].as_py() >> 33
+            rows += b.num_rows
+            b = b.filter(pc.is_valid(b.column("text")))
             seeds, counts = native.scan_blocks(
                 b.column("text").to_pylist(), b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm
             )
             yield _packed(_SEEDS, seeds)
             yield _packed(_COUNTS, counts)
+            ids = b.select(["idd", "idh", "doc"]).filter(pc.is_valid(b.column("idd")))
+            if ids.num_rows:
+                yield _packed(_IDS, _by_dest(ids, "idd"))
+        if part is not None:
+            yield _packed(_SIZES, [(0, _ipc(pa.table({"part": [part], "rows": [rows]})))])
 
     # 2. Document frequencies, candidate pairs and feature weights: each
     # partition's seeds settled by hash by the library (``_group``): every
@@ -215,28 +245,67 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # (to its document's partition), and the votes of the seeds in at most
     # `max_df` documents for every two of their documents of different
     # groups, counted by pair (to the pair's partition); the feature counts
-    # summed by bucket. Then, in one pass over the places and votes (both
-    # in the partition of their first document), the votes summed by pair
-    # and each document's shared seeds, sorted (``_pairs_and_places``).
-    say("fingerprints, seeds grouped by hash, candidate pairs")
-    settled = (
-        docs.select("doc", "text", F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g"))
-        .mapInArrow(fingerprint, _PACKED_DDL)
-        .repartition("dest")
-        .mapInArrow(lambda it: _group(it, max_df, parts), _PACKED_DDL)
-        .repartition("dest")
-        .mapInArrow(lambda it: _pairs_and_places(it, min_seeds), _SETTLED_DDL)
-        .localCheckpoint()  # (three branches read it)
-    )
+    # summed by bucket; the id hashes used more than once counted. Then, in
+    # one pass over the places and votes (both in the partition of their
+    # first document), the votes summed by pair and each document's shared
+    # seeds, sorted (``_pairs_and_places``), with each partition's sums.
+    def seed_pass(documents: Any) -> Any:
+        return (
+            documents.mapInArrow(fingerprint, _PACKED_DDL)
+            .repartition("dest")
+            .mapInArrow(lambda it: _group(it, max_df, parts), _PACKED_DDL)
+            .repartition("dest")
+            .mapInArrow(lambda it: _pairs_and_places(it, min_seeds), _SETTLED_DDL)
+            .localCheckpoint()  # (three branches read it)
+        )
 
     # 3. Corpus-wide feature weights (each bucket summed in its partition,
-    # gathered in one), broadcast once; with them, the number of candidate
-    # pairs (one small job for both).
+    # gathered in one), the number of candidate pairs, the rows of each
+    # partition and the id hashes used twice: one small job.
+    def sums_of(settled: Any) -> Dict[str, Any]:
+        t = settled.where(F.col("pairs").isNotNull()).select("pairs", "counts", "sizes", "repeats").toArrow()
+        blobs = lambda c: [x for xs in t.column(c).to_pylist() for x in xs]  # noqa: E731
+        sizes = _unpack(blobs("sizes"))
+        return {
+            "pairs": sum(t.column("pairs").to_pylist()),
+            "counts": blobs("counts"),
+            "sizes": dict(zip(sizes.column("part").to_pylist(), sizes.column("rows").to_pylist())) if sizes.num_rows else {},
+            "repeats": sum(t.column("repeats").to_pylist()),
+        }
+
+    # First as if every id were used once (the usual case): every row
+    # read, the documents numbered by their rows' Spark ids.
+    say("fingerprints, seeds grouped by hash, candidate pairs")
+    settled = seed_pass(
+        tagged.select(
+            F.col("_mid").alias("doc"),
+            F.when(valid, F.col("text")).alias("text"),
+            group_hash,
+            F.when(valid, F.pmod(F.xxhash64("id"), F.lit(parts))).cast("int").alias("idd"),
+            F.when(valid, F.xxhash64("id")).alias("idh"),
+        )
+    )
     say("feature counts")
-    sums = settled.where(F.col("pairs").isNotNull()).select("pairs", "counts").toArrow()
-    pairs = sum(sums.column("pairs").to_pylist())
+    sums = sums_of(settled)
+    if sums["repeats"]:
+        # Some id hashes are used twice (an id used twice, or two ids of
+        # one hash): the documents found exactly, the later rows of an id
+        # left out, and the seeds made again from them.
+        say("rows numbered")
+        docs = _documents_in_order(tagged, spark)
+        say("fingerprints, seeds grouped by hash, candidate pairs (ids used twice left out)")
+        settled = seed_pass(
+            docs.select("doc", "text", group_hash, F.lit(None).cast("int").alias("idd"), F.lit(None).cast("long").alias("idh"))
+        )
+        say("feature counts")
+        sums = sums_of(settled)
+        docs = docs.withColumn("row", F.col("doc"))
+    else:
+        docs = tagged.where(valid).withColumnRenamed("_mid", "doc")
+        docs = docs.withColumn("row", _row_number(sums["sizes"], "doc"))
+    pairs = sums["pairs"]
     # (As they are, Arrow IPC streams: each Python worker makes the table.)
-    weights = spark.sparkContext.broadcast([c for cs in sums.column("counts").to_pylist() for c in cs])
+    weights = spark.sparkContext.broadcast(sums["counts"])
     key = uuid.uuid4().hex
 
     # 4. Alignment of candidate pairs: the pairs in groups by their first
@@ -326,7 +395,7 @@ def _documents(docs: Any, per_doc: Any) -> Any:
     return docs.join(per_doc, "doc", "left").select(
         "doc",
         "id",
-        F.concat(F.lit("row#"), F.col("doc").cast("string")).alias("source"),
+        F.concat(F.lit("row#"), F.col("row").cast("string")).alias("source"),
         "chars",
         F.lit("utf-8").alias("encoding"),
         F.col("grp").alias("group"),
@@ -602,7 +671,7 @@ _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "kee
 
 
 # The kinds of packed blocks (``_packed``).
-_SEEDS, _COUNTS, _PLACES, _VOTES = range(4)
+_SEEDS, _COUNTS, _PLACES, _VOTES, _IDS, _SIZES, _REPEATS = range(7)
 _PACKED_DDL = "dest int, kind int, blob binary"
 _PACKED = ["dest", "kind", "blob"]
 
@@ -614,6 +683,21 @@ def _packed(kind: int, blocks: List[Any]) -> pa.RecordBatch:
         [pa.array([d for d, _ in blocks], pa.int32()), pa.array([kind] * len(blocks), pa.int32()), pa.array([b for _, b in blocks], pa.binary())],
         names=_PACKED,
     )
+
+
+def _ipc(t: Any) -> bytes:
+    """A table or record batch as one Arrow IPC stream."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, t.schema) as w:
+        w.write(t)
+    return sink.getvalue().to_pybytes()
+
+
+def _by_dest(t: pa.Table, dest: str) -> List[Any]:
+    """The rows of ``t`` as blocks ``(partition, Arrow IPC stream)`` by
+    their column ``dest`` (left out of the blocks)."""
+    rest = t.drop_columns([dest])
+    return [(d, _ipc(rest.filter(pc.equal(t.column(dest), d)))) for d in pc.unique(t.column(dest)).to_pylist()]
 
 
 def _unpack(blobs: Any) -> pa.Table:
@@ -640,15 +724,19 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
     ``df``) to its document's partition, and the votes of the seeds in at
     most ``max_df`` documents for every two of their documents of
     different groups, counted by pair (``a`` < ``b``, ``votes``) to the
-    pair's partition; the feature counts summed by bucket."""
+    pair's partition; the feature counts summed by bucket; the rows of
+    each input partition passed on, and the id hashes of more than one
+    document counted, to the partition that gathers the sums."""
     blobs = _blobs(batches)
     if _COUNTS in blobs:
         counts = _unpack(blobs[_COUNTS]).group_by("bucket", use_threads=False).aggregate([("count", "sum")])
-        counts = counts.rename_columns(["bucket", "count"])
-        sink = pa.BufferOutputStream()
-        with pa.ipc.new_stream(sink, counts.schema) as w:
-            w.write_table(counts)
-        yield _packed(_COUNTS, [(0, sink.getvalue().to_pybytes())])
+        yield _packed(_COUNTS, [(0, _ipc(counts.rename_columns(["bucket", "count"])))])
+    if _SIZES in blobs:
+        yield _packed(_SIZES, [(0, b) for b in blobs[_SIZES]])
+    if _IDS in blobs:
+        ids = _unpack(blobs[_IDS]).group_by("idh", use_threads=False).aggregate([("doc", "count")])
+        repeats = pc.sum(pc.greater(ids.column("doc_count"), 1).cast(pa.int64())).as_py()
+        yield _packed(_REPEATS, [(0, _ipc(pa.table({"repeats": [repeats]})))])
     if _SEEDS in blobs:
         places, votes = _parallels.group_seeds(blobs[_SEEDS], max_df, parts)
         yield _packed(_PLACES, places)
@@ -659,14 +747,17 @@ def _group(batches: Iterator[pa.RecordBatch], max_df: int, parts: int) -> Iterat
 # gives them: a row is one of the three, the others' columns null. A
 # partition's sums row gives its number of candidate pairs (``pairs``)
 # and, in the partition that gathers them, the corpus's sentence-feature
-# counts (``counts``, Arrow IPC streams of ``bucket``, ``count``).
+# counts (``counts``, Arrow IPC streams of ``bucket``, ``count``), the
+# rows of each input partition (``sizes``: ``part``, ``rows``) and the
+# number of id hashes of more than one document (``repeats``).
 _SETTLED_DDL = (
-    "a long, b long, k long, doc long, shared_pos array<long>, shared_df array<long>, pairs long, counts array<binary>"
+    "a long, b long, k long, doc long, shared_pos array<long>, shared_df array<long>, pairs long, counts array<binary>, "
+    "sizes array<binary>, repeats long"
 )
 _SETTLED = pa.schema(
     [(n, pa.int64()) for n in ("a", "b", "k", "doc")]
     + [(n, pa.list_(pa.int64())) for n in ("shared_pos", "shared_df")]
-    + [("pairs", pa.int64()), ("counts", pa.list_(pa.binary()))]
+    + [("pairs", pa.int64()), ("counts", pa.list_(pa.binary())), ("sizes", pa.list_(pa.binary())), ("repeats", pa.int64())]
 )
 
 
@@ -687,8 +778,8 @@ def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iter
     with at least ``min_seeds``); each document's shared places as one
     row (``doc`` and its positions and frequencies as lists, sorted by
     position, then frequency); and one sums row, the partition's number
-    of pairs and the feature counts it gathered. Rows of
-    :data:`_SETTLED`."""
+    of pairs and the sums it gathered (feature counts, rows of each input
+    partition, id hashes used twice). Rows of :data:`_SETTLED`."""
     blobs = _blobs(batches)
     pairs = 0
     if blobs.get(_VOTES):
@@ -696,8 +787,14 @@ def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iter
         v = v.filter(pc.greater_equal(v.column("votes_sum"), min_seeds))
         pairs = v.num_rows
         yield _settled_rows(pairs, **{c: v.column(x).combine_chunks() for c, x in (("a", "a"), ("b", "b"), ("k", "votes_sum"))})
-    counts = pa.array([blobs.get(_COUNTS, [])], pa.list_(pa.binary()))
-    yield _settled_rows(1, pairs=pa.array([pairs], pa.int64()), counts=counts)
+    repeats = _unpack(blobs.get(_REPEATS, []))
+    yield _settled_rows(
+        1,
+        pairs=pa.array([pairs], pa.int64()),
+        counts=pa.array([blobs.get(_COUNTS, [])], pa.list_(pa.binary())),
+        sizes=pa.array([blobs.get(_SIZES, [])], pa.list_(pa.binary())),
+        repeats=pa.array([pc.sum(repeats.column("repeats")).as_py() or 0 if repeats.num_rows else 0], pa.int64()),
+    )
     t = _unpack(blobs.get(_PLACES, []))
     if t.num_rows == 0:
         return
@@ -715,21 +812,35 @@ def _pairs_and_places(batches: Iterator[pa.RecordBatch], min_seeds: int) -> Iter
     )
 
 
-def _documents_in_order(rows: Any, spark: Any) -> Any:
-    """The documents of ``rows`` (``id``, ``text``, ...): the rows with an
-    id and a text, of those with the same id the first, each with ``doc``,
-    its row's place in ``rows`` (0, 1, ...; rows skipped are counted), as
-    ``zipWithIndex`` numbers them, in the partitions of ``rows``, so in
-    that order. ``rows`` is cached (every later stage reads the documents
-    from it); one job counts the rows of each partition and finds the ids
-    used more than once (each row gives two keys to one aggregation: its
-    partition, and its id), usually none. Those go to the driver and are
-    broadcast: each row of such an id but its first is left out (and the
-    documents are then cached themselves, so that the join is done once).
+def _row_number(sizes: Dict[int, int], mid: str) -> Any:
+    """A row's place in the input (0, 1, ...), as ``zipWithIndex``
+    numbers them, from its Spark id (column ``mid``: partition << 33 |
+    place in the partition) and the rows of each partition (``sizes``)."""
+    from pyspark.sql import functions as F
+
+    offsets, total = [], 0
+    for p in range(max(sizes, default=-1) + 1):
+        offsets.append(total)
+        total += sizes.get(p, 0)
+    place = F.shiftright(F.col(mid), 33).cast("int") + 1
+    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), place) if offsets else F.lit(0).cast("long")
+    return start + F.col(mid).bitwiseAND(F.lit((1 << 33) - 1))
+
+
+def _documents_in_order(tagged: Any, spark: Any) -> Any:
+    """The documents of ``tagged`` (``id``, ``text``, ..., ``_mid`` the
+    row's Spark id), when some ids may be used more than once: the rows
+    with an id and a text, of those with the same id the first, each with
+    ``doc``, its row's place in ``tagged`` (0, 1, ...; rows skipped are
+    counted), in the partitions of ``tagged``, so in that order. One job
+    counts the rows of each partition and finds the ids used more than
+    once (each row gives two keys to one aggregation: its partition, and
+    its id). Those go to the driver and are broadcast: each row of such an
+    id but its first is left out (and the documents are then cached
+    themselves, so that the join is done once).
     """
     from pyspark.sql import functions as F
 
-    tagged = rows.withColumn("_mid", F.monotonically_increasing_id()).cache()  # partition << 33 | row
     valid = F.col("id").isNotNull() & F.col("text").isNotNull()
     keys = F.explode(
         F.array(
@@ -747,10 +858,6 @@ def _documents_in_order(rows: Any, spark: Any) -> Any:
     )
     sizes = {int(r["key"]): r["n"] for r in counted if r["k"] == 0}
     again = [(r["key"], r["first"]) for r in counted if r["k"] == 1]
-    offsets, total = [], 0
-    for p in range(max(sizes, default=-1) + 1):
-        offsets.append(total)
-        total += sizes.get(p, 0)
     docs = tagged.where(valid)
     if again:
         ids, firsts = zip(*again)
@@ -760,10 +867,7 @@ def _documents_in_order(rows: Any, spark: Any) -> Any:
             .where(F.col("_first").isNull() | (F.col("_mid") == F.col("_first")))
             .drop("_first")
         )
-    low = (1 << 33) - 1
-    place = F.shiftright(F.col("_mid"), 33).cast("int") + 1
-    start = F.element_at(F.array(*[F.lit(o).cast("long") for o in offsets]), place) if offsets else F.lit(0).cast("long")
-    docs = docs.withColumn("doc", start + F.col("_mid").bitwiseAND(F.lit(low))).drop("_mid")
+    docs = docs.withColumn("doc", _row_number(sizes, "_mid")).drop("_mid")
     return docs.cache() if again else docs
 
 
