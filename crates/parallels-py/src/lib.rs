@@ -84,32 +84,6 @@ fn int64_blocks<const N: usize>(
         .collect()
 }
 
-/// The documents of a batch numbered as a distributed scan numbers them
-/// (any 64-bit numbers, not dense: a row's id in Spark), renumbered
-/// 0, 1, … in their order for the library, and back. The order is kept,
-/// so every order and tie-break the library makes by document is the
-/// same.
-struct Dense(Vec<i64>);
-
-impl Dense {
-    fn of(docs: impl IntoIterator<Item = i64>) -> Dense {
-        let mut v: Vec<i64> = docs.into_iter().collect();
-        v.sort_unstable();
-        v.dedup();
-        Dense(v)
-    }
-
-    /// The library's number of `doc` (one of the batch's).
-    fn local(&self, doc: i64) -> Option<u32> {
-        self.0.binary_search(&doc).ok().and_then(|k| u32::try_from(k).ok())
-    }
-
-    /// The batch's number of the library's `k`.
-    fn global(&self, k: u32) -> i64 {
-        self.0[k as usize]
-    }
-}
-
 /// The normalization rules, all on unless switched off.
 fn normalize(script: bool, numbers: bool, footnotes: bool, boilerplate: bool) -> NormalizeOptions {
     NormalizeOptions { script, variants: script, numbers, footnotes, boilerplate, ..NormalizeOptions::default() }
@@ -746,24 +720,13 @@ fn group_seeds<'py>(
                     rows.push((hash.value(k) as u64, d, p, g.is_valid(k).then(|| g.value(k) as u64)));
                 }
             }
-            let dense = Dense::of(rows.iter().map(|r| r.1));
-            let rows: Vec<(u64, u32, u32, Option<u64>)> = rows
-                .into_iter()
-                .map(|(h, d, p, g)| (h, dense.local(d).expect("a document of the batch"), p, g))
-                .collect();
             let (shared, votes) = batch::group_seeds(&rows, max_df);
-            let row = |(x, y, z): (u32, u32, u32)| {
-                let x = dense.global(x);
-                (x as u64 % parts, [x, i64::from(y), i64::from(z)])
-            };
-            let places = int64_blocks(["doc", "pos", "df"], shared.into_iter().map(row).collect())?;
-            let votes = int64_blocks(
-                ["a", "b", "votes"],
-                votes
-                    .into_iter()
-                    .map(|(a, b, v)| (dense.global(a) as u64 % parts, [dense.global(a), dense.global(b), i64::from(v)]))
-                    .collect(),
+            let row = |(x, y, z): (i64, i64, u32)| (x as u64 % parts, [x, y, i64::from(z)]);
+            let places = int64_blocks(
+                ["doc", "pos", "df"],
+                shared.into_iter().map(|(d, p, f)| row((d, i64::from(p), f))).collect(),
             )?;
+            let votes = int64_blocks(["a", "b", "votes"], votes.into_iter().map(row).collect())?;
             Ok((places, votes))
         })
         .map_err(value_error)?;
@@ -981,13 +944,6 @@ fn align_candidates<'py>(
             return Err(value_error(format!("document {d}: shared_pos sorted, with one shared_df each")));
         }
     }
-    let dense = Dense::of(docs.iter().copied());
-    if dense.0.len() != docs.len() {
-        return Err(value_error("docs: a document is given twice"));
-    }
-    let local = |d: i64| dense.local(d).ok_or_else(|| value_error(format!("document {d} of a pair is not in docs")));
-    let pairs: Vec<(u32, u32, u32)> =
-        a.iter().zip(&b).zip(&k).map(|((&a, &b), &k)| Ok((local(a)?, local(b)?, k))).collect::<PyResult<_>>()?;
     let df = Arc::clone(&table.0);
     let bytes = py.detach(move || -> PyResult<Vec<u8>> {
         let docs: Vec<batch::PairDoc> = docs
@@ -995,11 +951,12 @@ fn align_candidates<'py>(
             .zip(&texts)
             .zip(shared_pos.iter().zip(&shared_df))
             .map(|((&doc, text), (p, f))| batch::PairDoc {
-                doc: dense.local(doc).expect("a document of docs"),
+                doc,
                 text,
                 shared: p.iter().copied().zip(f.iter().copied()).collect(),
             })
             .collect();
+        let pairs: Vec<(i64, i64, u32)> = a.iter().zip(&b).zip(&k).map(|((&a, &b), &k)| (a, b, k)).collect();
         let work = match &work_dir {
             Some(w) => tempfile::Builder::new().prefix(".parallels-pairs-").tempdir_in(w),
             None => tempfile::Builder::new().prefix("parallels-pairs-").tempdir(),
@@ -1009,8 +966,8 @@ fn align_candidates<'py>(
         let rows: Vec<ScanPassage> = found
             .into_iter()
             .map(|p| ScanPassage {
-                a_doc: dense.global(p.a).to_string(),
-                b_doc: dense.global(p.b).to_string(),
+                a_doc: p.a.to_string(),
+                b_doc: p.b.to_string(),
                 cluster: 0,
                 significance: p.significance,
                 passage: p.passage,
@@ -1040,11 +997,9 @@ fn clusters(
     passages: Vec<(i64, u32, u32, i64, u32, u32)>,
 ) -> (Vec<u32>, Vec<Vec<(i64, u32, u32)>>, Vec<(i64, u32, u32)>) {
     py.detach(move || {
-        let dense = Dense::of(passages.iter().flat_map(|p| [p.0, p.3]));
-        let local = |d: i64| dense.local(d).expect("a document of the passages");
-        let flat: Vec<_> = passages.iter().map(|&(a, s, e, b, t, f)| (local(a), [s, e], local(b), [t, f])).collect();
+        let flat: Vec<_> = passages.iter().map(|&(a, s, e, b, t, f)| (a, [s, e], b, [t, f])).collect();
         let (of, members, excerpts) = batch::clusters(&flat);
-        let span = |(d, s): (u32, parallels::align::Span)| (dense.global(d), s[0], s[1]);
+        let span = |(d, s): (i64, parallels::align::Span)| (d, s[0], s[1]);
         let members = members.into_iter().map(|ms| ms.into_iter().map(span).collect()).collect();
         (of, members, excerpts.into_iter().map(span).collect())
     })

@@ -112,26 +112,56 @@ pub fn feature_table_of_counts(bits: u32, sentences: u64, counts: &[(u32, u64)])
     CorpusDf::from_counts(bits, sentences, counts)
 }
 
+/// The documents of a batch by the numbers a distributed scan gives them
+/// (any 64-bit numbers in the corpus's order, not dense: a row's id in
+/// Spark), numbered 0, 1, … in that order for the library, and back. The
+/// order is kept, so every order and tie-break made by document is the
+/// same.
+struct Numbers(Vec<i64>);
+
+impl Numbers {
+    fn of(docs: impl IntoIterator<Item = i64>) -> Numbers {
+        let mut v: Vec<i64> = docs.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        Numbers(v)
+    }
+
+    /// The library's number of the corpus's `doc`, if it is one of the batch's.
+    fn local(&self, doc: i64) -> Option<u32> {
+        self.0.binary_search(&doc).ok().and_then(|k| u32::try_from(k).ok())
+    }
+
+    /// The corpus's number of the library's `k`.
+    fn global(&self, k: u32) -> i64 {
+        self.0[k as usize]
+    }
+}
+
 /// What [`group_seeds`] gives: the shared places `(doc, pos, document
 /// frequency)` and the votes by pair `(a, b, votes)`.
-pub type SettledSeeds = (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>);
+pub type SettledSeeds = (Vec<(i64, u32, u32)>, Vec<(i64, i64, u32)>);
 
 /// What one partition of a distributed scan's seeds gives, as
 /// `scan` settles each hash (`seeds::pairs`), when the partition holds every place
-/// of each of its hashes (given as `(hash, doc, pos, group)`, the group
+/// of each of its hashes (given as `(hash, doc, pos, group)`, documents
+/// numbered in the corpus's order, the group
 /// `None` for a document without one; documents of one group are never
 /// paired): every place of a hash in two documents or more with its
 /// document frequency, sorted; and the votes of the hashes in at most
 /// `max_df` documents, counted by pair `(a, b, votes)` with `a < b`,
 /// sorted, to be summed over the partitions.
-pub fn group_seeds(places: &[(u64, u32, u32, Option<u64>)], max_df: u32) -> SettledSeeds {
-    let group: std::collections::HashMap<u32, Option<u64>> = places.iter().map(|&(_, doc, _, g)| (doc, g)).collect();
+pub fn group_seeds(places: &[(u64, i64, u32, Option<u64>)], max_df: u32) -> SettledSeeds {
+    let numbers = Numbers::of(places.iter().map(|p| p.1));
+    let local = |doc| numbers.local(doc).expect("a document of the batch");
+    let group: std::collections::HashMap<u32, Option<u64>> =
+        places.iter().map(|&(_, doc, _, g)| (local(doc), g)).collect();
     let differ = |a: u32, b: u32| {
         let g = group[&a];
         g.is_none() || g != group[&b]
     };
     let mut sorted: Vec<seeds::Seed> =
-        places.iter().map(|&(hash, doc, pos, _)| seeds::Seed { hash, doc, pos }).collect();
+        places.iter().map(|&(hash, doc, pos, _)| seeds::Seed { hash, doc: local(doc), pos }).collect();
     sorted.par_sort_unstable();
     let (mut shared, mut votes) = (Vec::new(), Vec::new());
     let mut docs = Vec::new();
@@ -148,16 +178,19 @@ pub fn group_seeds(places: &[(u64, u32, u32, Option<u64>)], max_df: u32) -> Sett
     }
     shared.par_sort_unstable();
     votes.par_sort_unstable();
-    let shared = shared.into_iter().map(|s| (s.doc, s.pos, s.df)).collect();
-    let counted = votes.chunk_by(|x, y| x == y).map(|run| (run[0].a, run[0].b, run.len() as u32)).collect();
+    let global = |k| numbers.global(k);
+    let shared = shared.into_iter().map(|s| (global(s.doc), s.pos, s.df)).collect();
+    let counted =
+        votes.chunk_by(|x, y| x == y).map(|run| (global(run[0].a), global(run[0].b), run.len() as u32)).collect();
     (shared, counted)
 }
 
 /// One document of a batch of candidate pairs.
 #[derive(Clone, Debug)]
 pub struct PairDoc<'a> {
-    /// Its index in the corpus (input order; pairs are `a < b`).
-    pub doc: u32,
+    /// Its number in the corpus (any number in the corpus's order; pairs
+    /// are `a < b`).
+    pub doc: i64,
     /// Its text.
     pub text: &'a str,
     /// Its seeds found in two documents or more of the corpus, as
@@ -168,10 +201,10 @@ pub struct PairDoc<'a> {
 /// A passage [`align_candidates`] reports.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PairPassage {
-    /// The pair's documents (corpus indices, `a < b`).
-    pub a: u32,
+    /// The pair's documents (their numbers, `a < b`).
+    pub a: i64,
     /// See `a`.
-    pub b: u32,
+    pub b: i64,
     /// The passage.
     pub passage: Passage,
     /// Its significance.
@@ -187,21 +220,21 @@ pub struct PairPassage {
 /// empty), so a scan split over many machines reports what one machine
 /// does.
 pub fn align_candidates(
-    pairs: &[(u32, u32, u32)],
+    pairs: &[(i64, i64, u32)],
     docs: &[PairDoc],
     corpus_df: &CorpusDf,
     opts: &ScanOptions,
     work: &Path,
 ) -> io::Result<Vec<PairPassage>> {
     let bad = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
-    // Local indices in corpus order, so that `a < b` still holds.
+    // Local numbers in corpus order, so that `a < b` still holds.
     let mut order: Vec<usize> = (0..docs.len()).collect();
     order.sort_by_key(|&k| docs[k].doc);
-    let global: Vec<u32> = order.iter().map(|&k| docs[k].doc).collect();
-    if global.windows(2).any(|w| w[0] == w[1]) {
+    let numbers = Numbers::of(docs.iter().map(|d| d.doc));
+    if numbers.0.len() != docs.len() {
         return Err(bad("a document is given twice".into()));
     }
-    let local = |d: u32| global.binary_search(&d).map(|k| k as u32);
+    let local = |d: i64| numbers.local(d).ok_or(());
     let mut store = Store::create(work)?;
     let mut records = Vec::with_capacity(docs.len());
     let mut shared: Sorter<seeds::SeedDf> = Sorter::new(work, "seed_df", 1 << 16);
@@ -242,7 +275,7 @@ pub fn align_candidates(
     for part in local_pairs.chunks(opts.chunk.max(1)) {
         for x in align_chunk(part, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
             for (passage, significance) in x.passages.into_iter().zip(x.significance) {
-                out.push(PairPassage { a: global[x.a as usize], b: global[x.b as usize], passage, significance });
+                out.push(PairPassage { a: numbers.global(x.a), b: numbers.global(x.b), passage, significance });
             }
         }
     }
@@ -253,23 +286,27 @@ pub fn align_candidates(
 /// `scan` makes them: each passage's cluster, and each cluster's members
 /// `(document, span)` sorted, and the span of its excerpt (the first 200
 /// characters of its longest member; the first among equals).
-pub type ClusterParts = (Vec<u32>, Vec<Vec<(u32, Span)>>, Vec<(u32, Span)>);
+pub type ClusterParts = (Vec<u32>, Vec<Vec<(i64, Span)>>, Vec<(i64, Span)>);
 
 /// Characters of a cluster's excerpt, at most (as `scan` writes it).
 const EXCERPT_CHARS: u32 = 200;
 
 /// See [`ClusterParts`].
-pub fn clusters(passages: &[(u32, Span, u32, Span)]) -> ClusterParts {
-    let c = cluster::cluster(passages);
+pub fn clusters(passages: &[(i64, Span, i64, Span)]) -> ClusterParts {
+    let numbers = Numbers::of(passages.iter().flat_map(|p| [p.0, p.2]));
+    let local = |d| numbers.local(d).expect("a document of the passages");
+    let passages: Vec<_> = passages.iter().map(|&(a, s, b, t)| (local(a), s, local(b), t)).collect();
+    let c = cluster::cluster(&passages);
     let excerpts = c
         .members
         .iter()
         .map(|members| {
             let m = members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span)))).unwrap();
-            (m.doc, [m.span[0], m.span[0] + (m.span[1] - m.span[0]).min(EXCERPT_CHARS)])
+            (numbers.global(m.doc), [m.span[0], m.span[0] + (m.span[1] - m.span[0]).min(EXCERPT_CHARS)])
         })
         .collect();
-    let members = c.members.into_iter().map(|ms| ms.into_iter().map(|m| (m.doc, m.span)).collect()).collect();
+    let members =
+        c.members.into_iter().map(|ms| ms.into_iter().map(|m| (numbers.global(m.doc), m.span)).collect()).collect();
     (c.of_passage, members, excerpts)
 }
 
@@ -386,13 +423,19 @@ mod tests {
         let (want, _) =
             seeds::pairs(sorted.into_iter().map(Ok), &group, &params, dir.path(), 1 << 10, &mut shared).unwrap();
         let want_shared: Vec<seeds::SeedDf> = shared.finish().unwrap().map(Result::unwrap).collect();
+        // Documents numbered as a distributed scan numbers them: in order,
+        // not dense.
+        let number = |d: u32| (i64::from(d) << 33) + 5;
         let places: Vec<_> = all
             .iter()
             .rev()
-            .map(|s| (s.hash, s.doc, s.pos, Some(group[s.doc as usize]).filter(|&g| g != u32::MAX).map(u64::from)))
+            .map(|s| {
+                (s.hash, number(s.doc), s.pos, Some(group[s.doc as usize]).filter(|&g| g != u32::MAX).map(u64::from))
+            })
             .collect();
         let (got_shared, got) = group_seeds(&places, params.max_df);
-        let want_shared: Vec<(u32, u32, u32)> = want_shared.iter().map(|s| (s.doc, s.pos, s.df)).collect();
+        let want_shared: Vec<(i64, u32, u32)> = want_shared.iter().map(|s| (number(s.doc), s.pos, s.df)).collect();
+        let want: Vec<(i64, i64, u32)> = want.iter().map(|&(a, b, k)| (number(a), number(b), k)).collect();
         assert!(want.len() > 50 && want_shared.len() > 500, "{} {}", want.len(), want_shared.len());
         assert_eq!(got, want);
         assert_eq!(got_shared, want_shared);
@@ -468,10 +511,12 @@ mod tests {
 
     #[test]
     fn clusters_join_passages_by_their_spans() {
-        let (of, members, excerpts) = clusters(&[(0, [0, 10], 1, [5, 15]), (1, [6, 15], 2, [0, 300])]);
+        // (Documents numbered in order, not densely.)
+        let (x, y, z) = (3, 1 << 33, (1 << 34) + 7);
+        let (of, members, excerpts) = clusters(&[(x, [0, 10], y, [5, 15]), (y, [6, 15], z, [0, 300])]);
         assert_eq!(of, vec![0, 0]);
-        assert_eq!(members[0], vec![(0, [0, 10]), (1, [5, 15]), (2, [0, 300])]);
-        assert_eq!(excerpts, vec![(2, [0, 200])]);
+        assert_eq!(members[0], vec![(x, [0, 10]), (y, [5, 15]), (z, [0, 300])]);
+        assert_eq!(excerpts, vec![(z, [0, 200])]);
         assert_eq!(shared_share(20, vec![[0, 5], [3, 10]]), 0.5);
     }
 
