@@ -231,6 +231,12 @@ struct AlignArgs {
     gap: u32,
     #[command(flatten)]
     normalize: args::NormalizeArgs,
+    /// How the texts are cut into sentences: `text` at sentence enders
+    /// (`。！？.!?…`) and line ends; `lines` one sentence a line, as given
+    /// (texts already cut, as sentence aligners take them: nothing inside
+    /// a line ends a sentence, and sentence k is the k-th non-blank line).
+    #[arg(long, value_enum, default_value_t = Sentences::Text, value_name = "HOW")]
+    sentences: Sentences,
     /// Do not use meaning: no sentence encoder between anchors, and no
     /// alignment of texts in two different scripts (a Chinese translation
     /// against its English original). Lexical evidence only, as in scan.
@@ -248,11 +254,22 @@ struct AlignArgs {
     without: Vec<Method>,
 }
 
+/// How `align` cuts texts into sentences.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Sentences {
+    /// At sentence enders and line ends (running text).
+    Text,
+    /// One sentence a non-blank line, as given.
+    Lines,
+}
+
 /// Methods of the aligner that `--without` can switch off.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum Method {
     /// Completion of chains by position and length.
     Complete,
+    /// Complete alignment of parallel regions (beads, null beads included).
+    Beads,
     /// Dropping short passages that cross the main alignment.
     Coherence,
     /// More evidence for what is all two texts share.
@@ -440,6 +457,11 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.sigmas = args.sigmas;
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
+    opts.parallel.beads = !args.without.contains(&Method::Beads);
+    opts.sentences = match args.sentences {
+        Sentences::Text => parallels::segment::SentenceMode::Text,
+        Sentences::Lines => parallels::segment::SentenceMode::Lines,
+    };
     opts.coherence = !args.without.contains(&Method::Coherence);
     opts.isolated = !args.without.contains(&Method::Isolated);
     opts.meaning = !args.no_semantic && !args.without.contains(&Method::Semantic);

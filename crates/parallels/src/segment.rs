@@ -152,6 +152,68 @@ pub fn segment(text: &Normalized) -> Segmented {
     sink.out
 }
 
+/// How a text is cut into sentences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SentenceMode {
+    /// At sentence enders and newlines ([`segment`]): running text.
+    #[default]
+    Text,
+    /// Each non-blank line is one sentence, as given ([`segment_lines`]):
+    /// texts already cut one sentence a line, as sentence aligners take
+    /// them.
+    Lines,
+}
+
+/// Cut `text` into sentences the way `mode` says.
+pub fn segment_with(text: &Normalized, mode: SentenceMode) -> Segmented {
+    match mode {
+        SentenceMode::Text => segment(text),
+        SentenceMode::Lines => segment_lines(text),
+    }
+}
+
+/// Cut `text` into tokens, one sentence per non-blank line.
+///
+/// Nothing inside a line ends a sentence, and no line is cut for its
+/// length, so sentence `k` is the `k`-th non-blank line of the input
+/// whatever it holds: a line of punctuation alone (`……`) is a sentence
+/// without tokens. A sentence spans its line without the spaces around
+/// it; a heading is a line without sentence-final mark of at most
+/// [`MAX_HEADING_TOKENS`] tokens, as in [`segment`].
+pub fn segment_lines(text: &Normalized) -> Segmented {
+    let mut tokens = Vec::new();
+    for_each_token(text, |t| tokens.push(*t));
+    let mut sentences = Vec::new();
+    let chars = &text.chars;
+    let mut next_tok = 0usize;
+    let mut i = 0usize;
+    while i < chars.len() {
+        let line_end = chars[i..].iter().position(|c| c.ch == '\n').map_or(chars.len(), |k| i + k);
+        let line = &chars[i..line_end];
+        let first = line.iter().position(|c| !c.ch.is_whitespace());
+        let last = line.iter().rposition(|c| !c.ch.is_whitespace());
+        if let (Some(f), Some(l)) = (first, last) {
+            let (start, end) = (line[f].start, line[l].end);
+            let tok_start = next_tok;
+            while next_tok < tokens.len() && tokens[next_tok].start < end {
+                next_tok += 1;
+            }
+            let ended = line[..=l]
+                .iter()
+                .rev()
+                .find(|c| c.mark == Mark::Text && !is_closer(c.ch))
+                .is_some_and(|c| is_sentence_end(c.ch) || c.ch == '.');
+            let heading = !ended && next_tok - tok_start <= MAX_HEADING_TOKENS;
+            sentences.push(Sentence { start, end, tok_start: tok_start as u32, tok_end: next_tok as u32, heading });
+        }
+        i = line_end + 1;
+    }
+    // Tokens after the last non-blank line cannot exist (a token is not
+    // blank); the sentences hold every token.
+    debug_assert_eq!(next_tok, tokens.len());
+    Segmented { tokens, sentences }
+}
+
 /// Call `f` with every token of `text`, in order, as [`segment`] finds
 /// them, without building sentences (for stages that need tokens only).
 pub fn for_each_token(text: &Normalized, f: impl FnMut(&Token)) {
@@ -390,6 +452,23 @@ mod tests {
         let chars: Vec<char> = text.chars().collect();
         let sents = s.sentences.iter().map(|x| chars[x.start as usize..x.end as usize].iter().collect()).collect();
         (s, sents)
+    }
+
+    #[test]
+    fn lines_mode_keeps_every_non_blank_line_as_one_sentence() {
+        let text = "他说：“走吧。”大家都走了！\n\n  ……  \nStanton shook his head. He left.\n第三章";
+        let n = Normalizer::new(NormalizeOptions::default()).normalize(text);
+        let s = segment_lines(&n);
+        let chars: Vec<char> = text.chars().collect();
+        let got: Vec<String> =
+            s.sentences.iter().map(|x| chars[x.start as usize..x.end as usize].iter().collect()).collect();
+        assert_eq!(got, ["他说：“走吧。”大家都走了！", "……", "Stanton shook his head. He left.", "第三章"]);
+        // The punctuation line has no tokens; every token is in one line.
+        assert_eq!(s.sentences[1].tok_start, s.sentences[1].tok_end);
+        assert_eq!(s.sentences.last().unwrap().tok_end as usize, s.tokens.len());
+        assert_eq!(s.sentences.iter().map(|x| x.heading).collect::<Vec<_>>(), [false, false, false, true]);
+        // The same text as running text is cut at its sentence enders.
+        assert_eq!(segment(&n).sentences.len(), 5);
     }
 
     #[test]

@@ -594,9 +594,14 @@ mod tests {
     #[test]
     fn slots_are_trusted_less_where_versions_drop_and_add_sentences() {
         // Forty links in a row: a faithful translation.
-        let faithful = Chain { links: (0..40).map(|k| link(k, k + 1, k, k + 1)).collect(), score: 1.0 };
+        let faithful =
+            Chain { links: (0..40).map(|k| link(k, k + 1, k, k + 1)).collect(), score: 1.0, nulls: Vec::new() };
         // The same with a sentence dropped after every fourth link.
-        let loose = Chain { links: (0..40).map(|k| link(k + k / 4, k + k / 4 + 1, k, k + 1)).collect(), score: 1.0 };
+        let loose = Chain {
+            links: (0..40).map(|k| link(k + k / 4, k + k / 4 + 1, k, k + 1)).collect(),
+            score: 1.0,
+            nulls: Vec::new(),
+        };
         let (f, l) = (slot_prior(&[faithful]), slot_prior(&[loose]));
         assert!(f > 0.0 && l < 0.0, "{f} {l}");
     }

@@ -171,6 +171,35 @@ impl<'t> Meaning<'t> {
         (cos - self.mean) / self.sd
     }
 
+    /// The vectors of every group of 1 to `max` consecutive sentences of a
+    /// region, per side: `out[side][k - 1]` holds, for each start sentence
+    /// `s` of the region (relative to its first), the vector of sentences
+    /// `s..s + k` read as one text, [`DIM`] values a group. The groups are
+    /// encoded together, not cached: each is used by one region.
+    pub(super) fn region_groups(&self, r: super::beads::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
+        let mut texts: Vec<String> = Vec::new();
+        let mut shape: Vec<(usize, usize)> = Vec::new();
+        for (side, (s0, s1)) in [(0, (r.a0, r.a1)), (1, (r.b0, r.b1))] {
+            let sentences = &self.texts[side][s0 as usize..s1 as usize];
+            for k in 1..=max as usize {
+                let count = (sentences.len() + 1).saturating_sub(k);
+                shape.push((side, count));
+                texts.extend(sentences.windows(k).map(|w| join(w)));
+            }
+        }
+        let vectors = Encoder::shared().encode(&texts);
+        let mut out: [Vec<Vec<f32>>; 2] = [Vec::new(), Vec::new()];
+        let mut rows = vectors.rows();
+        for (side, count) in shape {
+            let mut flat = Vec::with_capacity(count * DIM);
+            for _ in 0..count {
+                flat.extend_from_slice(rows.next().expect("one vector per text"));
+            }
+            out[side].push(flat);
+        }
+        out
+    }
+
     /// Encode every sentence, centre each side on its mean and renormalize,
     /// and measure the background again on the centred vectors.
     fn centre_all(&mut self) {
@@ -199,6 +228,20 @@ impl<'t> Meaning<'t> {
         };
         self.background(&sample(n), &sample(m));
     }
+}
+
+/// Consecutive sentences as one text: joined by a space, or by nothing
+/// where the first ends in a CJK character or full-width punctuation.
+fn join(sentences: &[&str]) -> String {
+    let mut out = String::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
+    for s in sentences {
+        let tight = out.chars().next_back().is_none_or(|c| c > '\u{2E7F}');
+        if !tight {
+            out.push(' ');
+        }
+        out.push_str(s);
+    }
+    out
 }
 
 /// Anchors may lie this many sentences apart on a side and stay in one
@@ -312,7 +355,7 @@ pub(super) fn anchor_chains(meaning: &mut Meaning, heading_a: &[bool], heading_b
                 SentLink { a0: i, a1: i + 1, b0: j, b1: j + 1, sim: 0.0, meaning: Some(s), filled: false }
             })
             .collect();
-        chains.push(Chain { links, score: h[end] - floor });
+        chains.push(Chain { links, score: h[end] - floor, nulls: Vec::new() });
     }
     chains
 }

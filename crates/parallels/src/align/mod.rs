@@ -10,6 +10,7 @@
 //! reported as `verbatim`, otherwise as `parallel`; see [`verbatim`] for the
 //! token-level check and for copies that do not follow sentence boundaries.
 
+pub mod beads;
 pub mod complete;
 pub mod features;
 pub mod meaning;
@@ -18,7 +19,7 @@ pub mod verbatim;
 
 use crate::chars::{script, Script};
 use crate::normalize::{NormalizeOptions, Normalizer};
-use crate::segment::{segment, Segmented};
+use crate::segment::{segment_with, Segmented, SentenceMode};
 use serde::{Deserialize, Serialize};
 
 pub use parallel::ParallelParams;
@@ -73,6 +74,22 @@ pub struct Passage {
     /// has none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<Link>,
+    /// Sentences inside a passage aligned completely that have no
+    /// counterpart: what one version adds or leaves out (the null beads
+    /// 1-0 and 0-1 of sentence aligners), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlinked: Vec<Unlinked>,
+}
+
+/// A sentence of one side with no counterpart in its passage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unlinked {
+    /// The sentence, when it is in A.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<Span>,
+    /// The sentence, when it is in B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<Span>,
 }
 
 /// Characters covered by the union of `spans` (overlaps counted once).
@@ -130,6 +147,9 @@ pub struct Options {
     /// between anchors, and to align texts in two different scripts
     /// (a translation against its original). Off, `align` is lexical only.
     pub meaning: bool,
+    /// How texts are cut into sentences: at sentence enders (running
+    /// text) or one sentence a line, as given.
+    pub sentences: SentenceMode,
 }
 
 impl Default for Options {
@@ -141,6 +161,7 @@ impl Default for Options {
             coherence: true,
             isolated: true,
             meaning: true,
+            sentences: SentenceMode::Text,
         }
     }
 }
@@ -185,7 +206,7 @@ impl Aligner {
     pub fn prepare(&self, text: &str) -> Prepared {
         let norm = self.normalizer.normalize(text);
         let text = self.opts.meaning.then(|| std::sync::Arc::from(text));
-        Prepared { chars: norm.original_len, seg: segment(&norm), text }
+        Prepared { chars: norm.original_len, seg: segment_with(&norm, self.opts.sentences), text }
     }
 
     /// Prepare several texts, in parallel.
@@ -289,7 +310,18 @@ impl Aligner {
                         }
                     })
                     .collect();
-                passage(PassageKind::Parallel, links, None)
+                let mut p = passage(PassageKind::Parallel, links, None);
+                p.unlinked = c
+                    .nulls
+                    .iter()
+                    .map(|l| {
+                        let side = |s: &[crate::segment::Sentence], s0: u32, s1: u32| {
+                            (s1 > s0).then(|| [s[s0 as usize].start, s[s1 as usize - 1].end])
+                        };
+                        Unlinked { a: side(sa, l.a0, l.a1), b: side(sb, l.b0, l.b1) }
+                    })
+                    .collect();
+                p
             })
             .collect();
         let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
@@ -462,6 +494,7 @@ fn passage(kind: PassageKind, links: Vec<Link>, score: Option<f64>) -> Passage {
         b: [links.iter().map(|l| l.b[0]).min().unwrap_or(0), links.iter().map(|l| l.b[1]).max().unwrap_or(0)],
         score: round4(score),
         links,
+        unlinked: Vec::new(),
     }
 }
 
@@ -662,7 +695,7 @@ mod tests {
     }
 
     fn chain(links: Vec<SentLink>) -> Chain {
-        Chain { links, score: 1.0 }
+        Chain { links, score: 1.0, nulls: Vec::new() }
     }
 
     /// A passage of one link `a` ↔ `b` (spans of 10 characters at those

@@ -107,6 +107,10 @@ pub struct ParallelParams {
     /// sentence one version split off join its neighbour's link. Off, only
     /// sandwiched sentences that clear `fill_sigmas` are linked.
     pub complete: bool,
+    /// Align the regions where two texts are versions of one another
+    /// completely ([`super::beads`]): every sentence between a region's
+    /// ends in a bead, null beads included.
+    pub beads: bool,
 }
 
 impl Default for ParallelParams {
@@ -124,6 +128,7 @@ impl Default for ParallelParams {
             candidates: 4,
             rare_cap: 64,
             complete: true,
+            beads: true,
         }
     }
 }
@@ -158,6 +163,10 @@ pub struct Chain {
     /// links earn above the pair's threshold, less what its skipped
     /// sentences cost.
     pub score: f32,
+    /// Sentences of the chain's stretch without counterpart, when the
+    /// chain was aligned completely ([`super::beads`]): links empty on one
+    /// side (1-0, 0-1), in order.
+    pub nulls: Vec<SentLink>,
 }
 
 /// Pairwise dot products: all of them at once for a small pair, else
@@ -534,8 +543,11 @@ pub(super) fn align_sentences_with(
         if let Some(meaning) = meaning {
             let mut chains = super::meaning::anchor_chains(meaning, &a.heading, &b.heading);
             if p.complete {
-                let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(meaning) };
+                let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(&mut *meaning) };
                 complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, true);
+            }
+            if p.beads {
+                chains = super::beads::complete_chains(&chains, a, b, meaning);
             }
             return SentenceAlignment { chains, tau };
         }
@@ -730,7 +742,7 @@ fn extract(cells: &[Cell], n: u32, m: u32, p: &ParallelParams) -> Vec<Chain> {
             used_a[l.a0 as usize..l.a1 as usize].iter_mut().for_each(|x| *x = true);
             used_b[l.b0 as usize..l.b1 as usize].iter_mut().for_each(|x| *x = true);
         }
-        chains.push(Chain { links, score });
+        chains.push(Chain { links, score, nulls: Vec::new() });
     }
     chains
 }

@@ -257,7 +257,14 @@ impl CollationOutput {
                 pairs.push(PairOutput {
                     a: self.witnesses[x].id.clone(),
                     b: self.witnesses[y].id.clone(),
-                    passages: vec![Passage { kind: PassageKind::Parallel, a, b, score: 0.0, links }],
+                    passages: vec![Passage {
+                        kind: PassageKind::Parallel,
+                        a,
+                        b,
+                        score: 0.0,
+                        links,
+                        unlinked: Vec::new(),
+                    }],
                 });
             }
         }

@@ -725,6 +725,7 @@ mod tests {
                         b: link.b,
                         score: 0.5,
                         links: vec![link],
+                        unlinked: Vec::new(),
                     }],
                 }),
             }

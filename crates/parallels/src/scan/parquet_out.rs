@@ -279,6 +279,7 @@ mod tests {
             b: [2, 7],
             score: 1.0,
             links: vec![Link { a: [0, 5], b: [2, 7], score: 1.0, meaning: None }],
+            unlinked: Vec::new(),
         };
         let r = ScanResult {
             documents: vec![doc("a", Some("p1")), doc("b", None)],

@@ -392,7 +392,14 @@ mod tests {
     fn linked(a: &str, b: &str) -> Passage {
         let (la, lb) = (a.chars().count() as u32, b.chars().count() as u32);
         let link = crate::align::Link { a: [0, la], b: [0, lb], score: 0.5, meaning: None };
-        Passage { kind: crate::align::PassageKind::Parallel, a: [0, la], b: [0, lb], score: 0.5, links: vec![link] }
+        Passage {
+            kind: crate::align::PassageKind::Parallel,
+            a: [0, la],
+            b: [0, lb],
+            score: 0.5,
+            links: vec![link],
+            unlinked: Vec::new(),
+        }
     }
 
     #[test]
@@ -463,6 +470,7 @@ mod tests {
             b: span,
             score: 1.0,
             links: Vec::new(),
+            unlinked: Vec::new(),
         };
         let plain = Commonness::EMPTY;
         let undiscounted = significance(&copy(list_span), (&s, &weights, &plain), (&s, &weights, &plain));
