@@ -260,8 +260,7 @@ impl Aligner {
         let mut across = false;
         let mut meaning = match (&a.text, &b.text) {
             (Some(ta), Some(tb)) if self.opts.meaning => {
-                let (sx, sy) = (script(ta), script(tb));
-                across = sx != sy && ![sx, sy].contains(&Script::None);
+                across = two_languages(ta, tb);
                 let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
                 Some(meaning::Meaning::new(
                     meaning::sentence_texts(ta, spans(sa).into_iter()),
@@ -333,6 +332,37 @@ impl Aligner {
         passages.sort_by(|x, y| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
         passages
     }
+}
+
+/// Characters of a text read to tell its language, from three places.
+const LANGUAGE_SAMPLE: usize = 1500;
+
+/// The language of a text, when it can be told: `whatlang` on up to three
+/// samples of [`LANGUAGE_SAMPLE`] characters (start, middle, end), kept
+/// only when it calls its answer reliable.
+pub fn language(text: &str) -> Option<whatlang::Lang> {
+    let chars = text.chars().count();
+    let mut sample = String::new();
+    if chars <= 3 * LANGUAGE_SAMPLE {
+        sample.push_str(text);
+    } else {
+        for from in [0, chars / 2 - LANGUAGE_SAMPLE / 2, chars - LANGUAGE_SAMPLE] {
+            sample.extend(text.chars().skip(from).take(LANGUAGE_SAMPLE));
+            sample.push('\n');
+        }
+    }
+    whatlang::detect(&sample).filter(|i| i.is_reliable()).map(|i| i.lang())
+}
+
+/// Are two texts in two languages? Yes when their scripts differ (Han
+/// against Latin) or when both languages can be told and differ (German
+/// against French); Chinese in its two scripts is one language.
+pub fn two_languages(a: &str, b: &str) -> bool {
+    let (sx, sy) = (script(a), script(b));
+    if sx != sy && ![sx, sy].contains(&Script::None) {
+        return true;
+    }
+    matches!((language(a), language(b)), (Some(x), Some(y)) if x != y)
 }
 
 /// Links a passage needs to define the main alignment of two texts.
