@@ -174,6 +174,10 @@ enum Format {
     Tmx,
     /// Two texts' linked sentences, one pair a line, tab-separated.
     Bitext,
+    /// Two texts' beads as sentence indices, one a line, `[0, 1]:[0]`,
+    /// null beads `[5]:[]` included: what sentence aligners write and
+    /// their scorers read (use with --sentences lines).
+    Ladder,
 }
 
 impl Format {
@@ -294,6 +298,14 @@ struct EvalArgs {
     /// than a unit are not punished.
     #[arg(long)]
     units: bool,
+    /// Score beads: both files are ladders (`--format ladder`, or the
+    /// `[0, 1]:[0]` files of other sentence aligners and of gold sets),
+    /// scored as the field scores them: strict and lax bead precision,
+    /// recall and F1, precision counting the null beads (and over linked
+    /// beads only). Several documents: give --gold and the prediction as
+    /// folders of files with the same names.
+    #[arg(long, conflicts_with = "units")]
+    beads: bool,
 }
 
 fn parse_sigmas(s: &str) -> Result<f32, String> {
@@ -420,8 +432,12 @@ pub(crate) fn terminal_width() -> usize {
 }
 
 fn run_align(args: AlignArgs) -> Result<ExitCode> {
-    if matches!(args.format, Format::Tmx | Format::Bitext) && args.files.len() != 2 {
-        let format = if args.format == Format::Tmx { "tmx" } else { "bitext" };
+    if matches!(args.format, Format::Tmx | Format::Bitext | Format::Ladder) && args.files.len() != 2 {
+        let format = match args.format {
+            Format::Tmx => "tmx",
+            Format::Bitext => "bitext",
+            _ => "ladder",
+        };
         bail!("{}", parallels::collate::ExportError::NotTwo { format, given: args.files.len() });
     }
     if args.lang.len() > args.files.len() {
@@ -500,6 +516,18 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
             serde_json::to_writer_pretty(&mut buf, out)?;
             buf.push(b'\n');
         }
+        Format::Ladder => {
+            let (a, b) = (&ids[0], &ids[1]);
+            // The output pairs put the smaller id first; the ladder's A is
+            // the first file given.
+            let mut passages = Vec::new();
+            for p in out.pairs.iter().filter(|p| (&p.a, &p.b) == (a, b) || (&p.a, &p.b) == (b, a)) {
+                let flip = &p.a != a;
+                passages.extend(p.passages.iter().map(|x| if flip { x.clone().flipped() } else { x.clone() }));
+            }
+            let (sa, sb) = (&prepared[0].seg.sentences, &prepared[1].seg.sentences);
+            buf = parallels::ladder::write(&parallels::ladder::beads_of_pair(sa, sb, &passages)).into_bytes();
+        }
         Format::Text => {
             let view =
                 TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
@@ -544,7 +572,7 @@ fn collation_output(
             export::tmx(&table, texts, [lang(0), lang(1)])?
         }
         Format::Bitext => export::bitext(&table, texts)?,
-        Format::Text | Format::Json => bail!("--format {} is not a collation format", format.name()),
+        Format::Text | Format::Json | Format::Ladder => bail!("--format {} is not a collation format", format.name()),
     };
     Ok(bytes)
 }
@@ -601,6 +629,9 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {
+    if args.beads {
+        return run_eval_beads(&args);
+    }
     let gold_text =
         std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
     let gold: parallels::eval::Gold =
@@ -640,6 +671,53 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
     if !unknown.is_empty() {
         eprintln!("parallels: warning: documents not in the gold are not scored: {}", unknown.join(", "));
     }
+    write_output(None, table.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `eval --beads`: ladder files, or folders of them with the same names.
+fn run_eval_beads(args: &EvalArgs) -> Result<ExitCode> {
+    use parallels::ladder::{parse, score, Counts};
+    let read = |p: &Path| -> Result<Vec<parallels::ladder::Bead>> {
+        let text = std::fs::read_to_string(p).with_context(|| format!("{}: cannot read", shown(p)))?;
+        parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(p)))
+    };
+    let mut docs: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    if args.gold.is_dir() {
+        let mut names: Vec<_> = std::fs::read_dir(&args.gold)
+            .with_context(|| format!("{}: cannot list", shown(&args.gold)))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        for name in names {
+            let pred = args.predicted.join(&name);
+            if !pred.is_file() {
+                bail!("{}: no prediction for the gold file {}", shown(&pred), shown(&args.gold.join(&name)));
+            }
+            docs.push((name.to_string_lossy().into_owned(), args.gold.join(&name), pred));
+        }
+    } else {
+        docs.push((shown(&args.predicted).to_string(), args.gold.clone(), args.predicted.clone()));
+    }
+    let mut table = String::from(
+        "document                     gold  pred  null  strict P  strict R  strict F1  lax P  lax R  lax F1  linked-only strict F1\n",
+    );
+    let mut total = Counts::default();
+    let mut row = |name: &str, c: &Counts| {
+        let (s, l, k) = (c.strict(), c.lax(), c.strict_linked());
+        table.push_str(&format!(
+            "{name:<26} {:>6} {:>5} {:>5}  {:>8.4}  {:>8.4}  {:>9.4}  {:>5.3}  {:>5.3}  {:>6.4}  {:>22.4}\n",
+            c.gold, c.pred, c.pred_null, s.p, s.r, s.f1, l.p, l.r, l.f1, k.f1
+        ));
+    };
+    for (name, gold, pred) in &docs {
+        let c = score(&read(gold)?, &read(pred)?);
+        row(name, &c);
+        total += c;
+    }
+    row("ALL (micro)", &total);
     write_output(None, table.as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -77,6 +77,7 @@ pub mod diff;
 pub mod encoder;
 pub mod eval;
 pub mod index;
+pub mod ladder;
 pub mod normalize;
 pub mod output;
 pub mod plumbing;

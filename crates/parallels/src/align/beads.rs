@@ -91,6 +91,25 @@ pub struct Region {
 /// taken to reach that end: at most this many, or this share of the text.
 const END_SLACK: u32 = 3;
 const END_SHARE: f32 = 0.03;
+/// Most share of a text that a region stretched to its end may take in,
+/// when the two texts' stretches are in proportion ([`ends_fit`]).
+const END_STRETCH: f32 = 0.25;
+
+/// Do the stretches of two texts beyond a region's end (`x` sentences of
+/// `n`, `y` of `m`) fit each other, so that the region reaches both ends?
+/// Yes when both are a few sentences, or when both are a part of their
+/// text of at most [`END_STRETCH`] and the two parts are in proportion
+/// (within a factor of two): a chapter whose first page the anchors
+/// missed. Not when one side alone runs on (the whole of a book against
+/// its chapters 5 to 8).
+fn ends_fit(x: u32, n: u32, y: u32, m: u32) -> bool {
+    let near = |k: u32, len: u32| k <= END_SLACK.max((END_SHARE * len as f32) as u32);
+    if near(x, n) && near(y, m) {
+        return true;
+    }
+    let (px, py) = (x as f32 / n.max(1) as f32, y as f32 / m.max(1) as f32);
+    x > 0 && y > 0 && px <= END_STRETCH && py <= END_STRETCH && px <= 2.0 * py && py <= 2.0 * px
+}
 
 /// The regions of two texts: the chains, taken in order of A, joined while
 /// each follows the one before on both sides; a region that comes within
@@ -117,15 +136,14 @@ pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<Region> {
             _ => out.push(r),
         }
     }
-    let near = |k: u32, len: u32| k <= END_SLACK.max((END_SHARE * len as f32) as u32);
     if let Some(first) = out.first_mut() {
-        if near(first.a0, n) && near(first.b0, m) {
+        if ends_fit(first.a0, n, first.b0, m) {
             first.a0 = 0;
             first.b0 = 0;
         }
     }
     if let Some(last) = out.last_mut() {
-        if near(n - last.a1, n) && near(m - last.b1, m) {
+        if ends_fit(n - last.a1, n, m - last.b1, m) {
             last.a1 = n;
             last.b1 = m;
         }
@@ -388,6 +406,11 @@ mod tests {
         assert_eq!(regions(&[c2.clone(), c1.clone()], 10, 11), [Region { a0: 0, a1: 10, b0: 0, b1: 11 }]);
         // Far from the ends, a region stays where its chains are.
         assert_eq!(regions(&[c1.clone(), c2.clone()], 100, 100), [Region { a0: 1, a1: 9, b0: 2, b1: 10 }]);
+        // Stretches in proportion are taken in, one side's alone is not.
+        let late = Chain { links: vec![link(20, 21, 30, 31), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
+        assert_eq!(regions(&[late.clone()], 100, 150), [Region { a0: 0, a1: 100, b0: 0, b1: 150 }]);
+        let one_side = Chain { links: vec![link(0, 1, 60, 61), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
+        assert_eq!(regions(&[one_side], 100, 150)[0].b0, 60);
         // A chain out of order starts a region of its own.
         let back = Chain { links: vec![link(20, 21, 0, 1)], score: 1.0, nulls: Vec::new() };
         assert_eq!(regions(&[c1, back], 100, 100).len(), 2);

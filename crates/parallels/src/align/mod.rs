@@ -81,6 +81,22 @@ pub struct Passage {
     pub unlinked: Vec<Unlinked>,
 }
 
+impl Passage {
+    /// The same passage seen from B: sides swapped, links in the order of
+    /// the new A.
+    pub fn flipped(mut self) -> Passage {
+        std::mem::swap(&mut self.a, &mut self.b);
+        for l in &mut self.links {
+            std::mem::swap(&mut l.a, &mut l.b);
+        }
+        self.links.sort_by(|l, m| l.a.cmp(&m.a).then(l.b.cmp(&m.b)));
+        for u in &mut self.unlinked {
+            std::mem::swap(&mut u.a, &mut u.b);
+        }
+        self
+    }
+}
+
 /// A sentence of one side with no counterpart in its passage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Unlinked {

@@ -111,14 +111,8 @@ impl Collation {
 
 /// The passages of B and A from those of A and B: sides swapped, in the
 /// order of the new A.
-fn flipped(mut passages: Vec<crate::align::Passage>) -> Vec<crate::align::Passage> {
-    for p in &mut passages {
-        std::mem::swap(&mut p.a, &mut p.b);
-        for l in &mut p.links {
-            std::mem::swap(&mut l.a, &mut l.b);
-        }
-        p.links.sort_by(|l, m| l.a.cmp(&m.a).then(l.b.cmp(&m.b)));
-    }
+fn flipped(passages: Vec<crate::align::Passage>) -> Vec<crate::align::Passage> {
+    let mut passages: Vec<_> = passages.into_iter().map(crate::align::Passage::flipped).collect();
     passages.sort_by(|p, q| p.a.cmp(&q.a).then(p.b.cmp(&q.b)));
     passages
 }

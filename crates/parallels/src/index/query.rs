@@ -238,18 +238,7 @@ pub(super) fn rank(hits: &mut [Hit]) {
 /// The passages of B and A (with their significance) from those of A and
 /// B: sides swapped, in the order of the new A.
 fn flipped(passages: Vec<Passage>, significance: Vec<f64>) -> (Vec<Passage>, Vec<f64>) {
-    let mut both: Vec<(Passage, f64)> = passages
-        .into_iter()
-        .zip(significance)
-        .map(|(mut p, s)| {
-            std::mem::swap(&mut p.a, &mut p.b);
-            for l in &mut p.links {
-                std::mem::swap(&mut l.a, &mut l.b);
-            }
-            p.links.sort_by(|l, m| l.a.cmp(&m.a).then(l.b.cmp(&m.b)));
-            (p, s)
-        })
-        .collect();
+    let mut both: Vec<(Passage, f64)> = passages.into_iter().zip(significance).map(|(p, s)| (p.flipped(), s)).collect();
     both.sort_by(|(p, _), (q, _)| p.a.cmp(&q.a).then(p.b.cmp(&q.b)));
     both.into_iter().unzip()
 }
