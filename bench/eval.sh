@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Accuracy of `parallels align` against the gold corpora under eval/.
+# Accuracy of `parallels align` against the gold corpora under eval/ and
+# ../shared/corpus (mac-dev and textberg-dev: the dev halves of the sentence
+# alignment benchmarks MAC and Text+Berg).
 #
 #   bash bench/eval.sh            # builds the release binary, prints both tables
 #
@@ -46,4 +48,41 @@ if [ -d "$x" ]; then
   $bin eval --units --gold $x/gold.json "$out/zhen.json"
 else
   echo "## zh-en-bible: $x not found, skipped"
+fi
+echo
+# The field's sentence-alignment benchmarks (dev halves): texts one sentence
+# a line, scored by each set's own score.py (strict and lax bead P/R/F1,
+# null beads counted in precision as published) and by `eval --beads`
+# against the gold as a ladder.
+m=../shared/corpus/mac-dev
+if [ -d "$m" ]; then
+  echo "## mac-dev (six Chinese novel chapters against their English translations, bead gold)"
+  mkdir -p "$out/mac" "$out/mac-gold" "$out/mac-ladder"
+  for f in "$m"/*.zh.txt; do
+    i=$(basename "$f" .zh.txt)
+    $bin align "$m/$i.zh.txt" "$m/$i.en.txt" --sentences lines --format json -o "$out/mac/$i.json"
+    $bin align "$m/$i.zh.txt" "$m/$i.en.txt" --sentences lines --format ladder -o "$out/mac-ladder/$i.align"
+  done
+  python3 "$m/score.py" "$m/gold.json" "$out/mac" | grep -E '^\| (doc|0|\*\*all)|^error classes'
+  python3 - "$m/gold.json" "$out/mac-gold" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+for d in g["documents"]:
+    with open(f"{sys.argv[2]}/{d['id']}.align", "w") as f:
+        for a, b in d["beads"]:
+            f.write("[%s]:[%s]\n" % (", ".join(map(str, a)), ", ".join(map(str, b))))
+PY
+  $bin eval --beads --gold "$out/mac-gold" "$out/mac-ladder"
+else
+  echo "## mac-dev: $m not found, skipped"
+fi
+echo
+t=../shared/corpus/textberg-dev
+if [ -d "$t" ]; then
+  echo "## textberg-dev (a German article against its French translation, bead gold)"
+  mkdir -p "$out/tb"
+  $bin align "$t/dev.de.txt" "$t/dev.fr.txt" --sentences lines --format json -o "$out/tb/dev.json"
+  python3 "$t/score.py" "$t/gold.json" "$out/tb"
+else
+  echo "## textberg-dev: $t not found, skipped"
 fi
