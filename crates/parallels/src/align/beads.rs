@@ -283,7 +283,7 @@ pub(super) fn align_region(
                 }
             }
             if j > 0 {
-                let prev = if j - 1 >= lo { row[k - 1] } else { f32::NEG_INFINITY };
+                let prev = if j > lo { row[k - 1] } else { f32::NEG_INFINITY };
                 let v = prev + SKIP;
                 if v > best.0 {
                     best = (v, NULL_B, 0.0);
@@ -408,7 +408,7 @@ mod tests {
         assert_eq!(regions(&[c1.clone(), c2.clone()], 100, 100), [Region { a0: 1, a1: 9, b0: 2, b1: 10 }]);
         // Stretches in proportion are taken in, one side's alone is not.
         let late = Chain { links: vec![link(20, 21, 30, 31), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
-        assert_eq!(regions(&[late.clone()], 100, 150), [Region { a0: 0, a1: 100, b0: 0, b1: 150 }]);
+        assert_eq!(regions(&[late], 100, 150), [Region { a0: 0, a1: 100, b0: 0, b1: 150 }]);
         let one_side = Chain { links: vec![link(0, 1, 60, 61), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
         assert_eq!(regions(&[one_side], 100, 150)[0].b0, 60);
         // A chain out of order starts a region of its own.

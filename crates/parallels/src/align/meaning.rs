@@ -184,7 +184,7 @@ impl<'t> Meaning<'t> {
             for k in 1..=max as usize {
                 let count = (sentences.len() + 1).saturating_sub(k);
                 shape.push((side, count));
-                texts.extend(sentences.windows(k).map(|w| join(w)));
+                texts.extend(sentences.windows(k).map(join));
             }
         }
         let vectors = Encoder::shared().encode(&texts);
