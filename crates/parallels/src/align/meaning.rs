@@ -38,6 +38,11 @@ const BACKGROUND_SENTENCES: usize = 64;
 pub struct Meaning<'t> {
     texts: [Vec<&'t str>; 2],
     vectors: [Vec<f32>; 2],
+    /// The encoder's pooled rows of the sentences ([`encoder::Pooled`]),
+    /// kept to make the vectors of groups of sentences ([`Meaning::region_groups`]).
+    pooled: [Vec<f32>; 2],
+    /// Token counts of the pooled rows.
+    tokens: [Vec<f32>; 2],
     have: [Vec<bool>; 2],
     /// Whether the background has been measured (on first use).
     measured: bool,
@@ -77,6 +82,8 @@ impl<'t> Meaning<'t> {
         Meaning {
             texts: [a, b],
             vectors: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
+            pooled: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
+            tokens: [vec![0.0; n], vec![0.0; m]],
             have: [vec![false; n], vec![false; m]],
             measured: false,
             mean: 0.0,
@@ -138,9 +145,14 @@ impl<'t> Meaning<'t> {
         missing.sort_unstable();
         missing.dedup();
         let texts: Vec<&str> = missing.iter().map(|&(side, i)| self.texts[side][i as usize]).collect();
-        let vectors = Encoder::shared().encode(&texts);
-        for (&(side, i), v) in missing.iter().zip(vectors.rows()) {
-            self.vectors[side][i as usize * DIM..][..DIM].copy_from_slice(v);
+        let encoder = Encoder::shared();
+        let pooled = encoder.encode_pooled(&texts);
+        let vectors = encoder.finish(pooled.rows().flatten().copied().collect(), pooled.tokens());
+        for (k, (&(side, i), v)) in missing.iter().zip(vectors.rows()).enumerate() {
+            let at = i as usize * DIM;
+            self.vectors[side][at..][..DIM].copy_from_slice(v);
+            self.pooled[side][at..][..DIM].copy_from_slice(pooled.row(k));
+            self.tokens[side][i as usize] = pooled.tokens()[k];
         }
     }
 
@@ -174,28 +186,38 @@ impl<'t> Meaning<'t> {
     /// The vectors of every group of 1 to `max` consecutive sentences of a
     /// region, per side: `out[side][k - 1]` holds, for each start sentence
     /// `s` of the region (relative to its first), the vector of sentences
-    /// `s..s + k` read as one text, [`DIM`] values a group. The groups are
-    /// encoded together, not cached: each is used by one region.
-    pub(super) fn region_groups(&self, r: super::beads::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
-        let mut texts: Vec<String> = Vec::new();
-        let mut shape: Vec<(usize, usize)> = Vec::new();
-        for (side, (s0, s1)) in [(0, (r.a0, r.a1)), (1, (r.b0, r.b1))] {
-            let sentences = &self.texts[side][s0 as usize..s1 as usize];
-            for k in 1..=max as usize {
-                let count = (sentences.len() + 1).saturating_sub(k);
-                shape.push((side, count));
-                texts.extend(sentences.windows(k).map(join));
-            }
-        }
-        let vectors = Encoder::shared().encode(&texts);
+    /// `s..s + k` read as one text, [`DIM`] values a group.
+    ///
+    /// A group's vector is made from the sentences' pooled rows added up
+    /// ([`encoder::Pooled`]), less the begin and end markers of every
+    /// sentence but the first and last: what encoding the group's text
+    /// gives but for the convolution windows at each junction. On mac-dev
+    /// that scores strict F1 0.872 against 0.879 for encoding each group's
+    /// text, at a tenth of the encoding (a group of k sentences costs the
+    /// network's last layers, not k times the tokens).
+    pub(super) fn region_groups(&mut self, r: super::beads::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
+        self.ensure(&(r.a0..r.a1).collect::<Vec<_>>(), &(r.b0..r.b1).collect::<Vec<_>>());
+        let encoder = Encoder::shared();
+        let markers = encoder.encode_pooled(&[""]);
+        let (marker, marker_tokens) = (markers.row(0), markers.tokens()[0]);
         let mut out: [Vec<Vec<f32>>; 2] = [Vec::new(), Vec::new()];
-        let mut rows = vectors.rows();
-        for (side, count) in shape {
-            let mut flat = Vec::with_capacity(count * DIM);
-            for _ in 0..count {
-                flat.extend_from_slice(rows.next().expect("one vector per text"));
+        for (side, (s0, s1)) in [(0, (r.a0, r.a1)), (1, (r.b0, r.b1))] {
+            let (s0, n) = (s0 as usize, (s1 - s0) as usize);
+            for k in 1..=(max as usize) {
+                let count = (n + 1).saturating_sub(k);
+                let mut rows = vec![0f32; count * DIM];
+                let mut tokens = vec![0f32; count];
+                for (s, (row, t)) in rows.chunks_exact_mut(DIM).zip(&mut tokens).enumerate() {
+                    let junctions = (k - 1) as f32;
+                    row.iter_mut().zip(marker).for_each(|(x, m)| *x = -junctions * m);
+                    *t = -junctions * marker_tokens;
+                    for i in s0 + s..s0 + s + k {
+                        row.iter_mut().zip(&self.pooled[side][i * DIM..][..DIM]).for_each(|(x, y)| *x += y);
+                        *t += self.tokens[side][i];
+                    }
+                }
+                out[side].push(encoder.finish(rows, &tokens).rows().flatten().copied().collect());
             }
-            out[side].push(flat);
         }
         out
     }
@@ -228,20 +250,6 @@ impl<'t> Meaning<'t> {
         };
         self.background(&sample(n), &sample(m));
     }
-}
-
-/// Consecutive sentences as one text: joined by a space, or by nothing
-/// where the first ends in a CJK character or full-width punctuation.
-fn join(sentences: &[&str]) -> String {
-    let mut out = String::with_capacity(sentences.iter().map(|s| s.len() + 1).sum());
-    for s in sentences {
-        let tight = out.chars().next_back().is_none_or(|c| c > '\u{2E7F}');
-        if !tight {
-            out.push(' ');
-        }
-        out.push_str(s);
-    }
-    out
 }
 
 /// Anchors may lie this many sentences apart on a side and stay in one

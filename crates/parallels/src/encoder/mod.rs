@@ -104,6 +104,47 @@ impl Embeddings {
     }
 }
 
+/// Pooled rows of texts ([`Encoder::encode_pooled`]): per text, the
+/// projected sum of its tokens' features, [`DIM`] values, and its token
+/// count. The encoder pools by summing over tokens, so the rows of
+/// consecutive sentences added up are the row of the sentences read as one
+/// text — but for the begin and end markers of each sentence (the pooled
+/// row of the empty text holds them) and the convolution windows at each
+/// junction (a few tokens of dozens): a group's vector for the price of
+/// the network's last layers.
+#[derive(Debug, Clone, Default)]
+pub struct Pooled {
+    data: Vec<f32>,
+    tokens: Vec<f32>,
+}
+
+impl Pooled {
+    /// The number of texts.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The pooled row of text `i`.
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * DIM..][..DIM]
+    }
+
+    /// Every pooled row, in order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = &[f32]> {
+        self.data.chunks_exact(DIM)
+    }
+
+    /// The token count of each text, begin and end markers included.
+    pub fn tokens(&self) -> &[f32] {
+        &self.tokens
+    }
+}
+
 /// The dot product of two vectors.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -143,6 +184,32 @@ impl Encoder {
 
     /// One unit vector per text, in order. Batches run on the rayon pool.
     pub fn encode<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Embeddings {
+        Embeddings { data: self.run(texts, false).0 }
+    }
+
+    /// The pooled rows of the texts ([`Pooled`]): what their vectors are
+    /// made from, and what the vector of several consecutive texts read as
+    /// one is made from, nearly, by adding them up ([`Pooled::group`]).
+    pub fn encode_pooled<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Pooled {
+        let (data, tokens) = self.run(texts, true);
+        Pooled { data, tokens }
+    }
+
+    /// The unit vectors of pooled rows with their token counts (rows of
+    /// [`Pooled`], alone or added up).
+    pub fn finish(&self, mut rows: Vec<f32>, tokens: &[f32]) -> Embeddings {
+        const CHUNK: usize = 256;
+        let mut data = vec![0.0f32; rows.len()];
+        rows.par_chunks_mut(CHUNK * DIM)
+            .zip(data.par_chunks_mut(CHUNK * DIM))
+            .zip(tokens.par_chunks(CHUNK))
+            .for_each(|((rows, out), tokens)| self.network.finish(rows, tokens, out));
+        Embeddings { data }
+    }
+
+    /// The network over every text: vectors, or pooled rows; with each
+    /// text's token count.
+    fn run<S: AsRef<str> + Sync>(&self, texts: &[S], pooled: bool) -> (Vec<f32>, Vec<f32>) {
         let tokens: Vec<Vec<u32>> = texts.par_iter().map(|t| self.tokens(t.as_ref())).collect();
         let mut batches = Vec::new();
         let (mut first, mut count) = (0, 0);
@@ -168,8 +235,8 @@ impl Encoder {
         outs.into_par_iter().for_each(|(batch, out)| {
             let lengths: Vec<usize> = tokens[batch.clone()].iter().map(Vec::len).collect();
             let flat: Vec<u32> = tokens[batch].concat();
-            self.network.forward(self.model.data, &shared, &flat, &lengths, out);
+            self.network.forward(self.model.data, &shared, &flat, &lengths, out, pooled);
         });
-        Embeddings { data }
+        (data, tokens.iter().map(|t| t.len() as f32).collect())
     }
 }

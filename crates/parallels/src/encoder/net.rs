@@ -271,15 +271,27 @@ impl Network {
     /// sentence end to end, `lengths` how many belong to each (none zero);
     /// one row of [`DIM`] values per sentence is written into `out`. The
     /// rows of ids found in `shared` are taken from it.
-    pub(crate) fn forward(&self, data: &[u8], shared: &IdRows, tokens: &[u32], lengths: &[usize], out: &mut [f32]) {
+    ///
+    /// With `pooled`, each row is the sentence's pooled row instead (the
+    /// projected sum over its tokens, before step 4's division): what
+    /// [`Network::finish`] turns into vectors, alone or added up.
+    pub(crate) fn forward(
+        &self,
+        data: &[u8],
+        shared: &IdRows,
+        tokens: &[u32],
+        lengths: &[usize],
+        out: &mut [f32],
+        pooled: bool,
+    ) {
         SCRATCH.with(|s| {
             let s = &mut s.borrow_mut();
             #[cfg(target_arch = "x86_64")]
             if std::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2 (checked just above).
-                return unsafe { self.forward_avx2(s, data, shared, tokens, lengths, out) };
+                return unsafe { self.forward_avx2(s, data, shared, tokens, lengths, out, pooled) };
             }
-            self.forward_in(s, data, shared, tokens, lengths, out)
+            self.forward_in(s, data, shared, tokens, lengths, out, pooled)
         });
     }
 
@@ -290,6 +302,7 @@ impl Network {
     /// arithmetic and its order are the same, only wider.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
     unsafe fn forward_avx2(
         &self,
         s: &mut Scratch,
@@ -298,11 +311,13 @@ impl Network {
         tokens: &[u32],
         lengths: &[usize],
         out: &mut [f32],
+        pooled: bool,
     ) {
-        self.forward_in(s, data, shared, tokens, lengths, out)
+        self.forward_in(s, data, shared, tokens, lengths, out, pooled)
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn forward_in(
         &self,
         s: &mut Scratch,
@@ -311,6 +326,7 @@ impl Network {
         tokens: &[u32],
         lengths: &[usize],
         out: &mut [f32],
+        pooled: bool,
     ) {
         let n = tokens.len();
         let sentences = lengths.len();
@@ -454,8 +470,28 @@ impl Network {
             }
         }
         gemm(sentences, FEATURES, DIM, &s.sums, FEATURES, &self.out, DIM, &mut mean, DIM, 1.0);
+        if pooled {
+            out.copy_from_slice(&mean);
+            return;
+        }
+        let lengths: Vec<f32> = lengths.iter().map(|&l| l as f32).collect();
+        self.finish(&mut mean, &lengths, out);
+    }
+
+    /// Steps 4 (the division by √tokens) and 5 from pooled rows ([`DIM`]
+    /// values a sentence: the projected sum over its tokens, as
+    /// [`Network::forward`] gives them with `pooled`) and the token counts
+    /// they sum over: the sentence vectors into `out`. Pooled rows of
+    /// consecutive sentences added up (and their counts) give the vector
+    /// of the sentences read as one text, but for the few tokens around
+    /// each junction, whose convolution windows would reach across it.
+    pub(crate) fn finish(&self, pooled: &mut [f32], lengths: &[f32], out: &mut [f32]) {
+        let sentences = lengths.len();
+        debug_assert_eq!(pooled.len(), sentences * DIM);
+        debug_assert_eq!(out.len(), sentences * DIM);
+        let mean = pooled;
         for (row, &len) in mean.chunks_exact_mut(DIM).zip(lengths) {
-            let r = 1.0 / (len as f32).sqrt();
+            let r = 1.0 / len.max(1.0).sqrt();
             row.iter_mut().for_each(|x| *x *= r);
         }
 
