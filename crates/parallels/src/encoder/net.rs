@@ -497,10 +497,10 @@ impl Network {
 
         // 5. the feed-forward network
         let mut y0 = vec![0.0f32; sentences * HIDDEN];
-        gemm(sentences, DIM, HIDDEN, &mean, DIM, &self.d0, HIDDEN, &mut y0, HIDDEN, 0.0);
+        gemm(sentences, DIM, HIDDEN, mean, DIM, &self.d0, HIDDEN, &mut y0, HIDDEN, 0.0);
         relu(&mut y0);
         let mut y1 = vec![0.0f32; sentences * HIDDEN];
-        gemm(sentences, DIM, HIDDEN, &mean, DIM, &self.p1, HIDDEN, &mut y1, HIDDEN, 0.0);
+        gemm(sentences, DIM, HIDDEN, mean, DIM, &self.p1, HIDDEN, &mut y1, HIDDEN, 0.0);
         gemm(sentences, HIDDEN, HIDDEN, &y0, HIDDEN, &self.d1, HIDDEN, &mut y1, HIDDEN, 1.0);
         relu(&mut y1);
         let mut y2 = vec![0.0f32; sentences * DIM];
