@@ -9,7 +9,7 @@
 //! Three measures, each on the texts prepared once outside the loop:
 //!
 //! - `sentence_dp`: the banded sentence DP with gap completion
-//!   ([`parallels::align::parallel::align_sentences`]) on sentence vectors
+//!   ([`parallels::align::align_sentences`]) on sentence vectors
 //!   built beforehand: the DP alone;
 //! - `vectors_and_dp`: the same with the pair's feature vectors built in
 //!   the loop (document frequencies from the two texts);
@@ -19,7 +19,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use parallels::align::features::vectors;
-use parallels::align::parallel::{align_sentences, ParallelParams};
+use parallels::align::{align_sentences, ParallelParams};
 use parallels::{Aligner, Options};
 use std::hint::black_box;
 

@@ -6,7 +6,7 @@
 //! the null beads `[5]:[]` and `[]:[7]` for sentences without counterpart;
 //! the field's scorers read that. This module turns the passages of one
 //! pair into such beads ([`beads_of_pair`]), writes and reads the format
-//! ([`write`], [`parse`]), and scores beads against a gold ([`score`]):
+//! ([`write()`], [`parse`]), and scores beads against a gold ([`score`]):
 //! strict and lax precision, recall and F1 as Sennrich and Volk defined
 //! them and as the published tables count them — counts summed over the
 //! documents, precision counting the null beads of the output.

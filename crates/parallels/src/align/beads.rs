@@ -44,9 +44,10 @@
 //! more than [`MARGIN`] sentences off the true path forces the path through
 //! its box. Groups of more than four sentences on one side are never made.
 
+pub use super::chain::Region;
+use super::chain::{Chain, SentLink};
 use super::features::Vectors;
 use super::meaning::Meaning;
-use super::parallel::{Chain, SentLink};
 use crate::encoder::{dot, DIM};
 
 /// Bead shapes linked (sentences of A, of B); the null beads 1-0 and 0-1
@@ -72,20 +73,6 @@ pub const MARGIN: u32 = 6;
 
 /// Sentences of the other side sampled for a group's chance similarity.
 const CHANCE_SAMPLE: usize = 96;
-
-/// A region in which two texts are versions of one another: sentences
-/// `[a0, a1)` of A and `[b0, b1)` of B.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
-    /// First sentence of A.
-    pub a0: u32,
-    /// One past the last sentence of A.
-    pub a1: u32,
-    /// First sentence of B.
-    pub b0: u32,
-    /// One past the last sentence of B.
-    pub b1: u32,
-}
 
 /// Sentences of a text's end that a region may leave out and still be
 /// taken to reach that end: at most this many, or this share of the text.

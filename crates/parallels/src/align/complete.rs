@@ -46,9 +46,10 @@
 //! whatever similarity is available enters there, as a z-score against the
 //! pair's background.
 
+use super::chain::{Chain, SentLink};
 use super::features::Vectors;
 use super::meaning::Meaning;
-use super::parallel::{Chain, Dots, SentLink};
+use super::parallel::Dots;
 
 /// Score of a perfect length fit (δ = 0) with no lexical evidence.
 pub const LEN_FIT: f32 = 1.5;

@@ -29,7 +29,7 @@ use std::ops::Range;
 
 use crate::encoder::{self, Encoder, DIM};
 
-use super::parallel::{Chain, SentLink};
+use super::chain::{Chain, SentLink};
 
 /// Sentences sampled per side for the background of a pair.
 const BACKGROUND_SENTENCES: usize = 64;
@@ -195,7 +195,7 @@ impl<'t> Meaning<'t> {
     /// that scores strict F1 0.872 against 0.879 for encoding each group's
     /// text, at a tenth of the encoding (a group of k sentences costs the
     /// network's last layers, not k times the tokens).
-    pub(super) fn region_groups(&mut self, r: super::beads::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
+    pub(super) fn region_groups(&mut self, r: super::chain::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
         self.ensure(&(r.a0..r.a1).collect::<Vec<_>>(), &(r.b0..r.b1).collect::<Vec<_>>());
         let encoder = Encoder::shared();
         let markers = encoder.encode_pooled(&[""]);

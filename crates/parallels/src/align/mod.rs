@@ -11,17 +11,19 @@
 //! token-level check and for copies that do not follow sentence boundaries.
 
 pub mod beads;
+pub mod chain;
 pub mod complete;
 pub mod features;
 pub mod meaning;
+pub mod modes;
 pub mod parallel;
 pub mod verbatim;
 
-use crate::chars::{script, Script};
 use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::segment::{segment_with, Segmented, SentenceMode};
 use serde::{Deserialize, Serialize};
 
+pub use modes::{align_sentences, language, two_languages, Mode};
 pub use parallel::ParallelParams;
 
 /// A half-open range `[start, end)` of code points into an original text.
@@ -273,23 +275,23 @@ impl Aligner {
         df: &features::Df,
     ) -> Vec<Passage> {
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
-        let mut across = false;
-        let mut meaning = match (&a.text, &b.text) {
+        let (mode, mut meaning) = match (&a.text, &b.text) {
             (Some(ta), Some(tb)) if self.opts.meaning => {
-                across = two_languages(ta, tb);
                 let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
-                Some(meaning::Meaning::new(
+                let meaning = meaning::Meaning::new(
                     meaning::sentence_texts(ta, spans(sa).into_iter()),
                     meaning::sentence_texts(tb, spans(sb).into_iter()),
-                ))
+                );
+                (Mode::of(ta, tb), Some(meaning))
             }
-            _ => None,
+            _ => (Mode::Lexical, None),
         };
-        let found = parallel::align_sentences_with(va, vb, &self.opts.parallel, meaning.as_mut(), across);
-        let heading = |l: &parallel::SentLink| {
+        let across = mode == Mode::MeaningFirst;
+        let found = modes::align_sentences_in(mode, va, vb, &self.opts.parallel, meaning.as_mut());
+        let heading = |l: &chain::SentLink| {
             (l.a1 - l.a0 == 1 && sa[l.a0 as usize].heading) || (l.b1 - l.b0 == 1 && sb[l.b0 as usize].heading)
         };
-        let titles = |l: &parallel::SentLink| {
+        let titles = |l: &chain::SentLink| {
             l.a1 - l.a0 == 1 && l.b1 - l.b0 == 1 && sa[l.a0 as usize].heading && sb[l.b0 as usize].heading
         };
         let keep = chains_that_hold(
@@ -348,37 +350,6 @@ impl Aligner {
         passages.sort_by(|x, y| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
         passages
     }
-}
-
-/// Characters of a text read to tell its language, from three places.
-const LANGUAGE_SAMPLE: usize = 1500;
-
-/// The language of a text, when it can be told: `whatlang` on up to three
-/// samples of [`LANGUAGE_SAMPLE`] characters (start, middle, end), kept
-/// only when it calls its answer reliable.
-pub fn language(text: &str) -> Option<whatlang::Lang> {
-    let chars = text.chars().count();
-    let mut sample = String::new();
-    if chars <= 3 * LANGUAGE_SAMPLE {
-        sample.push_str(text);
-    } else {
-        for from in [0, chars / 2 - LANGUAGE_SAMPLE / 2, chars - LANGUAGE_SAMPLE] {
-            sample.extend(text.chars().skip(from).take(LANGUAGE_SAMPLE));
-            sample.push('\n');
-        }
-    }
-    whatlang::detect(&sample).filter(|i| i.is_reliable()).map(|i| i.lang())
-}
-
-/// Are two texts in two languages? Yes when their scripts differ (Han
-/// against Latin) or when both languages can be told and differ (German
-/// against French); Chinese in its two scripts is one language.
-pub fn two_languages(a: &str, b: &str) -> bool {
-    let (sx, sy) = (script(a), script(b));
-    if sx != sy && ![sx, sy].contains(&Script::None) {
-        return true;
-    }
-    matches!((language(a), language(b)), (Some(x), Some(y)) if x != y)
 }
 
 /// Links a passage needs to define the main alignment of two texts.
@@ -454,16 +425,16 @@ pub const NEAR_COPY: f32 = 0.5;
 /// (`他们回答说`), far more often than they share a real quotation.
 /// Without it, a chain of two body links makes texts related.
 fn chains_that_hold(
-    chains: &[parallel::Chain],
-    heading: impl Fn(&parallel::SentLink) -> bool,
-    titles: impl Fn(&parallel::SentLink) -> bool,
-    alone: impl Fn(&parallel::SentLink) -> bool,
-    near_copy: impl Fn(&parallel::SentLink) -> bool,
+    chains: &[chain::Chain],
+    heading: impl Fn(&chain::SentLink) -> bool,
+    titles: impl Fn(&chain::SentLink) -> bool,
+    alone: impl Fn(&chain::SentLink) -> bool,
+    near_copy: impl Fn(&chain::SentLink) -> bool,
     isolated: Option<usize>,
 ) -> Vec<bool> {
     // Links by position and length (completion) are no evidence either.
-    let evidence = |l: &&parallel::SentLink| !heading(l) && !l.filled;
-    let body = |c: &parallel::Chain| c.links.iter().filter(evidence).count();
+    let evidence = |l: &&chain::SentLink| !heading(l) && !l.filled;
+    let body = |c: &chain::Chain| c.links.iter().filter(evidence).count();
     // Two links that cover half the shorter text are not isolated.
     let related_links = match isolated {
         Some(sentences) => RELATED_LINKS.min(2.max(sentences.div_ceil(2))),
@@ -495,7 +466,7 @@ const RELATED_LINKS: usize = 3;
 /// two separate matches in order: two clauses of A that each match a clause
 /// of B above the pair's threshold, in the same order (the "two-hit" rule of
 /// seed-and-extend search).
-fn lone_link_holds(l: &parallel::SentLink, a: &Prepared, b: &Prepared, df: &features::Df, tau: f32) -> bool {
+fn lone_link_holds(l: &chain::SentLink, a: &Prepared, b: &Prepared, df: &features::Df, tau: f32) -> bool {
     if l.sim >= NEAR_COPY {
         return true;
     }
@@ -688,7 +659,7 @@ fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::parallel::{Chain, SentLink};
+    use super::chain::{Chain, SentLink};
     use super::*;
 
     /// Sentences 0 and 10 are headings on both sides; a link holds alone

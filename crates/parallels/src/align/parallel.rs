@@ -58,9 +58,8 @@
 //! only as members of a group or through the neighbourhood of a candidate.
 //! The model is bag-of-n-grams: word order inside a sentence is ignored.
 
-use super::complete;
+use super::chain::{Chain, SentLink};
 use super::features::{dot, Feature, Vectors};
-use super::meaning::Meaning;
 use rustc_hash::FxHashMap;
 
 /// Link shapes tried: (sentences of A, sentences of B).
@@ -133,42 +132,6 @@ impl Default for ParallelParams {
     }
 }
 
-/// One link of a chain: sentence ranges `[a0, a1)` and `[b0, b1)`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SentLink {
-    /// First sentence of A.
-    pub a0: u32,
-    /// One past the last sentence of A.
-    pub a1: u32,
-    /// First sentence of B.
-    pub b0: u32,
-    /// One past the last sentence of B.
-    pub b1: u32,
-    /// Cosine similarity of the two groups.
-    pub sim: f32,
-    /// Cosine of the groups' sentence vectors, where meaning was measured
-    /// ([`super::meaning`]).
-    pub meaning: Option<f32>,
-    /// Found by position and length between two other links
-    /// ([`super::complete`]): no evidence that the texts are related.
-    pub filled: bool,
-}
-
-/// A chain of links, in order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chain {
-    /// The links, by increasing sentence in both texts.
-    pub links: Vec<SentLink>,
-    /// The chain's local-alignment score (see the module doc): what its
-    /// links earn above the pair's threshold, less what its skipped
-    /// sentences cost.
-    pub score: f32,
-    /// Sentences of the chain's stretch without counterpart, when the
-    /// chain was aligned completely ([`super::beads`]): links empty on one
-    /// side (1-0, 0-1), in order.
-    pub nulls: Vec<SentLink>,
-}
-
 /// Pairwise dot products: all of them at once for a small pair, else
 /// computed on demand and cached.
 pub(super) struct Dots<'a> {
@@ -228,7 +191,7 @@ fn dense_dots(a: &Vectors, b: &Vectors) -> Vec<f32> {
 }
 
 impl<'a> Dots<'a> {
-    fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
+    pub(super) fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
         let dense = (a.len() * b.len() <= DENSE_CELLS).then(|| dense_dots(a, b));
         Dots { a, b, dense, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
     }
@@ -393,14 +356,16 @@ const PRIOR_SD: f64 = 0.03;
 const PRIOR_WEIGHT: f64 = 200.0;
 
 /// Similarity of random sentence pairs of two texts.
-struct Background {
-    mean: f32,
-    sd: f32,
+pub(super) struct Background {
+    /// Their mean similarity.
+    pub(super) mean: f32,
+    /// Its standard deviation.
+    pub(super) sd: f32,
 }
 
 /// Mean and standard deviation of the similarity of up to 4000 random
 /// sentence pairs (a fixed seed: the same texts give the same sample).
-fn background(dots: &Dots) -> Background {
+pub(super) fn background(dots: &Dots) -> Background {
     let (a, b) = (dots.a, dots.b);
     let (n, m) = (a.len() as u64, b.len() as u64);
     let samples = (n * m).min(4000);
@@ -507,51 +472,17 @@ struct Cell {
     back: u32,
 }
 
-/// The chains found between two texts, best first, and the pair's
-/// threshold τ.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SentenceAlignment {
-    /// The chains, best first.
-    pub chains: Vec<Chain>,
-    /// The pair's threshold: a link's similarity must exceed it.
-    pub tau: f32,
-}
-
-/// Align two texts' sentence vectors.
-pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> SentenceAlignment {
-    align_sentences_with(a, b, p, None, false)
-}
-
-/// As [`align_sentences`], with sentence vectors for completion when
-/// `meaning` is given; `across` (two languages) takes the chains' anchors
-/// from the sentence vectors instead of shared features
-/// ([`super::meaning::anchor_chains`]).
-pub(super) fn align_sentences_with(
+/// The chains of lexical evidence between two texts' sentence vectors
+/// (see the module doc), best first, with the sandwiched sentences that
+/// clear the fill bar linked; `background` and `tau` are the pair's.
+pub(super) fn lexical_chains(
     a: &Vectors,
     b: &Vectors,
     p: &ParallelParams,
-    meaning: Option<&mut Meaning>,
-    across: bool,
-) -> SentenceAlignment {
-    if a.is_empty() || b.is_empty() {
-        return SentenceAlignment { chains: Vec::new(), tau: p.min_threshold };
-    }
-    let mut dots = Dots::new(a, b);
-    let background = background(&dots);
-    let tau = (background.mean + p.sigmas * background.sd).max(p.min_threshold);
-    if across {
-        if let Some(meaning) = meaning {
-            let mut chains = super::meaning::anchor_chains(meaning, &a.heading, &b.heading);
-            if p.complete {
-                let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(&mut *meaning) };
-                complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, true);
-            }
-            if p.beads {
-                chains = super::beads::complete_chains(&chains, a, b, meaning);
-            }
-            return SentenceAlignment { chains, tau };
-        }
-    }
+    dots: &mut Dots,
+    background: &Background,
+    tau: f32,
+) -> Vec<Chain> {
     let tau_bridge = (background.mean + p.bridge_sigmas * background.sd).max(p.min_threshold / 2.0);
     let cands = candidates(a, b, p);
     // Cells: ends of groups near a candidate.
@@ -586,11 +517,11 @@ pub(super) fn align_sentences_with(
             let size = (da + db) as f32;
             // A group that cannot clear τ plus its step is never taken (see
             // below): skip it without its exact cosine.
-            if size > 2.0 && window.cos_bound(&mut dots, a0, b0) <= tau + p.step * (size - 2.0) {
+            if size > 2.0 && window.cos_bound(dots, a0, b0) <= tau + p.step * (size - 2.0) {
                 continue;
             }
-            let sim = window.group_cos(&mut dots, a0, b0);
-            if !window.members_relate(&mut dots, a0, b0, tau_bridge) {
+            let sim = window.group_cos(dots, a0, b0);
+            if !window.members_relate(dots, a0, b0, tau_bridge) {
                 continue;
             }
             let s = (sim - tau - p.step * (size - 2.0)) * size / 2.0;
@@ -644,13 +575,9 @@ pub(super) fn align_sentences_with(
     chains.retain(|c| std::mem::take(&mut first) || c.score >= p.min_chain_related);
     let fill = background.mean + p.fill_sigmas * background.sd;
     for c in &mut chains {
-        fill_gaps(c, &mut dots, fill);
+        fill_gaps(c, dots, fill);
     }
-    if p.complete {
-        let mut ev = complete::Evidence { dots: &mut dots, meaning };
-        complete::complete(&mut chains, a, b, (background.mean, background.sd), &mut ev, false);
-    }
-    SentenceAlignment { chains, tau }
+    chains
 }
 
 /// Link the sentences sandwiched between two links of a chain.

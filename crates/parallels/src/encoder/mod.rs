@@ -189,7 +189,7 @@ impl Encoder {
 
     /// The pooled rows of the texts ([`Pooled`]): what their vectors are
     /// made from, and what the vector of several consecutive texts read as
-    /// one is made from, nearly, by adding them up ([`Pooled::group`]).
+    /// one is made from, nearly, by adding them up ([`Pooled`]).
     pub fn encode_pooled<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Pooled {
         let (data, tokens) = self.run(texts, true);
         Pooled { data, tokens }
