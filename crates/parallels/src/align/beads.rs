@@ -98,67 +98,87 @@ fn ends_fit(x: u32, n: u32, y: u32, m: u32) -> bool {
     x > 0 && y > 0 && px <= END_STRETCH && py <= END_STRETCH && px <= 2.0 * py && py <= 2.0 * px
 }
 
-/// The regions of two texts: the chains, taken in order of A, joined while
-/// each follows the one before on both sides; a region that comes within
-/// a few sentences of both texts' starts (ends) is stretched to them.
-pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<Region> {
-    let mut spans: Vec<Region> = chains
-        .iter()
-        .filter(|c| !c.links.is_empty())
-        .map(|c| Region {
-            a0: c.links.iter().map(|l| l.a0).min().unwrap_or(0),
-            a1: c.links.iter().map(|l| l.a1).max().unwrap_or(0),
-            b0: c.links.iter().map(|l| l.b0).min().unwrap_or(0),
-            b1: c.links.iter().map(|l| l.b1).max().unwrap_or(0),
-        })
-        .collect();
-    spans.sort_by_key(|r| (r.a0, r.b0));
-    let mut out: Vec<Region> = Vec::new();
-    for r in spans {
-        match out.last_mut() {
-            Some(last) if r.a0 >= last.a1 && r.b0 >= last.b1 => {
-                last.a1 = r.a1;
-                last.b1 = r.b1;
+/// The regions of two texts, each with the chains (indices into `chains`)
+/// it is made of, largest first.
+///
+/// The main region is the heaviest run of chains in order on both sides
+/// (each after the one before in A and in B; weighed by their links): the
+/// box from its first link to its last, stretched to both texts' starts
+/// (ends) when what lies beyond fits ([`ends_fit`]). Of the chains left,
+/// those wholly outside every region taken so far, on both sides, make
+/// further regions the same way; a chain out of order with a region (a
+/// paragraph an abridgement moved) is in none and stays as it is.
+pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<(Region, Vec<usize>)> {
+    let span = |c: &Chain| Region {
+        a0: c.links.iter().map(|l| l.a0).min().unwrap_or(0),
+        a1: c.links.iter().map(|l| l.a1).max().unwrap_or(0),
+        b0: c.links.iter().map(|l| l.b0).min().unwrap_or(0),
+        b1: c.links.iter().map(|l| l.b1).max().unwrap_or(0),
+    };
+    let mut free: Vec<usize> = (0..chains.len()).filter(|&k| !chains[k].links.is_empty()).collect();
+    free.sort_by_key(|&k| (span(&chains[k]).a0, span(&chains[k]).b0, k));
+    let mut out: Vec<(Region, Vec<usize>)> = Vec::new();
+    while !free.is_empty() {
+        // Heaviest run in order (a small longest-path over the chains).
+        let spans: Vec<Region> = free.iter().map(|&k| span(&chains[k])).collect();
+        let weight = |x: usize| chains[free[x]].links.len();
+        let mut best: Vec<(usize, usize)> = (0..free.len()).map(|x| (weight(x), usize::MAX)).collect();
+        for x in 0..free.len() {
+            for y in 0..x {
+                if spans[x].a0 >= spans[y].a1 && spans[x].b0 >= spans[y].b1 && best[y].0 + weight(x) > best[x].0 {
+                    best[x] = (best[y].0 + weight(x), y);
+                }
             }
-            _ => out.push(r),
         }
-    }
-    if let Some(first) = out.first_mut() {
-        if ends_fit(first.a0, n, first.b0, m) {
-            first.a0 = 0;
-            first.b0 = 0;
+        let Some(mut x) = (0..free.len()).max_by_key(|&x| (best[x].0, std::cmp::Reverse(x))) else { break };
+        let mut members = Vec::new();
+        while x != usize::MAX {
+            members.push(x);
+            x = best[x].1;
         }
-    }
-    if let Some(last) = out.last_mut() {
-        if ends_fit(n - last.a1, n, m - last.b1, m) {
-            last.a1 = n;
-            last.b1 = m;
+        members.reverse();
+        let (first, last) = (spans[members[0]], spans[*members.last().unwrap_or(&members[0])]);
+        let mut r = Region { a0: first.a0, a1: last.a1, b0: first.b0, b1: last.b1 };
+        let clear = |r: &Region, out: &[(Region, Vec<usize>)]| {
+            out.iter().all(|(t, _)| (r.a1 <= t.a0 || r.a0 >= t.a1) && (r.b1 <= t.b0 || r.b0 >= t.b1))
+        };
+        // Stretched to the texts' ends where nothing taken lies between.
+        let before = Region { a0: 0, a1: r.a0, b0: 0, b1: r.b0 };
+        if ends_fit(r.a0, n, r.b0, m) && clear(&before, &out) {
+            (r.a0, r.b0) = (0, 0);
         }
+        let after = Region { a0: r.a1, a1: n, b0: r.b1, b1: m };
+        if ends_fit(n - r.a1, n, m - r.b1, m) && clear(&after, &out) {
+            (r.a1, r.b1) = (n, m);
+        }
+        let taken: Vec<usize> = members.iter().map(|&x| free[x]).collect();
+        free.retain(|k| !taken.contains(k));
+        out.push((r, taken));
+        // Chains that meet a region on either side are in none.
+        free.retain(|&k| clear(&span(&chains[k]), &out));
     }
     out
 }
 
 /// The chains of two texts aligned completely: one chain per region
 /// ([`regions`]), its links the region's linked beads, its `nulls` the
-/// sentences left alone. Chains outside every region cannot exist: each
-/// chain lies in the region made of it.
+/// sentences left alone; chains in no region stay as they were.
 pub(super) fn complete_chains(chains: &[Chain], a: &Vectors, b: &Vectors, meaning: &mut Meaning) -> Vec<Chain> {
-    let anchors: Vec<SentLink> = chains.iter().flat_map(|c| c.links.iter().copied()).collect();
-    regions(chains, a.len() as u32, b.len() as u32)
-        .into_iter()
-        .map(|r| {
-            let score = chains
-                .iter()
-                .filter(|c| c.links.first().is_some_and(|l| l.a0 >= r.a0 && l.a1 <= r.a1))
-                .map(|c| c.score)
-                .sum();
-            let (links, nulls) = align_region(r, &anchors, &a.len, &b.len, meaning)
-                .into_iter()
-                .partition(|l| l.a1 > l.a0 && l.b1 > l.b0);
-            Chain { links, score, nulls }
-        })
-        .filter(|c: &Chain| !c.links.is_empty())
-        .collect()
+    let regions = regions(chains, a.len() as u32, b.len() as u32);
+    let mut out = Vec::with_capacity(chains.len());
+    let mut used = vec![false; chains.len()];
+    for (r, members) in regions {
+        let anchors: Vec<SentLink> = members.iter().flat_map(|&k| chains[k].links.iter().copied()).collect();
+        let score = members.iter().map(|&k| chains[k].score).sum();
+        members.iter().for_each(|&k| used[k] = true);
+        let (links, nulls): (Vec<SentLink>, Vec<SentLink>) =
+            align_region(r, &anchors, &a.len, &b.len, meaning).into_iter().partition(|l| l.a1 > l.a0 && l.b1 > l.b0);
+        if !links.is_empty() {
+            out.push(Chain { links, score, nulls });
+        }
+    }
+    out.extend(chains.iter().zip(&used).filter(|(_, &u)| !u).map(|(c, _)| c.clone()));
+    out
 }
 
 /// What the dynamic programme needs of each side.
@@ -390,18 +410,27 @@ mod tests {
     fn chains_in_order_make_one_region_stretched_to_the_ends() {
         let c1 = Chain { links: vec![link(1, 2, 2, 3), link(2, 3, 3, 4)], score: 1.0, nulls: Vec::new() };
         let c2 = Chain { links: vec![link(5, 6, 7, 8), link(8, 9, 9, 10)], score: 1.0, nulls: Vec::new() };
-        assert_eq!(regions(&[c2.clone(), c1.clone()], 10, 11), [Region { a0: 0, a1: 10, b0: 0, b1: 11 }]);
+        let only = |v: Vec<(Region, Vec<usize>)>| v.into_iter().map(|x| x.0).collect::<Vec<_>>();
+        assert_eq!(regions(&[c2.clone(), c1.clone()], 10, 11), [(Region { a0: 0, a1: 10, b0: 0, b1: 11 }, vec![1, 0])]);
         // Far from an end, a region stays where its chains are; near the
         // other, it is stretched to it.
-        assert_eq!(regions(&[c1.clone(), c2.clone()], 100, 100), [Region { a0: 0, a1: 9, b0: 0, b1: 10 }]);
+        assert_eq!(only(regions(&[c1.clone(), c2.clone()], 100, 100)), [Region { a0: 0, a1: 9, b0: 0, b1: 10 }]);
         // Stretches in proportion are taken in, one side's alone is not.
         let late = Chain { links: vec![link(20, 21, 30, 31), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
-        assert_eq!(regions(&[late], 100, 150), [Region { a0: 0, a1: 100, b0: 0, b1: 150 }]);
+        assert_eq!(only(regions(&[late], 100, 150)), [Region { a0: 0, a1: 100, b0: 0, b1: 150 }]);
         let one_side = Chain { links: vec![link(0, 1, 60, 61), link(90, 91, 140, 141)], score: 1.0, nulls: Vec::new() };
-        assert_eq!(regions(&[one_side], 100, 150)[0].b0, 60);
-        // A chain out of order starts a region of its own.
+        assert_eq!(regions(&[one_side], 100, 150)[0].0.b0, 60);
+        // A chain out of order with the main run is in no region; the
+        // main run goes on past it.
         let back = Chain { links: vec![link(20, 21, 0, 1)], score: 1.0, nulls: Vec::new() };
-        assert_eq!(regions(&[c1, back], 100, 100).len(), 2);
+        let c3 = Chain { links: vec![link(30, 31, 30, 31), link(31, 32, 31, 32)], score: 1.0, nulls: Vec::new() };
+        let got = regions(&[c1.clone(), back, c3], 100, 100);
+        assert_eq!(got, [(Region { a0: 0, a1: 32, b0: 0, b1: 32 }, vec![0, 2])]);
+        // A second run clear of the first on both sides is a region too.
+        let main = Chain { links: vec![link(1, 2, 52, 53), link(30, 32, 80, 82)], score: 1.0, nulls: Vec::new() };
+        let moved = Chain { links: vec![link(60, 61, 10, 11), link(61, 62, 11, 12)], score: 1.0, nulls: Vec::new() };
+        let got = only(regions(&[main, moved], 100, 100));
+        assert_eq!(got, [Region { a0: 1, a1: 32, b0: 52, b1: 82 }, Region { a0: 60, a1: 62, b0: 10, b1: 12 }]);
     }
 
     #[test]
