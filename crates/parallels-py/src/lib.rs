@@ -92,7 +92,7 @@ fn normalize(script: bool, numbers: bool, footnotes: bool, boilerplate: bool) ->
 /// Align every pair of `texts` (ids in `ids`, one each, unique) and return
 /// the `parallels.align/1` document as JSON text.
 #[pyfunction]
-#[pyo3(signature = (texts, ids, *, sigmas=None, gap=None, semantic=true, script=true, numbers=true, footnotes=true, boilerplate=true, max_size_mib=MAX_TEXT_BYTES >> 20))]
+#[pyo3(signature = (texts, ids, *, sigmas=None, gap=None, semantic=true, script=true, numbers=true, footnotes=true, boilerplate=true, max_size_mib=MAX_TEXT_BYTES >> 20, sentences="text"))]
 #[allow(clippy::too_many_arguments)]
 fn align(
     py: Python<'_>,
@@ -106,6 +106,7 @@ fn align(
     footnotes: bool,
     boilerplate: bool,
     max_size_mib: u64,
+    sentences: &str,
 ) -> PyResult<String> {
     if texts.len() != ids.len() {
         return Err(value_error(format!("{} texts but {} ids", texts.len(), ids.len())));
@@ -133,6 +134,7 @@ fn align(
     }
     opts.meaning = semantic;
     opts.normalize = normalize(script, numbers, footnotes, boilerplate);
+    opts.sentences = sentences.parse().map_err(|e: String| value_error(format!("sentences={sentences:?}: {e}")))?;
     let docs: Vec<Document> = texts
         .into_iter()
         .zip(ids)

@@ -35,6 +35,44 @@ def test_align_texts_equals_the_cli_json(cli):
     assert lexical["pairs"] == want["pairs"]
 
 
+EN_LINES = """The city walls were built in the sixteenth century.
+They had seven bastions and three gates.
+Ships from Holland and Denmark lay at the quay all year round.
+The merchants sold grain, timber and salt.
+In winter the harbour froze and the ships stayed in port.
+The town council met every Monday in the town hall.
+A great fire destroyed half of the old town in 1731.
+The walls were torn down a hundred years later to make room for a park.
+"""
+
+DE_LINES = """Die Stadtmauern wurden im sechzehnten Jahrhundert gebaut.
+Sie hatten sieben Bastionen und drei Tore.
+Schiffe aus Holland und Dänemark lagen das ganze Jahr über am Kai.
+Die Kaufleute verkauften Getreide, Holz und Salz.
+Im Winter fror der Hafen zu, und die Schiffe blieben im Hafen.
+Die Fischer flickten dann ihre Netze am Ufer.
+Der Stadtrat tagte jeden Montag im Rathaus.
+Ein großes Feuer zerstörte 1731 die Hälfte der Altstadt.
+Hundert Jahre später wurden die Mauern abgerissen.
+An ihrer Stelle entstand ein Park.
+"""
+
+
+def test_align_translations_one_sentence_a_line_completely(cli, tmp_path):
+    got = parallels.align({"en": EN_LINES, "de": DE_LINES}, sentences="lines")
+    (tmp_path / "en.txt").write_text(EN_LINES, encoding="utf-8")
+    (tmp_path / "de.txt").write_text(DE_LINES, encoding="utf-8")
+    args = ["align", str(tmp_path / "de.txt"), str(tmp_path / "en.txt"), "--sentences", "lines", "--format", "json"]
+    assert got["pairs"] == json.loads(run_cli(cli, *args).stdout)["pairs"]
+    [passage] = got["pairs"][0]["passages"]
+    assert len(passage["links"]) == 8
+    [unlinked] = passage["unlinked"]
+    s, e = unlinked["a"]  # "de" is the pair's A (the smaller id)
+    assert DE_LINES[s:e] == "Die Fischer flickten dann ihre Netze am Ufer."
+    with pytest.raises(ValueError, match="sentences=\"words\""):
+        parallels.align({"en": EN_LINES, "de": DE_LINES}, sentences="words")
+
+
 def test_align_rejects_bad_input_naming_the_record():
     with pytest.raises(TypeError, match=r"record 1 \(id 'b'\)"):
         parallels.align({"a": "甲乙丙", "b": 7})

@@ -164,6 +164,21 @@ pub enum SentenceMode {
     Lines,
 }
 
+impl std::str::FromStr for SentenceMode {
+    type Err = String;
+
+    /// `text` or `lines`.
+    fn from_str(s: &str) -> Result<SentenceMode, String> {
+        match s {
+            "text" => Ok(SentenceMode::Text),
+            "lines" => Ok(SentenceMode::Lines),
+            _ => {
+                Err(format!("{s:?} is not a way to cut sentences: `text` (at sentence enders) or `lines` (one a line)"))
+            }
+        }
+    }
+}
+
 /// Cut `text` into sentences the way `mode` says.
 pub fn segment_with(text: &Normalized, mode: SentenceMode) -> Segmented {
     match mode {

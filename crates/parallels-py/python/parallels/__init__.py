@@ -88,8 +88,12 @@ def align(texts: Texts, ids: Optional[Sequence[str]] = None, **options: Any) -> 
     given) or a dict id → text. Options (keywords) are those of ``parallels
     align``: ``sigmas``, ``gap``, ``semantic`` (False: ``--no-semantic``),
     ``script``, ``numbers``, ``footnotes``, ``boilerplate`` (False: the
-    ``--no-…`` switches) and ``max_size_mib``. A document's ``path`` is its
-    id; its ``encoding`` is ``utf-8``.
+    ``--no-…`` switches), ``max_size_mib`` and ``sentences`` (``"text"``, or
+    ``"lines"``: one sentence a line, as sentence aligners take texts). A
+    document's ``path`` is its id; its ``encoding`` is ``utf-8``. Where two
+    texts in two languages are versions of one another, their passage is
+    aligned completely: its ``unlinked`` sentences are those without
+    counterpart.
     """
     ids, texts = _ids_and_texts(texts, ids)
     return json.loads(_parallels.align(texts, ids, **options))
