@@ -37,34 +37,19 @@ fn assert_complete_and_in_order(beads: &[Bead], n: u32, m: u32) {
     assert_eq!(b, (0..m).collect::<Vec<_>>(), "B's sentences, once each, in order");
 }
 
-const EN: &str = "The city walls were built in the sixteenth century.
-They had seven bastions and three gates.
-Ships from Holland and Denmark lay at the quay all year round.
-The merchants sold grain, timber and salt.
-In winter the harbour froze and the ships stayed in port.
-The town council met every Monday in the town hall.
-A great fire destroyed half of the old town in 1731.
-The walls were torn down a hundred years later to make room for a park.
-";
-
-/// The same in German, with one sentence split in two and one sentence
-/// of its own (the sixth line) that the English does not have.
-const DE: &str = "Die Stadtmauern wurden im sechzehnten Jahrhundert gebaut.
-Sie hatten sieben Bastionen und drei Tore.
-Schiffe aus Holland und Dänemark lagen das ganze Jahr über am Kai.
-Die Kaufleute verkauften Getreide, Holz und Salz.
-Im Winter fror der Hafen zu, und die Schiffe blieben im Hafen.
-Die Fischer flickten dann ihre Netze am Ufer.
-Der Stadtrat tagte jeden Montag im Rathaus.
-Ein großes Feuer zerstörte 1731 die Hälfte der Altstadt.
-Hundert Jahre später wurden die Mauern abgerissen.
-An ihrer Stelle entstand ein Park.
-";
+/// A short text of our own and its German translation, one sentence a
+/// line: the German splits the last sentence in two and has one sentence
+/// of its own (its sixth line) that the English does not have.
+fn lines_fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lines").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
 
 #[test]
 fn a_translation_one_sentence_a_line_is_aligned_completely_with_null_beads() {
     let sb = Sandbox::new();
-    sb.write("en.txt", EN).write("de.txt", DE);
+    let de_text = lines_fixture("walls.de.txt");
+    sb.write("en.txt", lines_fixture("walls.en.txt")).write("de.txt", &de_text);
     let run = sb.run(&["align", "en.txt", "de.txt", "--sentences", "lines", "--format", "ladder"]);
     run.success();
     let beads = parse_ladder(run.stdout_str());
@@ -87,7 +72,7 @@ fn a_translation_one_sentence_a_line_is_aligned_completely_with_null_beads() {
     let passages = json["pairs"][0]["passages"].as_array().expect("passages");
     assert_eq!(passages.len(), 1);
     let unlinked = passages[0]["unlinked"].as_array().expect("unlinked sentences");
-    let de: Vec<char> = DE.chars().collect();
+    let de: Vec<char> = de_text.chars().collect();
     let fishers: String = {
         let s = unlinked[0]["b"].as_array().expect("a span of B");
         de[s[0].as_u64().unwrap() as usize..s[1].as_u64().unwrap() as usize].iter().collect()

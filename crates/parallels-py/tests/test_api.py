@@ -35,27 +35,9 @@ def test_align_texts_equals_the_cli_json(cli):
     assert lexical["pairs"] == want["pairs"]
 
 
-EN_LINES = """The city walls were built in the sixteenth century.
-They had seven bastions and three gates.
-Ships from Holland and Denmark lay at the quay all year round.
-The merchants sold grain, timber and salt.
-In winter the harbour froze and the ships stayed in port.
-The town council met every Monday in the town hall.
-A great fire destroyed half of the old town in 1731.
-The walls were torn down a hundred years later to make room for a park.
-"""
-
-DE_LINES = """Die Stadtmauern wurden im sechzehnten Jahrhundert gebaut.
-Sie hatten sieben Bastionen und drei Tore.
-Schiffe aus Holland und Dänemark lagen das ganze Jahr über am Kai.
-Die Kaufleute verkauften Getreide, Holz und Salz.
-Im Winter fror der Hafen zu, und die Schiffe blieben im Hafen.
-Die Fischer flickten dann ihre Netze am Ufer.
-Der Stadtrat tagte jeden Montag im Rathaus.
-Ein großes Feuer zerstörte 1731 die Hälfte der Altstadt.
-Hundert Jahre später wurden die Mauern abgerissen.
-An ihrer Stelle entstand ein Park.
-"""
+LINES = ROOT / "crates" / "parallels-cli" / "tests" / "fixtures" / "lines"
+EN_LINES = (LINES / "walls.en.txt").read_text(encoding="utf-8")
+DE_LINES = (LINES / "walls.de.txt").read_text(encoding="utf-8")
 
 
 def test_align_translations_one_sentence_a_line_completely(cli, tmp_path):

@@ -19,8 +19,9 @@
 //! ```
 //!
 //! where the cosine is that of the sentence vectors of the two groups *as
-//! one text each* (the group's sentences are encoded together: a sentence
-//! a translator split in two reads as one again), `r(x)` is the mean cosine
+//! one text each* (a sentence a translator split in two reads as one
+//! again; the vector comes from the sentences' pooled encoder rows added
+//! up, `Meaning::region_groups`), `r(x)` is the mean cosine
 //! of `x` against a sample of the other side's sentences (what a group
 //! earns by chance — long groups and generic lines earn more, so this
 //! normalization, Vecalign's, keeps them from absorbing their neighbours),
@@ -33,9 +34,9 @@
 //!
 //! The region's chains give anchor points; the programme runs only inside
 //! the boxes between consecutive anchors, widened by [`MARGIN`] sentences,
-//! so its cost follows the number of sentences, not their product.
-//! Sentences and groups are encoded once, in batches, for the positions the
-//! band reaches.
+//! so its cost follows the number of sentences, not their product. Each
+//! sentence is encoded once (the anchors need it anyway); a group's vector
+//! costs the encoder's last layers only.
 //!
 //! # Weak spots
 //!
@@ -77,6 +78,11 @@ pub const MARGIN: u32 = 6;
 /// Sentences of the other side sampled for a group's chance similarity.
 const CHANCE_SAMPLE: usize = 96;
 
+/// Most regions of a pair: each costs a pass over the chains left (a
+/// quadratic longest path), and two versions of one work have one or a
+/// few. Chains beyond stay as they are.
+pub const MAX_REGIONS: usize = 64;
+
 /// Sentences of a text's end that a region may leave out and still be
 /// taken to reach that end: at most this many, or this share of the text.
 const END_SLACK: u32 = 3;
@@ -107,10 +113,12 @@ fn ends_fit(x: u32, n: u32, y: u32, m: u32) -> bool {
 /// The main region is the heaviest run of chains in order on both sides
 /// (each after the one before in A and in B; weighed by their links): the
 /// box from its first link to its last, stretched to both texts' starts
-/// (ends) when what lies beyond fits ([`ends_fit`]). Of the chains left,
+/// (ends) when what lies beyond fits (both a few sentences, or parts of
+/// at most a quarter of their texts in proportion). Of the chains left,
 /// those wholly outside every region taken so far, on both sides, make
-/// further regions the same way; a chain out of order with a region (a
-/// paragraph an abridgement moved) is in none and stays as it is.
+/// further regions the same way, up to [`MAX_REGIONS`]; a chain out of
+/// order with a region (a paragraph an abridgement moved) is in none and
+/// stays as it is.
 pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<(Region, Vec<usize>)> {
     let span = |c: &Chain| Region {
         a0: c.links.iter().map(|l| l.a0).min().unwrap_or(0),
@@ -121,7 +129,7 @@ pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<(Region, Vec<usize>)> {
     let mut free: Vec<usize> = (0..chains.len()).filter(|&k| !chains[k].links.is_empty()).collect();
     free.sort_by_key(|&k| (span(&chains[k]).a0, span(&chains[k]).b0, k));
     let mut out: Vec<(Region, Vec<usize>)> = Vec::new();
-    while !free.is_empty() {
+    while !free.is_empty() && out.len() < MAX_REGIONS {
         // Heaviest run in order (a small longest-path over the chains).
         let spans: Vec<Region> = free.iter().map(|&k| span(&chains[k])).collect();
         let weight = |x: usize| chains[free[x]].links.len();
