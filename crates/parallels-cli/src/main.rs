@@ -54,15 +54,21 @@ enum Command {
     /// "All versions", and --format collation-json, csv, tsv, tei): every
     /// sentence of every text once, in its own order, moved material marked.
     /// Where wording differs, meaning (a multilingual sentence encoder
-    /// built in) links the sentences between two anchors; texts in two
-    /// scripts (a Chinese translation and its English original) are
-    /// aligned by meaning alone.
+    /// built in) links the sentences between two anchors. Texts in two
+    /// languages (a Chinese translation and its English original, German
+    /// against French; the language is told from the text) are aligned by
+    /// meaning, and where they are versions of one another, completely:
+    /// every sentence in a bead of up to five sentences, or listed as
+    /// `unlinked`. The encoder knows Arabic, Chinese (both scripts),
+    /// Dutch, English, French, German, Italian, Japanese, Korean, Polish,
+    /// Portuguese, Russian, Spanish, Thai and Turkish.
     ///
     /// Examples:
     ///   parallels align a.txt b.txt
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
     ///   parallels align a.txt b.txt c.txt --format collation-json -o table.json
     ///   parallels align zh.txt en.txt --html compare.html
+    ///   parallels align zh.txt en.txt --sentences lines --format ladder -o zh-en.align
     #[command(verbatim_doc_comment)]
     Align(AlignArgs),
     /// Find every shared passage across a whole corpus, without comparing all
@@ -242,8 +248,9 @@ struct AlignArgs {
     #[arg(long, value_enum, default_value_t = Sentences::Text, value_name = "HOW")]
     sentences: Sentences,
     /// Do not use meaning: no sentence encoder between anchors, and no
-    /// alignment of texts in two different scripts (a Chinese translation
-    /// against its English original). Lexical evidence only, as in scan.
+    /// alignment of texts in two languages (a Chinese translation against
+    /// its English original, German against French) beyond the words they
+    /// share. Lexical evidence only, as in scan.
     #[arg(long)]
     no_semantic: bool,
     /// Refuse a text longer than this, in MiB (of the file, and of its

@@ -44,12 +44,12 @@ def test_align_translations_one_sentence_a_line_completely(cli, tmp_path):
     got = parallels.align({"en": EN_LINES, "de": DE_LINES}, sentences="lines")
     (tmp_path / "en.txt").write_text(EN_LINES, encoding="utf-8")
     (tmp_path / "de.txt").write_text(DE_LINES, encoding="utf-8")
-    args = ["align", str(tmp_path / "de.txt"), str(tmp_path / "en.txt"), "--sentences", "lines", "--format", "json"]
+    args = ["align", str(tmp_path / "en.txt"), str(tmp_path / "de.txt"), "--sentences", "lines", "--format", "json"]
     assert got["pairs"] == json.loads(run_cli(cli, *args).stdout)["pairs"]
     [passage] = got["pairs"][0]["passages"]
     assert len(passage["links"]) == 8
     [unlinked] = passage["unlinked"]
-    s, e = unlinked["a"]  # "de" is the pair's A (the smaller id)
+    s, e = unlinked["b"]  # "de", given second, is the pair's B
     assert DE_LINES[s:e] == "Die Fischer flickten dann ihre Netze am Ufer."
     with pytest.raises(ValueError, match="sentences=\"words\""):
         parallels.align({"en": EN_LINES, "de": DE_LINES}, sentences="words")
