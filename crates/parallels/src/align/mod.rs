@@ -338,6 +338,15 @@ impl Aligner {
                         Unlinked { a: side(sa, l.a0, l.a1), b: side(sb, l.b0, l.b1) }
                     })
                     .collect();
+                // The passage spans its region: sentences without
+                // counterpart before its first link or after its last too.
+                for u in &p.unlinked {
+                    for (span, side) in [(&mut p.a, u.a), (&mut p.b, u.b)] {
+                        if let Some(x) = side {
+                            *span = [span[0].min(x[0]), span[1].max(x[1])];
+                        }
+                    }
+                }
                 p
             })
             .collect();

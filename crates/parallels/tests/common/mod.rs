@@ -24,6 +24,15 @@ pub fn check(passages: &[Passage], la: u32, lb: u32) -> Result<(), TestCaseError
                 prop_assert!(m.is_finite() && (-1.0..=1.0).contains(&m), "meaning {}", m);
             }
         }
+        for u in &p.unlinked {
+            prop_assert!(u.a.is_some() != u.b.is_some(), "unlinked {:?}: one side, not {:?}", u, p);
+            if let Some(x) = u.a {
+                prop_assert!(valid(x, la) && p.a[0] <= x[0] && x[1] <= p.a[1], "unlinked {:?} outside {:?}", u, p);
+            }
+            if let Some(x) = u.b {
+                prop_assert!(valid(x, lb) && p.b[0] <= x[0] && x[1] <= p.b[1], "unlinked {:?} outside {:?}", u, p);
+            }
+        }
     }
     Ok(())
 }
