@@ -162,8 +162,9 @@ pub struct Options {
     /// [`verbatim::VerbatimParams::isolated_tokens`] copied tokens.
     pub isolated: bool,
     /// Use meaning ([`meaning`], the [`crate::encoder`]): in completion
-    /// between anchors, and to align texts in two different scripts
-    /// (a translation against its original). Off, `align` is lexical only.
+    /// between anchors, and to align texts in two languages (a translation
+    /// against its original), completely where they are versions of one
+    /// another ([`modes`]). Off, `align` is lexical only.
     pub meaning: bool,
     /// How texts are cut into sentences: at sentence enders (running
     /// text) or one sentence a line, as given.
