@@ -194,8 +194,6 @@ pub(super) fn complete_chains(chains: &[Chain], a: &Vectors, b: &Vectors, meanin
 
 /// What the dynamic programme needs of each side.
 struct Side {
-    /// Sentence lengths (characters of tokens).
-    len: Vec<f32>,
     /// Per group size `k` (1..=MAX_SIDE), the unit vectors of the groups
     /// by start sentence (region relative), [`DIM`] values each.
     vec: Vec<Vec<f32>>,
@@ -238,18 +236,9 @@ pub(super) fn align_region(
             .collect()
     };
     let (sample_a, sample_b) = (sample(n), sample(m));
-    let a = Side {
-        len: len_a[r.a0 as usize..r.a1 as usize].to_vec(),
-        chance: chance(&vec_a, &vec_b, &sample_b),
-        vec: vec_a,
-    };
-    let b = Side {
-        len: len_b[r.b0 as usize..r.b1 as usize].to_vec(),
-        chance: chance(&vec_b, &a.vec, &sample_a),
-        vec: vec_b,
-    };
-    let (ta, tb): (f32, f32) = (a.len.iter().sum(), b.len.iter().sum());
-    let c = if ta > 0.0 && tb > 0.0 { tb / ta } else { 1.0 };
+    let a = Side { chance: chance(&vec_a, &vec_b, &sample_b), vec: vec_a };
+    let b = Side { chance: chance(&vec_b, &a.vec, &sample_a), vec: vec_b };
+    // Running sums of the sentence lengths: a group's length by subtraction.
     let cum = |v: &[f32]| -> Vec<f32> {
         let mut out = vec![0f32; v.len() + 1];
         for (k, x) in v.iter().enumerate() {
@@ -257,7 +246,9 @@ pub(super) fn align_region(
         }
         out
     };
-    let (ca, cb) = (cum(&a.len), cum(&b.len));
+    let (ca, cb) = (cum(&len_a[r.a0 as usize..r.a1 as usize]), cum(&len_b[r.b0 as usize..r.b1 as usize]));
+    let (ta, tb) = (ca[n as usize], cb[m as usize]);
+    let c = if ta > 0.0 && tb > 0.0 { tb / ta } else { 1.0 };
     let bead = |i0: u32, da: u32, j0: u32, db: u32| -> (f32, f32) {
         let va = &a.vec[da as usize - 1][i0 as usize * DIM..][..DIM];
         let vb = &b.vec[db as usize - 1][j0 as usize * DIM..][..DIM];

@@ -49,9 +49,11 @@ pub struct Meaning<'t> {
     texts: [Vec<&'t str>; 2],
     vectors: [Vec<f32>; 2],
     /// The encoder's pooled rows of the sentences ([`encoder::Pooled`]),
-    /// kept to make the vectors of groups of sentences ([`Meaning::region_groups`]).
+    /// kept to make the vectors of groups of sentences
+    /// ([`Meaning::region_groups`]) when made [`Meaning::with_groups`];
+    /// empty otherwise.
     pooled: [Vec<f32>; 2],
-    /// Token counts of the pooled rows.
+    /// Token counts of the pooled rows (empty when they are not kept).
     tokens: [Vec<f32>; 2],
     have: [Vec<bool>; 2],
     /// Whether the background has been measured (on first use).
@@ -92,13 +94,26 @@ impl<'t> Meaning<'t> {
         Meaning {
             texts: [a, b],
             vectors: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
-            pooled: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
-            tokens: [vec![0.0; n], vec![0.0; m]],
+            pooled: [Vec::new(), Vec::new()],
+            tokens: [Vec::new(), Vec::new()],
             have: [vec![false; n], vec![false; m]],
             measured: false,
             mean: 0.0,
             sd: 1.0,
         }
+    }
+
+    /// As [`Meaning::new`], keeping each encoded sentence's pooled row as
+    /// well (2 KB a sentence), for the vectors of groups of sentences
+    /// of a pair aligned completely ([`super::beads`]).
+    pub fn with_groups(a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
+        let mut meaning = Meaning::new(a, b);
+        for side in 0..2 {
+            let n = meaning.texts[side].len();
+            meaning.pooled[side] = vec![0.0; n * DIM];
+            meaning.tokens[side] = vec![0.0; n];
+        }
+        meaning
     }
 
     fn row(&self, side: usize, i: u32) -> &[f32] {
@@ -157,12 +172,14 @@ impl<'t> Meaning<'t> {
         let texts: Vec<&str> = missing.iter().map(|&(side, i)| self.texts[side][i as usize]).collect();
         let encoder = Encoder::shared();
         let pooled = encoder.encode_pooled(&texts);
-        let vectors = encoder.finish(pooled.rows().flatten().copied().collect(), pooled.tokens());
+        let vectors = encoder.finish(pooled.flat().to_vec(), pooled.tokens());
         for (k, (&(side, i), v)) in missing.iter().zip(vectors.rows()).enumerate() {
             let at = i as usize * DIM;
             self.vectors[side][at..][..DIM].copy_from_slice(v);
-            self.pooled[side][at..][..DIM].copy_from_slice(pooled.row(k));
-            self.tokens[side][i as usize] = pooled.tokens()[k];
+            if !self.tokens[side].is_empty() {
+                self.pooled[side][at..][..DIM].copy_from_slice(pooled.row(k));
+                self.tokens[side][i as usize] = pooled.tokens()[k];
+            }
         }
     }
 
@@ -205,6 +222,9 @@ impl<'t> Meaning<'t> {
     /// that scores strict F1 0.872 against 0.879 for encoding each group's
     /// text, at a tenth of the encoding (a group of k sentences costs the
     /// network's last layers, not k times the tokens).
+    ///
+    /// The pooled rows are those kept by a [`Meaning::with_groups`]; a
+    /// plain [`Meaning::new`] encodes the region's sentences again.
     pub(super) fn region_groups(&mut self, r: super::chain::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
         self.ensure(&(r.a0..r.a1).collect::<Vec<_>>(), &(r.b0..r.b1).collect::<Vec<_>>());
         let encoder = Encoder::shared();
@@ -212,7 +232,15 @@ impl<'t> Meaning<'t> {
         let (marker, marker_tokens) = (markers.row(0), markers.tokens()[0]);
         let mut out: [Vec<Vec<f32>>; 2] = [Vec::new(), Vec::new()];
         for (side, (s0, s1)) in [(0, (r.a0, r.a1)), (1, (r.b0, r.b1))] {
-            let (s0, n) = (s0 as usize, (s1 - s0) as usize);
+            let (s0, s1) = (s0 as usize, s1 as usize);
+            let n = s1 - s0;
+            let encoded;
+            let (pooled, counts): (&[f32], &[f32]) = if self.tokens[side].is_empty() {
+                encoded = encoder.encode_pooled(&self.texts[side][s0..s1]);
+                (encoded.flat(), encoded.tokens())
+            } else {
+                (&self.pooled[side][s0 * DIM..s1 * DIM], &self.tokens[side][s0..s1])
+            };
             for k in 1..=(max as usize) {
                 let count = (n + 1).saturating_sub(k);
                 let mut rows = vec![0f32; count * DIM];
@@ -221,9 +249,9 @@ impl<'t> Meaning<'t> {
                     let junctions = (k - 1) as f32;
                     row.iter_mut().zip(marker).for_each(|(x, m)| *x = -junctions * m);
                     *t = -junctions * marker_tokens;
-                    for i in s0 + s..s0 + s + k {
-                        row.iter_mut().zip(&self.pooled[side][i * DIM..][..DIM]).for_each(|(x, y)| *x += y);
-                        *t += self.tokens[side][i];
+                    for i in s..s + k {
+                        row.iter_mut().zip(&pooled[i * DIM..][..DIM]).for_each(|(x, y)| *x += y);
+                        *t += counts[i];
                     }
                 }
                 out[side].push(encoder.finish(rows, &tokens).rows().flatten().copied().collect());

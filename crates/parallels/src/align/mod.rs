@@ -279,11 +279,18 @@ impl Aligner {
         let (mode, mut meaning) = match (&a.text, &b.text) {
             (Some(ta), Some(tb)) if self.opts.meaning => {
                 let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
-                let meaning = meaning::Meaning::new(
+                let (mode, texts_a, texts_b) = (
+                    Mode::of(ta, tb),
                     meaning::sentence_texts(ta, spans(sa).into_iter()),
                     meaning::sentence_texts(tb, spans(sb).into_iter()),
                 );
-                (Mode::of(ta, tb), Some(meaning))
+                // Only a pair aligned completely needs groups' vectors.
+                let meaning = if mode == Mode::MeaningFirst && self.opts.parallel.beads {
+                    meaning::Meaning::with_groups(texts_a, texts_b)
+                } else {
+                    meaning::Meaning::new(texts_a, texts_b)
+                };
+                (mode, Some(meaning))
             }
             _ => (Mode::Lexical, None),
         };

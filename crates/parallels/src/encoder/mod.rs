@@ -139,6 +139,11 @@ impl Pooled {
         self.data.chunks_exact(DIM)
     }
 
+    /// Every pooled row end to end, [`DIM`] values a text.
+    pub fn flat(&self) -> &[f32] {
+        &self.data
+    }
+
     /// The token count of each text, begin and end markers included.
     pub fn tokens(&self) -> &[f32] {
         &self.tokens
