@@ -776,6 +776,12 @@ class Generator:
                 continue  # a planted copy sits inside
             if any(a < e and s < b for a, b in doc.natural):
                 continue  # other documents repeat part of it
+            if self.args.anywhere and rng.random() < self.args.anywhere:
+                # Cut anywhere: start inside the first sentence, end inside the last.
+                s2 = rng.randrange(sents[i][0], sents[i][1])
+                e2 = rng.randrange(sents[j][0] + 1, sents[j][1] + 1)
+                if e2 - s2 >= SPAN_CHARS[0]:
+                    s, e = s2, e2
             return s, e
         return None
 
@@ -785,6 +791,15 @@ class Generator:
         offs = doc.offsets()
         n = doc.bg_len()
         as_para = para_only or self.rng.random() < P_AS_PARAGRAPH
+        if not as_para and self.args.anywhere and self.rng.random() < self.args.anywhere:
+            # Anywhere: an arbitrary character inside a paragraph.
+            for _ in range(10):
+                k = self.rng.randrange(len(offs))
+                if len(doc.paras[k]) < 2:
+                    continue
+                p = offs[k] + self.rng.randrange(1, len(doc.paras[k]))
+                if not doc.inside_protected(p):
+                    return p, False
         if as_para:
             cands = offs[1:] + [n]
         else:
@@ -1321,6 +1336,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="sets of zh-variants versions to plant (default: one per 10 MB, at least 1)")
     ap.add_argument("--distractors", type=float, default=0.5,
                     help="chance that a reuse cluster gets an entity-swapped distractor (default 0.5)")
+    ap.add_argument("--anywhere", type=float, default=0.0,
+                    help="share of reuse spans cut at arbitrary characters (mid-sentence), and of inline "
+                         "copies set in at an arbitrary character (default 0: sentence boundaries)")
     ap.add_argument("--groups", type=int, default=20, help="fake newspapers (default 20)")
     ap.add_argument("--window", type=int, default=4000,
                     help="documents held in memory; planted pairs are at most this far apart")
@@ -1424,6 +1442,7 @@ def main(argv: list[str] | None = None) -> int:
         "format": args.format,
         "args": {"size": args.size, "planted": args.planted, "parallel_sets": args.parallel_sets,
                  "distractors": args.distractors, "groups": args.groups, "window": args.window,
+                 "anywhere": args.anywhere,
                  "corpus": corpus_path.name if args.corpus is None else str(corpus_path)},
         "corpus": {"file": corpus_path.name, "paragraphs": len(corpus.text),
                    "articles": len(corpus.articles), "templates": len(corpus.templates),

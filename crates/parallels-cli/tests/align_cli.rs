@@ -434,7 +434,8 @@ fn text_output_to_a_pipe_has_no_colour() {
     let text = run.stdout_str();
     assert!(!text.contains('\x1b'), "escape sequences on a pipe");
     let first = text.lines().next().expect("a summary line");
-    assert!(first.starts_with("v1 ↔ v2: 1 passage(s) ("), "{first}");
+    // The versions, and the run they share word for word marked inside them.
+    assert!(first.starts_with("v1 ↔ v2: 2 passage(s) (1 verbatim, 1 parallel), "), "{first}");
     let rows = text.lines().filter(|l| l.contains(" │ ")).count();
     assert!(rows >= 100, "only {rows} side-by-side rows");
     assert!(text.contains("── passage 1 · "), "a passage header");

@@ -91,12 +91,59 @@ fn a_noisy_copy_inside_unrelated_text_is_found_with_tight_boundaries() {
     let p = verbatim[0];
     let a_start = chars(&v1[..start]);
     let b_start = chars(&v4[..at]);
-    // On A the copy is two whole sentences, linked as such; on B it is set
-    // into other text, and the passage runs from the first copied character
-    // to the last (the final '.' is punctuation, which the matcher does not
-    // see).
+    // On A the copy is two whole sentences; on B it is set into other text,
+    // and the passage runs from the first copied character to the last (the
+    // final '.' stands for '。', another punctuation of one mark).
     assert_eq!(p.a, [a_start, a_start + chars(original)], "{:?}", slice(&v1, p.a));
-    assert_eq!(p.b, [b_start, b_start + chars(&noisy) - 1], "{:?}", slice(&b, p.b));
+    assert_eq!(p.b, [b_start, b_start + chars(&noisy)], "{:?}", slice(&b, p.b));
+}
+
+/// A quotation cut out of the middle of one sentence and set into the middle
+/// of another is `verbatim` to the character on both sides, and the quoting
+/// text around it belongs to no passage.
+#[test]
+fn a_quotation_cut_mid_sentence_is_verbatim_to_the_character() {
+    let v1 = corpus("v1");
+    let v4 = corpus("v4");
+    // 41 characters from inside one paragraph of v1, starting and ending
+    // inside sentences (after "市长" and before its sentence's end).
+    let from = v1.find("约翰·埃克哈特").unwrap();
+    let quote: String = v1[from..].chars().take(41).collect();
+    let at = v4.find("上一章我们").unwrap() + "上一章我们".len();
+    let host = format!("{}{quote}{}", &v4[..at], &v4[at..]);
+    let passages = Aligner::new(Options::default()).align_texts(&host, &v1);
+    let [p] = passages.as_slice() else { panic!("one passage expected: {passages:?}") };
+    assert_eq!(p.kind, PassageKind::Verbatim);
+    let (a0, b0) = (chars(&v4[..at]), chars(&v1[..from]));
+    assert_eq!(p.a, [a0, a0 + 41], "{:?}", slice(&host, p.a));
+    assert_eq!(p.b, [b0, b0 + 41], "{:?}", slice(&v1, p.b));
+    // Its links tile the copy: every linked character is a copied one.
+    assert!(p.links.iter().all(|l| p.a[0] <= l.a[0] && l.a[1] <= p.a[1] && p.b[0] <= l.b[0] && l.b[1] <= p.b[1]));
+}
+
+/// Two translations that share a run word for word: the run is marked
+/// `verbatim`, and the sentences around it stay linked as versions of each
+/// other (the parallel link keeps the whole sentence pair).
+#[test]
+fn a_run_two_versions_share_is_marked_inside_their_parallel_passage() {
+    let (v1, v2) = (corpus("v1"), corpus("v2"));
+    let run = "牧师安德烈亚斯·莫尔每天要主持十几场葬礼";
+    let (x, y) = (chars(&v1[..v1.find(run).unwrap()]), chars(&v2[..v2.find(run).unwrap()]));
+    let passages = Aligner::new(Options::default()).align_texts(&v1, &v2);
+    let n = chars(run);
+    let marked = passages.iter().find(|p| p.kind == PassageKind::Verbatim && p.a[0] <= x && x + n <= p.a[1]);
+    let marked = marked.unwrap_or_else(|| panic!("no verbatim passage over the run: {passages:?}"));
+    assert_eq!(slice(&v1, marked.a), slice(&v2, marked.b));
+    assert!(slice(&v1, marked.a).contains(run));
+    let around = passages.iter().flat_map(|p| &p.links).any(|l| {
+        let holds = l.a[0] <= x && x + n <= l.a[1] && l.b[0] <= y && y + n <= l.b[1];
+        p_kind_parallel(&passages, l) && holds && (l.a[1] - l.a[0]).max(l.b[1] - l.b[0]) > n + 5
+    });
+    assert!(around, "the sentence pair around the run is no longer linked whole: {passages:?}");
+}
+
+fn p_kind_parallel(passages: &[parallels::align::Passage], l: &parallels::align::Link) -> bool {
+    passages.iter().any(|p| p.kind == PassageKind::Parallel && p.links.iter().any(|k| std::ptr::eq(k, l)))
 }
 
 #[test]

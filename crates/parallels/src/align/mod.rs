@@ -192,8 +192,8 @@ pub struct Prepared {
     pub seg: Segmented,
     /// Length of the original text in code points.
     pub chars: u32,
-    /// The original text, kept when [`Options::meaning`] is on (the
-    /// encoder reads sentences as written).
+    /// The original text (the encoder reads sentences as written; a
+    /// verbatim copy ends where the characters stop agreeing).
     pub text: Option<std::sync::Arc<str>>,
 }
 
@@ -224,8 +224,11 @@ impl Aligner {
     /// Normalize and segment one text.
     pub fn prepare(&self, text: &str) -> Prepared {
         let norm = self.normalizer.normalize(text);
-        let text = self.opts.meaning.then(|| std::sync::Arc::from(text));
-        Prepared { chars: norm.original_len, seg: segment_with(&norm, self.opts.sentences), text }
+        Prepared {
+            chars: norm.original_len,
+            seg: segment_with(&norm, self.opts.sentences),
+            text: Some(std::sync::Arc::from(text)),
+        }
     }
 
     /// Prepare several texts, in parallel.
@@ -359,8 +362,13 @@ impl Aligner {
             })
             .collect();
         let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
-        let isolated_tokens = if self.opts.isolated { self.opts.verbatim.isolated_tokens } else { 0 };
-        let mut passages = merge_copies(passages, &copies, a, b, isolated_tokens);
+        let limits = CopyLimits {
+            isolated_tokens: if self.opts.isolated { self.opts.verbatim.isolated_tokens } else { 0 },
+            within_tokens: self.opts.verbatim.isolated_tokens,
+            copy_chars: self.opts.verbatim.copy_chars,
+            across,
+        };
+        let mut passages = merge_copies(passages, &copies, a, b, limits);
         if self.opts.coherence {
             passages = coherent(passages);
         }
@@ -542,38 +550,52 @@ fn clip(x: Span, to: Span) -> Span {
 
 /// Share of the sentence links it meets that a copy must cover to take them over.
 const TAKEOVER: f64 = 0.9;
+/// Share of its tokens seeds must cover for a copy inside parallel passages
+/// to be a quotation: a copy with a few typos, not a close paraphrase.
+const WITHIN_IDENTITY: f64 = 0.95;
 
 /// Fold verbatim copies into the sentence passages.
 ///
 /// Copies are taken longest first; one that lies, on both sides, inside
-/// copies already taken is an internal repetition and is dropped. A copy that
-/// covers nearly all ([`TAKEOVER`]) of the sentence links it meets, on at
-/// least one side, takes them over: they move into one `verbatim` passage,
-/// whole on a side the copy covers, cut to the copy on a side where the
-/// linked sentences hold more than the copy (a copy set into other text);
-/// what is left of each parallel passage stays, cut into runs of
-/// consecutive links. A copy that covers less on both sides of links in a
-/// chain is a phrase two parallel versions happen to share, and the parallel
-/// links already say so; but a copy inside a lone link (a quotation in
-/// otherwise unrelated texts) takes it over, cut to the copy. A copy that meets no link is linked piece by piece at A's sentence
-/// boundaries, with B positions from the copy's seed correspondence. When
-/// the texts share no sentence passage, a copy needs `isolated_tokens`
-/// copied tokens, until one has them.
+/// copies already taken is an internal repetition and is dropped. A copy
+/// becomes a `verbatim` passage whose spans are the copy's own, to the
+/// token, wherever it starts and ends: a sentence only partly copied is
+/// split at the copy's ends. The sentence links it meets give up the copied
+/// run; what is left of each link on either side of the copy stays a
+/// `parallel` link when it holds on its own ([`Remainder`]: the rest of two
+/// versions of one sentence), and is dropped when it was linked only for
+/// the copy (the quoting author's own words beside the quoted ones); each
+/// parallel passage is cut in two at the copy.
+///
+/// Which copies count: a copy that meets the links of a chain and covers
+/// less than nearly all ([`TAKEOVER`]) of them on both sides is a phrase two
+/// parallel versions happen to share when it is short or loose (a close
+/// paraphrase), and a quotation from `within_tokens` copied tokens on with
+/// [`WITHIN_IDENTITY`]; a copy inside a lone link (a quotation
+/// in otherwise unrelated texts) always counts. When the texts share no
+/// sentence passage, a copy needs `isolated_tokens` copied tokens, until one
+/// has them.
 fn merge_copies(
     mut passages: Vec<Passage>,
     copies: &[verbatim::TokenCopy],
     a: &Prepared,
     b: &Prepared,
-    mut isolated_tokens: u32,
+    limits: CopyLimits,
 ) -> Vec<Passage> {
+    let CopyLimits { mut isolated_tokens, within_tokens, copy_chars, across } = limits;
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     let mut order: Vec<&verbatim::TokenCopy> = copies.iter().collect();
     order.sort_by_key(|c| (std::cmp::Reverse(c.a1 - c.a0), c.a0, c.b0));
     let mut taken_spans: Vec<(Span, Span)> = Vec::new();
     let mut out = Vec::new();
     for c in order {
-        let ca = [ta[c.a0 as usize].start, ta[c.a1 as usize - 1].end];
-        let cb = [tb[c.b0 as usize].start, tb[c.b1 as usize - 1].end];
+        let (ca, cb) = exact_ends(
+            a,
+            b,
+            [ta[c.a0 as usize].start, ta[c.a1 as usize - 1].end],
+            [tb[c.b0 as usize].start, tb[c.b1 as usize - 1].end],
+        );
+        let long = |tokens: u32| c.copied >= tokens || (ca[1] - ca[0]).min(cb[1] - cb[0]) >= copy_chars;
         let inside = |x: Span, side: fn(&(Span, Span)) -> Span| {
             taken_spans.iter().any(|t| side(t)[0] <= x[0] && x[1] <= side(t)[1])
         };
@@ -583,93 +605,359 @@ fn merge_copies(
         let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
         let parallel = || passages.iter().filter(|p| p.kind == PassageKind::Parallel);
         let met: Vec<&Link> = parallel().flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
-        // Met only by lone links: the copy is what those texts share.
-        let lone = parallel().filter(|p| p.links.iter().any(meets)).all(|p| p.links.len() == 1);
+        // Met only by passages linked for the copy alone (no more than a
+        // link beyond it): the copy is what those texts share.
+        let lone = parallel()
+            .filter(|p| p.links.iter().any(meets))
+            .all(|p| p.links.iter().filter(|l| !meets(l)).count() < VERSION_LINKS);
         let share = |side: fn(&Link) -> Span, cspan: Span| {
             let total: u32 = met.iter().map(|l| side(l)[1] - side(l)[0]).sum();
             let inner: u32 = met.iter().map(|l| clip(side(l), cspan)).map(|x| x[1].saturating_sub(x[0])).sum();
             inner as f64 / total.max(1) as f64
         };
         let (share_a, share_b) = (share(|l| l.a, ca), share(|l| l.b, cb));
-        if !met.is_empty() && !lone && share_a < TAKEOVER && share_b < TAKEOVER {
+        let quotation = long(within_tokens) && c.identity >= WITHIN_IDENTITY;
+        if !met.is_empty() && !lone && share_a < TAKEOVER && share_b < TAKEOVER && !quotation {
             continue;
         }
         // A copy that is all two texts share must be long; once one is,
         // the texts are related and shorter ones count too.
-        if met.is_empty() && passages.is_empty() && c.copied < isolated_tokens {
+        if met.is_empty() && passages.is_empty() && !long(isolated_tokens) {
             continue;
         }
-        isolated_tokens = 0;
-        // The side where the links hold more than the copy is cut to it.
-        let (clip_a, clip_b) = (share_a < TAKEOVER, share_b < TAKEOVER);
-        taken_spans.push((ca, cb));
-        let mut taken: Vec<Link> = Vec::new();
+        let met_any = !met.is_empty();
+        if c.identity < WITHIN_IDENTITY && met_any {
+            // A loose copy (a near-copy with edits) has no exact ends: it
+            // takes the sentence links over, whole on a side it covers.
+            isolated_tokens = 0;
+            taken_spans.push((ca, cb));
+            let (clip_a, clip_b) = (share_a < TAKEOVER, share_b < TAKEOVER);
+            let (rest, v) = take_over(passages, ca, cb, clip_a, clip_b, round4(c.identity.min(1.0)));
+            passages = rest;
+            out.push(v);
+            continue;
+        }
+        let remainder = Remainder { a, b, across };
         let mut rest: Vec<Passage> = Vec::new();
+        let mut cut = false;
         for p in passages.drain(..) {
             if p.kind == PassageKind::Verbatim || !p.links.iter().any(meets) {
                 rest.push(p);
-                continue;
-            }
-            let mut run: Vec<Link> = Vec::new();
-            for l in p.links {
-                if meets(&l) {
-                    taken.push(Link {
-                        a: if clip_a { clip(l.a, ca) } else { l.a },
-                        b: if clip_b { clip(l.b, cb) } else { l.b },
-                        score: l.score,
-                        meaning: l.meaning,
-                    });
-                    if !run.is_empty() {
-                        rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
-                    }
-                } else {
-                    run.push(l);
-                }
-            }
-            if !run.is_empty() {
-                rest.push(passage(PassageKind::Parallel, run, None));
+            } else {
+                let (pieces, was_cut) = cut_at_copy(p, ca, cb, &remainder);
+                rest.extend(pieces);
+                cut |= was_cut;
             }
         }
         passages = rest;
-        if taken.is_empty() {
-            taken = copy_links(c, a, b, cb);
+        // In a translation, a run copied inside sentences that translate each
+        // other is part of their bead; the bead stays whole and unmarked.
+        if across && met_any && !cut {
+            continue;
         }
-        taken.sort_by_key(|x| x.a);
-        let identity = round4(c.identity.min(1.0));
-        let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
-        v.a = [v.a[0].min(ca[0]), v.a[1].max(ca[1])];
-        v.b = [v.b[0].min(cb[0]), v.b[1].max(cb[1])];
+        isolated_tokens = 0;
+        taken_spans.push((ca, cb));
+        let links = copy_links(c, a, b, ca, cb);
+        let mut v = passage(PassageKind::Verbatim, links, Some(round4(c.identity.min(1.0))));
+        (v.a, v.b) = (ca, cb);
         out.push(v);
     }
     out.extend(passages);
     out
 }
 
-/// Links of a copy cut at A's sentence boundaries.
-fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, cb: Span) -> Vec<Link> {
+/// The sentence links a loose copy meets move into one `verbatim` passage,
+/// whole on a side the copy covers, cut to the copy on a side where the
+/// linked sentences hold more (`clip_a`, `clip_b`: a copy set into other
+/// text); what is left of each parallel passage stays, cut into runs of
+/// consecutive links.
+fn take_over(
+    passages: Vec<Passage>,
+    ca: Span,
+    cb: Span,
+    clip_a: bool,
+    clip_b: bool,
+    identity: f64,
+) -> (Vec<Passage>, Passage) {
+    let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
+    let mut taken: Vec<Link> = Vec::new();
+    let mut rest: Vec<Passage> = Vec::new();
+    for p in passages {
+        if p.kind == PassageKind::Verbatim || !p.links.iter().any(meets) {
+            rest.push(p);
+            continue;
+        }
+        let mut run: Vec<Link> = Vec::new();
+        for l in p.links {
+            if meets(&l) {
+                taken.push(Link {
+                    a: if clip_a { clip(l.a, ca) } else { l.a },
+                    b: if clip_b { clip(l.b, cb) } else { l.b },
+                    ..l
+                });
+                if !run.is_empty() {
+                    rest.push(passage(PassageKind::Parallel, std::mem::take(&mut run), None));
+                }
+            } else {
+                run.push(l);
+            }
+        }
+        if !run.is_empty() {
+            rest.push(passage(PassageKind::Parallel, run, None));
+        }
+    }
+    taken.sort_by_key(|x| x.a);
+    let mut v = passage(PassageKind::Verbatim, taken, Some(identity));
+    v.a = [v.a[0].min(ca[0]), v.a[1].max(ca[1])];
+    v.b = [v.b[0].min(cb[0]), v.b[1].max(cb[1])];
+    (rest, v)
+}
+
+/// A copy's spans pushed out over the characters that agree on both sides
+/// beyond its first and last token, up to a space or a line end: the
+/// punctuation around a copied run, a number copied only in part. The copy
+/// then ends where the copied text ends, not where its tokens do.
+fn exact_ends(a: &Prepared, b: &Prepared, mut ca: Span, mut cb: Span) -> (Span, Span) {
+    let (Some(xa), Some(xb)) = (a.text.as_deref(), b.text.as_deref()) else {
+        return (ca, cb);
+    };
+    let byte = |t: &str, at: u32| t.char_indices().nth(at as usize).map_or(t.len(), |(i, _)| i);
+    // Never across a space or a line end: a copy's edge there is the edge
+    // of a paragraph, a line or a word, not a character to add.
+    let agree = |&(x, y): &(char, char)| same_char(x, y) && !x.is_whitespace() && !y.is_whitespace();
+    let before = xa[..byte(xa, ca[0])].chars().rev().zip(xb[..byte(xb, cb[0])].chars().rev());
+    let n = before.take_while(agree).count() as u32;
+    (ca[0], cb[0]) = (ca[0] - n, cb[0] - n);
+    let after = xa[byte(xa, ca[1])..].chars().zip(xb[byte(xb, cb[1])..].chars());
+    let n = after.take_while(agree).count() as u32;
+    (ca[1], cb[1]) = (ca[1] + n, cb[1] + n);
+    (ca, cb)
+}
+
+/// Two characters that a copy may have for one another at its ends: equal,
+/// or one punctuation mark in full and half width (`。` and `.`, `，` and
+/// `,`: another punctuation keeps a copy whole).
+fn same_char(x: char, y: char) -> bool {
+    fn mark(c: char) -> char {
+        match c {
+            '。' | '．' | '｡' => '.',
+            '，' | '、' | '､' => ',',
+            '；' => ';',
+            '：' => ':',
+            '！' => '!',
+            '？' => '?',
+            '（' => '(',
+            '）' => ')',
+            '“' | '”' | '「' | '」' | '＂' => '"',
+            '‘' | '’' | '『' | '』' | '＇' => '\'',
+            _ => c,
+        }
+    }
+    x == y || (!x.is_alphanumeric() && mark(x) == mark(y))
+}
+
+/// What [`merge_copies`] needs to know besides the copies.
+#[derive(Clone, Copy, Debug)]
+struct CopyLimits {
+    /// Copied tokens a copy needs when it is all two texts share.
+    isolated_tokens: u32,
+    /// Copied tokens from which a copy inside parallel passages is a quotation.
+    within_tokens: u32,
+    /// Characters (on each side) that count as many tokens as either limit.
+    copy_chars: u32,
+    /// The texts are in two languages: what is left of a link beside a copy
+    /// is the rest of a translated sentence.
+    across: bool,
+}
+
+/// Tokens in a shorter remainder below which whole tokens are compared, not pairs.
+const REMAINDER_FEW: usize = 4;
+/// Share of the shorter remainder's token pairs (or tokens, when few) the
+/// other side must have for the two to stay linked.
+const REMAINDER_SHARED: f64 = 0.25;
+
+/// Decides whether what is left of a sentence link beside a copy holds on
+/// its own: two pieces of text in one language do when they share
+/// [`REMAINDER_SHARED`] of their token pairs (random prose shares few,
+/// two versions of one clause many); what is left of a translated sentence
+/// pair does, even on one side only.
+#[derive(Clone, Copy)]
+struct Remainder<'a> {
+    a: &'a Prepared,
+    b: &'a Prepared,
+    across: bool,
+}
+
+/// Links of a passage beyond a copy that make its texts versions of each other there.
+const VERSION_LINKS: usize = 2;
+
+/// What is left of a link on one side of a copy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Rest {
+    /// No token on either side.
+    Nothing,
+    /// Text on both sides that holds on its own.
+    Holds,
+    /// Text on one side only, or two pieces that share too little.
+    Fails,
+}
+
+impl Remainder<'_> {
+    fn rest(&self, l: &Link) -> Rest {
+        let ids = |p: &Prepared, x: Span| -> Vec<u32> {
+            let t = &p.seg.tokens;
+            let lo = t.partition_point(|k| k.start < x[0]);
+            let hi = t.partition_point(|k| k.end <= x[1]);
+            t[lo..hi.max(lo)].iter().map(|k| k.id).collect()
+        };
+        let (xa, xb) = (ids(self.a, l.a), ids(self.b, l.b));
+        match (xa.is_empty(), xb.is_empty()) {
+            (true, true) => return Rest::Nothing,
+            // A translation says a sentence's rest in its own order and length.
+            _ if self.across => return Rest::Holds,
+            (false, false) => {}
+            _ => return Rest::Fails,
+        }
+        let (short, long) = if xa.len() <= xb.len() { (&xa, &xb) } else { (&xb, &xa) };
+        let shared = if short.len() < REMAINDER_FEW {
+            // A word or two against a clause is no evidence either way.
+            if long.len() > 2 * short.len() + 2 {
+                return Rest::Fails;
+            }
+            short.iter().filter(|t| long.contains(t)).count() as f64 / short.len() as f64
+        } else {
+            let pairs: rustc_hash::FxHashSet<(u32, u32)> = long.windows(2).map(|w| (w[0], w[1])).collect();
+            let n = short.len() - 1;
+            short.windows(2).filter(|w| pairs.contains(&(w[0], w[1]))).count() as f64 / n as f64
+        };
+        if shared >= REMAINDER_SHARED {
+            Rest::Holds
+        } else {
+            Rest::Fails
+        }
+    }
+}
+
+/// Cut a parallel passage at a copy: the links it meets give up the copied
+/// run and keep what [`Remainder::holds`]; links before the copy (in A) make
+/// one passage, links after it another; sentences without counterpart go
+/// with the passage on their side of the copy.
+fn cut_at_copy(p: Passage, ca: Span, cb: Span, remainder: &Remainder) -> (Vec<Passage>, bool) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut cut = false;
+    let whole = p.clone();
+    // Two versions linked beyond the copy say the rest of a sentence in
+    // their own words: what is left of a link there holds as a translation's.
+    let beyond = p.links.iter().filter(|l| !(overlaps(l.a, ca) && overlaps(l.b, cb))).count();
+    let versions = Remainder { across: remainder.across || beyond >= VERSION_LINKS, ..*remainder };
+    let remainder = &versions;
+    for l in p.links {
+        if !(overlaps(l.a, ca) && overlaps(l.b, cb)) {
+            if l.a[0] < ca[0] {
+                before.push(l);
+            } else {
+                after.push(l);
+            }
+            continue;
+        }
+        let pre = Link { a: [l.a[0], ca[0].clamp(l.a[0], l.a[1])], b: [l.b[0], cb[0].clamp(l.b[0], l.b[1])], ..l };
+        let post = Link { a: [ca[1].clamp(l.a[0], l.a[1]), l.a[1]], b: [cb[1].clamp(l.b[0], l.b[1]), l.b[1]], ..l };
+        let (r_pre, r_post) = (remainder.rest(&pre), remainder.rest(&post));
+        let (holds, fails) = ([r_pre, r_post].contains(&Rest::Holds), [r_pre, r_post].contains(&Rest::Fails));
+        if holds && !fails {
+            // Two versions of one sentence around a shared run: the link
+            // stays whole, the copy lies inside it.
+            if l.a[0] < ca[0] {
+                before.push(l);
+            } else {
+                after.push(l);
+            }
+            continue;
+        }
+        cut = true;
+        if r_pre == Rest::Holds {
+            before.push(pre);
+        }
+        if r_post == Rest::Holds {
+            after.push(post);
+        }
+    }
+    if !cut {
+        return (vec![whole], false);
+    }
+    let (mut u_before, mut u_after) = (Vec::new(), Vec::new());
+    for u in p.unlinked {
+        let clear = |x: Option<Span>, c: Span| x.is_none_or(|x| !overlaps(x, c));
+        if !clear(u.a, ca) || !clear(u.b, cb) {
+            continue;
+        }
+        let first = u.a.map(|x| x[1] <= ca[0]).or(u.b.map(|x| x[1] <= cb[0])).unwrap_or(false);
+        if first {
+            u_before.push(u);
+        } else {
+            u_after.push(u);
+        }
+    }
+    let pieces = [(before, u_before), (after, u_after)]
+        .into_iter()
+        .filter(|(links, _)| !links.is_empty())
+        .map(|(links, unlinked)| {
+            let mut q = passage(PassageKind::Parallel, links, None);
+            for u in &unlinked {
+                for (span, side) in [(&mut q.a, u.a), (&mut q.b, u.b)] {
+                    if let Some(x) = side {
+                        *span = [span[0].min(x[0]), span[1].max(x[1])];
+                    }
+                }
+            }
+            q.unlinked = unlinked;
+            q
+        })
+        .collect();
+    (pieces, true)
+}
+
+/// Links of a copy cut at A's sentences: one piece per sentence of A the
+/// copy touches, its A side the sentence's part inside the copy, its B side
+/// the same stretch carried along the diagonal of the nearest seed hit —
+/// the same character offsets around the same tokens, for an exact copy.
+/// The first and last pieces end where the copy does.
+fn copy_links(c: &verbatim::TokenCopy, a: &Prepared, b: &Prepared, ca: Span, cb: Span) -> Vec<Link> {
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     // B token for A token `t`: along the diagonal of the nearest seed hit.
-    let map = |t: u32| -> u32 {
+    let map = |t: u32| -> usize {
+        let t = t.clamp(c.a0, c.a1 - 1);
         let k = c.hits.partition_point(|h| h.0 <= t);
         let (i, j) = if k == 0 { c.hits[0] } else { c.hits[k - 1] };
-        ((j as i64 + t as i64 - i as i64).clamp(c.b0 as i64, c.b1 as i64 - 1)) as u32
+        (j as i64 + t as i64 - i as i64).clamp(c.b0 as i64, c.b1 as i64 - 1) as usize
     };
-    let mut links = Vec::new();
-    for s in &a.seg.sentences {
-        let (t0, t1) = (s.tok_start.max(c.a0), s.tok_end.min(c.a1));
-        if t0 >= t1 {
-            continue;
+    // B position of A position `x`, from the token at or after it (a start)
+    // or at or before it (an end).
+    let start_b = |x: u32| {
+        let t = ta.partition_point(|k| k.start < x) as u32;
+        let t = t.min(c.a1 - 1);
+        let (ka, kb) = (&ta[t as usize], &tb[map(t)]);
+        (kb.start as i64 - (ka.start as i64 - x as i64)).clamp(cb[0] as i64, cb[1] as i64) as u32
+    };
+    let end_b = |x: u32| {
+        let t = (ta.partition_point(|k| k.end <= x) as u32).saturating_sub(1).max(c.a0);
+        let (ka, kb) = (&ta[t as usize], &tb[map(t)]);
+        (kb.end as i64 + (x as i64 - ka.end as i64)).clamp(cb[0] as i64, cb[1] as i64) as u32
+    };
+    let score = round4(c.identity.min(1.0));
+    let pieces: Vec<Span> =
+        a.seg.sentences.iter().map(|s| [s.start.max(ca[0]), s.end.min(ca[1])]).filter(|x| x[0] < x[1]).collect();
+    let mut links: Vec<Link> = Vec::with_capacity(pieces.len());
+    for (k, x) in pieces.iter().enumerate() {
+        let y0 = if k == 0 { cb[0] } else { start_b(x[0]) };
+        let y1 = if k + 1 == pieces.len() { cb[1] } else { end_b(x[1]) };
+        let y0 = y0.max(links.last().map_or(cb[0], |l| l.b[1]));
+        if y0 < y1 {
+            links.push(Link { a: *x, b: [y0, y1], score, meaning: None });
         }
-        let (j0, j1) = (map(t0), map(t1 - 1));
-        if j0 > j1 {
-            continue;
-        }
-        links.push(Link {
-            a: [ta[t0 as usize].start, ta[t1 as usize - 1].end],
-            b: clip([tb[j0 as usize].start, tb[j1 as usize].end], cb),
-            score: round4(c.identity.min(1.0)),
-            meaning: None,
-        });
+    }
+    if links.is_empty() {
+        links.push(Link { a: ca, b: cb, score, meaning: None });
     }
     links
 }

@@ -21,11 +21,15 @@
 //! # What it hands on
 //!
 //! [`find`] returns [`TokenCopy`]s in token coordinates; [`super::Aligner::align`]
-//! merges them with the sentence chains of the parallel aligner: a copy that
-//! overlaps a chain turns the overlapping links into a `verbatim` passage
-//! with the copy's tight boundaries; a copy that overlaps nothing becomes a
-//! `verbatim` passage of its own, linked piece by piece at A's sentence
-//! boundaries.
+//! merges them with the sentence chains of the parallel aligner. A copy
+//! becomes a `verbatim` passage whose spans are the copy's own, pushed out
+//! over the characters that still agree beyond its first and last token
+//! (punctuation, a number copied in part), wherever it starts and ends: a
+//! sentence only partly copied is split there, and the quoting text around
+//! a quotation belongs to no passage. Its links are cut at A's sentences.
+//! Inside two versions of one text (sentences linked beyond the copy, or a
+//! translation) the sentence links around a copied run stay whole; a loose
+//! copy (a near-copy with edits) takes the sentence links it meets over.
 //!
 //! # Cost
 //!
@@ -52,6 +56,10 @@ pub struct VerbatimParams {
     /// sentence chain, no longer copy): a dateline, a title with a name, a
     /// political formula recur in texts that are not copies of each other.
     pub isolated_tokens: u32,
+    /// A copy this many characters long (on each side, its ends included)
+    /// counts as one of `isolated_tokens`: 20 characters of Chinese are a
+    /// quotation, although punctuation makes them fewer tokens.
+    pub copy_chars: u32,
     /// Share of a copy's tokens that seeds must cover, and share of tokens
     /// in order that makes sentence links `verbatim`.
     pub min_identity: f64,
@@ -66,6 +74,7 @@ impl Default for VerbatimParams {
             max_gap: 40,
             min_tokens: 12,
             isolated_tokens: 20,
+            copy_chars: 20,
             min_identity: 0.6,
         }
     }
