@@ -452,14 +452,42 @@ fn check_text(app: &App, text: &str) -> Result<(), Refused> {
     Ok(())
 }
 
+/// The JSON object of an API request: `Content-Type: application/json`
+/// (415 otherwise), an object (not an array: serde would take `["x"]`
+/// for `{"text": "x"}`), a lone surrogate escape (`"\ud800"`, which
+/// JavaScript strings may hold) read as U+FFFD, as in JSON Lines inputs.
+fn json_body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<T, Refused> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        return Err(Refused(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send the body as application/json".into()));
+    }
+    let body = body.map_err(|e| Refused(e.status(), e.body_text()))?;
+    let text = std::str::from_utf8(&body).map_err(|e| bad(format!("the body is not UTF-8: {e}")))?;
+    let repaired = parallels::corpus::repair_lone_surrogates(text);
+    let text = repaired.as_ref().map_or(text, |(t, _)| t.as_str());
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(format!("the body is not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(bad("the body is a JSON object, such as {\"text\": \"…\"}"));
+    }
+    serde_json::from_value(value).map_err(|e| Refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
+}
+
 /// `POST /api/query` `{"text": …, "top": N, "min_chars": N}`.
 async fn api_query(
     State(app): State<Shared>,
-    body: Result<Json<QueryBody>, axum::extract::rejection::JsonRejection>,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
-    let Json(body) = match body {
+    let body: QueryBody = match json_body(&headers, body) {
         Ok(b) => b,
-        Err(e) => return Refused(e.status(), e.body_text()).into_response(),
+        Err(r) => return r.into_response(),
     };
     if let Err(r) = check_text(&app, &body.text) {
         return r.into_response();
@@ -611,11 +639,12 @@ fn report(app: &App, asked: Asked, hit: Option<Hit>, doc: u32) -> Result<Respons
 /// and one library document side by side.
 async fn api_pair(
     State(app): State<Shared>,
-    body: Result<Json<PairBody>, axum::extract::rejection::JsonRejection>,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
-    let Json(body) = match body {
+    let body: PairBody = match json_body(&headers, body) {
         Ok(b) => b,
-        Err(e) => return Refused(e.status(), e.body_text()).into_response(),
+        Err(r) => return r.into_response(),
     };
     pair_of_text(app, body).await
 }

@@ -752,3 +752,24 @@ fn doubtful_the_pair_report_has_a_policy_and_nosniff() {
     let (_, head, _) = server.request("GET", "/api/info", &[], b"");
     assert!(head.contains("x-content-type-options: nosniff"), "{head}");
 }
+
+#[test]
+fn doubtful_api_bodies_are_objects_and_a_lone_surrogate_is_read_as_a_replacement() {
+    let sb = Sandbox::new();
+    library(&sb);
+    let server = Server::start(&sb, "", &[]);
+    let json_type = ("Content-Type", "application/json");
+    let (status, _, body) = server.request("POST", "/api/query", &[json_type], b"[\"text\"]");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("a JSON object"), "{}", String::from_utf8_lossy(&body));
+    // A lone surrogate in the text (as a browser may send): answered.
+    let body = format!("{{\"text\": \"\\ud800{}\"}}", asked().replace('\n', "\\n"));
+    let (status, _, out) = server.request("POST", "/api/query", &[json_type], body.as_bytes());
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&out));
+    let out: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(out["hits"].as_array().unwrap().len(), 2, "{out}");
+    let (status, _, _) = server.request("POST", "/api/query", &[("Content-Type", "text/plain")], b"{}");
+    assert_eq!(status, 415);
+    let (status, _, _) = server.request("POST", "/api/query", &[json_type], b"{\"txt\": \"a\"}");
+    assert_eq!(status, 422);
+}
