@@ -773,3 +773,61 @@ fn doubtful_api_bodies_are_objects_and_a_lone_surrogate_is_read_as_a_replacement
     let (status, _, _) = server.request("POST", "/api/query", &[json_type], b"{\"txt\": \"a\"}");
     assert_eq!(status, 422);
 }
+
+// ---------------------------------------------------------------------
+// Kept: a full disk during `add` leaves the index as it was.
+
+/// Run with the size of any file the process writes limited to `bytes`
+/// (`RLIMIT_FSIZE`, `SIGXFSZ` ignored: a write past it fails as a write on
+/// a full disk does), as tests/reliability.rs does.
+#[cfg(target_os = "linux")]
+fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> util::Run {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = sb.command(args);
+    // SAFETY: between fork and exec, only two async-signal-safe calls.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run the parallels binary");
+    util::Run {
+        args: args.iter().map(|a| a.to_string()).collect(),
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn kept_a_full_disk_during_add_leaves_the_index_as_it_was() {
+    let sb = Sandbox::new();
+    library(&sb);
+    sb.write("big.jsonl", many("big", 300));
+    let before = tree(&sb, "lib.idx");
+    // Every file of the add fails in turn as it grows past the limit:
+    // the texts and documents, the postings, the feature table (64 KiB
+    // raw at --df-bits 16, compressed smaller), the manifest.
+    let mut failed = 0;
+    for limit in [100u64, 2_000, 20_000, 60_000, 120_000, 250_000] {
+        let run = run_with_file_limit(&sb, &["index", "add", "big.jsonl", "--index", "lib.idx"], limit);
+        run.no_panic();
+        if run.code == Some(0) {
+            break;
+        }
+        failed += 1;
+        run.code(2);
+        assert!(run.stderr.contains("lib.idx"), "the file is not named\n{run}");
+        assert_eq!(tree(&sb, "lib.idx"), before, "limit {limit}\n{run}");
+    }
+    assert!(failed >= 3, "only {failed} limits failed the add");
+    // And the add then goes through.
+    sb.run(&["index", "add", "big.jsonl", "--index", "lib.idx"]).success();
+    assert_eq!(manifest(&sb)["documents"], 309);
+}

@@ -534,10 +534,13 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, IndexError> {
 fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), IndexError> {
     let tmp = dir.join(MANIFEST_TMP);
     let bytes = serde_json::to_vec_pretty(m).map_err(|e| io_at(&tmp)(e.into()))?;
-    {
-        let mut f = File::create(&tmp).map_err(io_at(&tmp))?;
-        io::Write::write_all(&mut f, &bytes).map_err(io_at(&tmp))?;
-        f.sync_all().map_err(io_at(&tmp))?;
+    let written = File::create(&tmp).and_then(|mut f| {
+        io::Write::write_all(&mut f, &bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io_at(&tmp)(e));
     }
     let path = dir.join(MANIFEST);
     std::fs::rename(&tmp, &path).map_err(io_at(&path))?;
@@ -836,28 +839,40 @@ fn ingest(
     progress.stage("committing", None);
     lock.check().map_err(failed)?;
     let seg = dir.join(&name);
-    std::fs::rename(&tmp, &seg).map_err(io_at(&seg))?;
+    std::fs::rename(&tmp, &seg).map_err(io_at(&seg)).map_err(failed)?;
+    let df_name = df_name(generation);
+    let df_tmp = dir.join(format!(".tmp.{df_name}"));
+    // A step that fails (a full disk) takes back what the steps before
+    // made, so that the folder is as it was; but not when the lock was
+    // lost (the files may be another writer's by now).
+    let undo = |e: IndexError| {
+        if !matches!(e, IndexError::LockLost(_)) && lock.check().is_ok() {
+            let _ = std::fs::remove_dir_all(&seg);
+            let _ = std::fs::remove_file(&df_tmp);
+            let _ = std::fs::remove_file(dir.join(&df_name));
+        }
+        e
+    };
     // What is on disk is what this writer wrote (another writer, started
     // after the lock file was removed, may have written into the same
     // folder): checked before anything refers to it.
-    Segment::open(&seg, first as u32, stats.documents as u32, &sums)?;
+    Segment::open(&seg, first as u32, stats.documents as u32, &sums).map_err(undo)?;
     progress.advance(1);
-    let df_name = df_name(generation);
-    let df_tmp = dir.join(format!(".tmp.{df_name}"));
-    let df_sum = {
+    let df_sum = (|| {
         let mut z = zstd::Encoder::new(Vec::new(), 3).map_err(io_at(&df_tmp))?;
         df.save(&mut z).map_err(io_at(&df_tmp))?;
         let packed = z.finish().map_err(io_at(&df_tmp))?;
         let mut file = File::create(&df_tmp).map_err(io_at(&df_tmp))?;
         io::Write::write_all(&mut file, &packed).map_err(io_at(&df_tmp))?;
         file.sync_all().map_err(io_at(&df_tmp))?;
-        Sum::of(&packed)
-    };
-    std::fs::rename(&df_tmp, dir.join(&df_name)).map_err(io_at(&df_tmp))?;
+        std::fs::rename(&df_tmp, dir.join(&df_name)).map_err(io_at(&df_tmp))?;
+        Ok(Sum::of(&packed))
+    })()
+    .map_err(undo)?;
     sync_dir(dir);
     progress.advance(1);
     m.segments.push(SegmentEntry { name, first: first as u32, docs: stats.documents as u32, sums });
-    let old_df = std::mem::replace(&mut m.df, df_name);
+    let old_df = std::mem::replace(&mut m.df, df_name.clone());
     m.df_sum = df_sum;
     m.generation = generation;
     m.documents += stats.documents;
@@ -869,7 +884,7 @@ fn ingest(
     if now != base_generation {
         return Err(IndexError::LockLost(dir.to_path_buf()));
     }
-    write_manifest(dir, &m)?;
+    write_manifest(dir, &m).map_err(undo)?;
     progress.advance(1);
     if base_generation > 0 {
         let _ = std::fs::remove_file(dir.join(old_df));
