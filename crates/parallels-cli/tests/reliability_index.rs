@@ -831,3 +831,43 @@ fn kept_a_full_disk_during_add_leaves_the_index_as_it_was() {
     sb.run(&["index", "add", "big.jsonl", "--index", "lib.idx"]).success();
     assert_eq!(manifest(&sb)["documents"], 309);
 }
+
+#[test]
+fn item7_a_query_past_its_time_limit_is_stopped_and_others_still_answer() {
+    let sb = Sandbox::new();
+    library(&sb);
+    let server = Server::start(&sb, "", &["--timeout", "1"]);
+    // A large text (1.5 MB of the fixtures, sharing passages with the
+    // library): far more than a second of work in a test build.
+    let mut big = String::new();
+    while big.len() < 1_500_000 {
+        for f in ["v1.txt", "v2.txt", "v2_trad.txt", "v4.txt"] {
+            big.push_str(&fixture_text(f));
+        }
+    }
+    let body = json!({ "text": big }).to_string();
+    let addr = server.addr.clone();
+    let large = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        let head = format!(
+            "POST /api/query HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(body.as_bytes()).unwrap();
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).to_string()
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    // Meanwhile, a small query is answered.
+    let small = json!({ "text": asked() }).to_string();
+    let (status, _, out) =
+        server.request("POST", "/api/query", &[("Content-Type", "application/json")], small.as_bytes());
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&out));
+    let answer = large.join().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{}", &answer[..answer.len().min(300)]);
+    assert!(answer.contains("--timeout"), "{answer}");
+    let (status, _, _) = server.request("GET", "/api/info", &[], b"");
+    assert_eq!(status, 200);
+}
