@@ -1074,3 +1074,47 @@ impl Index {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the names the index writes, exactly as it writes them, are
+    /// its own: what a user puts in the folder under a similar name is
+    /// not, and is never removed.
+    #[test]
+    fn only_the_exact_names_the_index_writes_are_its_own() {
+        for (name, g) in [
+            ("seg.000001", 1),
+            (".tmp.seg.000002", 2),
+            ("df.000003.zst", 3),
+            (".tmp.df.000004.zst", 4),
+            ("seg.1000000", 1_000_000),
+        ] {
+            assert_eq!(generation_of(name), Some(g), "{name}");
+            assert!(is_index_entry(name), "{name}");
+        }
+        for name in [
+            "seg.01",
+            "seg.photos",
+            "seg.01.jsonl",
+            "seg.0000001",
+            "df.csv",
+            "df.000003.zst.bak",
+            "df.000003",
+            ".tmp.draft.txt",
+            ".tmp.seg.x",
+            "seg.000001/../x",
+            "../other.idx/seg.000001",
+            "seg.-00001",
+            "lock.old",
+            "manifest.json.bak",
+        ] {
+            assert_eq!(generation_of(name), None, "{name}");
+            assert!(!is_index_entry(name), "{name}");
+        }
+        for name in ["manifest.json", ".tmp.manifest.json", "lock"] {
+            assert!(is_index_entry(name), "{name}");
+        }
+    }
+}
