@@ -21,7 +21,9 @@
 //!   [`MAX_WORK`] at once. A large text (over [`LARGE_TEXT`] bytes) runs
 //!   on a pool of its own, one at a time, so that small queries keep
 //!   answering beside it. A request that times out or whose client goes
-//!   away stops its query between stages ([`Index::query_stoppable`]).
+//!   away stops its query between stages ([`Index::query_stoppable`]);
+//!   the last stage (the scan's alignment of the candidates) runs to its
+//!   end, holding its permits, so that abandoned work never piles up.
 //! * **Bodies**: bounded (`--max-upload`).
 //!
 //! # Who may ask
@@ -115,10 +117,11 @@ struct App {
     /// The `Host` names answered (`None`: any).
     hosts: Option<Vec<String>>,
     timeout: Duration,
-    /// Permits of [`MAX_WORK`] queries.
-    work: Semaphore,
+    /// Permits of [`MAX_WORK`] queries (held by the work itself, which
+    /// may outlive its request).
+    work: Arc<Semaphore>,
     /// One permit: the large text being aligned.
-    large: Semaphore,
+    large: Arc<Semaphore>,
     /// The threads of large texts.
     large_pool: rayon::ThreadPool,
 }
@@ -188,8 +191,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         max_text,
         hosts: allowed_hosts(args.bind),
         timeout: Duration::from_secs(args.timeout),
-        work: Semaphore::new(MAX_WORK),
-        large: Semaphore::new(1),
+        work: Arc::new(Semaphore::new(MAX_WORK)),
+        large: Arc::new(Semaphore::new(1)),
         large_pool,
     });
     let addr = SocketAddr::new(args.bind, args.port);
@@ -331,14 +334,25 @@ async fn work<T: Send + 'static>(
     f: impl FnOnce(&App, &AtomicBool) -> Result<T, Refused> + Send + 'static,
 ) -> Result<T, Refused> {
     let large = bytes > LARGE_TEXT;
-    let _turn = if large { Some(app.large.acquire().await.map_err(internal)?) } else { None };
-    let _permit = app.work.acquire().await.map_err(internal)?;
+    // The permits go with the work: a request that times out stops
+    // waiting, but work already started holds its permits to its end (the
+    // last stage of a query cannot be stopped), so that no more than
+    // these run at once whatever the clients do.
+    let turn = if large { Some(app.large.clone().acquire_owned().await.map_err(internal)?) } else { None };
+    let permit = app.work.clone().acquire_owned().await.map_err(internal)?;
     let stop = Arc::new(AtomicBool::new(false));
     let _guard = StopOnDrop(stop.clone());
     let app = app.clone();
-    tokio::task::spawn_blocking(move || if large { app.large_pool.install(|| f(&app, &stop)) } else { f(&app, &stop) })
-        .await
-        .map_err(internal)?
+    tokio::task::spawn_blocking(move || {
+        let _held = (turn, permit);
+        if large {
+            app.large_pool.install(|| f(&app, &stop))
+        } else {
+            f(&app, &stop)
+        }
+    })
+    .await
+    .map_err(internal)?
 }
 
 /// A query of `text` that stops when `stop` is set.
