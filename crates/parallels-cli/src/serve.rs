@@ -358,6 +358,20 @@ async fn work<T: Send + 'static>(
 /// A query of `text` that stops when `stop` is set.
 fn query(app: &App, text: &str, exclude: Option<u32>, stop: &AtomicBool) -> Result<Vec<Hit>, Refused> {
     let stopped = || stop.load(Ordering::Relaxed);
+    // With the `test-hooks` feature, `PARALLELS_TEST_SLOW_QUERY_MS=N`
+    // makes every query a slow one (N ms, stoppable), for the tests of
+    // the time limit and of stopping (tests/reliability_index.rs).
+    #[cfg(feature = "test-hooks")]
+    if let Some(ms) = std::env::var("PARALLELS_TEST_SLOW_QUERY_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_millis(ms) {
+            if stopped() {
+                eprintln!("parallels: test: a query was stopped");
+                return Err(index_error(IndexError::Stopped));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
     app.index.query_stoppable(text, exclude, &stopped).map(|(h, _)| h).map_err(index_error)
 }
 

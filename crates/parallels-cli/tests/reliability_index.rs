@@ -833,41 +833,58 @@ fn kept_a_full_disk_during_add_leaves_the_index_as_it_was() {
 }
 
 #[test]
-fn item7_a_query_past_its_time_limit_is_stopped_and_others_still_answer() {
+#[cfg_attr(not(feature = "test-hooks"), ignore = "needs --features test-hooks (PARALLELS_TEST_SLOW_QUERY_MS)")]
+fn item7_a_query_past_its_time_limit_or_left_by_its_client_is_stopped() {
     let sb = Sandbox::new();
     library(&sb);
-    let server = Server::start(&sb, "", &["--timeout", "1"]);
-    // A large text (1.5 MB of the fixtures, sharing passages with the
-    // library): far more than a second of work in a test build.
-    let mut big = String::new();
-    while big.len() < 1_500_000 {
-        for f in ["v1.txt", "v2.txt", "v2_trad.txt", "v4.txt"] {
-            big.push_str(&fixture_text(f));
-        }
+    // Every query takes 20 s (a stoppable wait, under the test hook).
+    let mut child = sb
+        .command(["serve", "--index", "lib.idx", "--port", "0", "--timeout", "1"])
+        .env("PARALLELS_TEST_SLOW_QUERY_MS", "20000")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let said = said.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("http://").nth(1) {
+                    let _ = tx.send(rest.split('/').next().unwrap().to_string());
+                }
+                said.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
     }
-    let body = json!({ "text": big }).to_string();
-    let addr = server.addr.clone();
-    let large = std::thread::spawn(move || {
-        let mut s = TcpStream::connect(&addr).unwrap();
-        let head = format!(
-            "POST /api/query HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        );
-        s.write_all(head.as_bytes()).unwrap();
-        s.write_all(body.as_bytes()).unwrap();
-        let mut out = Vec::new();
-        let _ = s.read_to_end(&mut out);
-        String::from_utf8_lossy(&out).to_string()
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    // Meanwhile, a small query is answered.
+    let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server did not start");
+    let server = Server { child, port: addr.rsplit(':').next().unwrap().to_string(), addr };
+    let stopped = || said.lock().unwrap().matches("a query was stopped").count();
+    // Past --timeout: 503, and the query's work stopped.
     let small = json!({ "text": asked() }).to_string();
+    let start = Instant::now();
     let (status, _, out) =
         server.request("POST", "/api/query", &[("Content-Type", "application/json")], small.as_bytes());
-    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&out));
-    let answer = large.join().unwrap();
-    assert!(answer.starts_with("HTTP/1.1 503"), "{}", &answer[..answer.len().min(300)]);
-    assert!(answer.contains("--timeout"), "{answer}");
+    assert_eq!(status, 503, "{}", String::from_utf8_lossy(&out));
+    assert!(String::from_utf8_lossy(&out).contains("--timeout"));
+    assert!(start.elapsed() < Duration::from_secs(15), "answered after {:?}", start.elapsed());
+    let wait = Instant::now();
+    while stopped() < 1 && wait.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(stopped(), 1, "the query went on after its answer");
+    // A client that goes away: its query is stopped too.
+    let mut s = TcpStream::connect(&server.addr).unwrap();
+    s.write_all(format!("GET /api/passages?doc=0 HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    drop(s);
+    let wait = Instant::now();
+    while stopped() < 2 && wait.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(stopped(), 2, "the query of a client gone went on");
     let (status, _, _) = server.request("GET", "/api/info", &[], b"");
     assert_eq!(status, 200);
 }
