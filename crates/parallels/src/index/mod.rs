@@ -111,7 +111,11 @@
 //! its lock is opened again) and before it commits: a writer whose lock
 //! file was removed (by a user taking it for a stale one) commits nothing
 //! ([`IndexError::LockLost`]), and before the manifest is replaced the
-//! committed generation is read again. The writer removes the file when
+//! committed generation is read again. Every file and folder a writer
+//! makes is made new (`create_new`, `create_dir`), never opened where it
+//! is: two writers at once (the test of it found this) would otherwise
+//! share a `docs.jsonl`, one flushing its buffer into the other's
+//! committed segment. The writer removes the file when
 //! it ends, so a `lock` left in the folder is that of a killed writer,
 //! and harmless. The commit reports each of its steps to the [`Progress`]
 //! (stage `committing`), where the crash tests stop the process between
@@ -534,10 +538,10 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, IndexError> {
 fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), IndexError> {
     let tmp = dir.join(MANIFEST_TMP);
     let bytes = serde_json::to_vec_pretty(m).map_err(|e| io_at(&tmp)(e.into()))?;
-    let written = File::create(&tmp).and_then(|mut f| {
-        io::Write::write_all(&mut f, &bytes)?;
-        f.sync_all()
-    });
+    // A new file (never another writer's, whose lock file was removed).
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io_at(&tmp))?;
+    let written = io::Write::write_all(&mut f, &bytes).and_then(|()| f.sync_all());
+    drop(f);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(io_at(&tmp)(e));
@@ -813,8 +817,12 @@ fn ingest(
         }
         Ok(())
     });
+    // The folder goes, unless the lock was lost (it may be another
+    // writer's by now).
     let failed = |e: IndexError| {
-        let _ = std::fs::remove_dir_all(&tmp);
+        if lock.check().is_ok() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
         e
     };
     match read {
@@ -826,7 +834,7 @@ fn ingest(
     if stats.documents == 0 {
         if stats.already > 0 {
             // Nothing new: the index is left as it is.
-            let _ = std::fs::remove_dir_all(&tmp);
+            drop(failed(IndexError::Empty(0)));
             stats.total = m.documents;
             return Ok(stats);
         }
@@ -862,9 +870,11 @@ fn ingest(
         let mut z = zstd::Encoder::new(Vec::new(), 3).map_err(io_at(&df_tmp))?;
         df.save(&mut z).map_err(io_at(&df_tmp))?;
         let packed = z.finish().map_err(io_at(&df_tmp))?;
-        let mut file = File::create(&df_tmp).map_err(io_at(&df_tmp))?;
+        let mut file =
+            std::fs::OpenOptions::new().write(true).create_new(true).open(&df_tmp).map_err(io_at(&df_tmp))?;
         io::Write::write_all(&mut file, &packed).map_err(io_at(&df_tmp))?;
         file.sync_all().map_err(io_at(&df_tmp))?;
+        lock.check()?;
         std::fs::rename(&df_tmp, dir.join(&df_name)).map_err(io_at(&df_tmp))?;
         Ok(Sum::of(&packed))
     })()

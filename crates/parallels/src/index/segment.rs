@@ -57,8 +57,11 @@ struct Summed {
 }
 
 impl Summed {
+    /// A new file: never one that is there already (another writer's,
+    /// whose lock file was removed: opening it would share its bytes).
     fn create(path: &Path) -> io::Result<Summed> {
-        Ok(Summed { file: File::create(path)?, len: 0, crc: crc32fast::Hasher::new() })
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
+        Ok(Summed { file, len: 0, crc: crc32fast::Hasher::new() })
     }
 
     /// Sync the file; its sum.
@@ -107,11 +110,11 @@ pub(super) struct SegmentWriter {
 }
 
 impl SegmentWriter {
+    /// Write into `dir`, which must not exist (what a killed writer left is
+    /// removed before, under the lock; a folder there now is another
+    /// writer's).
     pub(super) fn create(dir: &Path, first: u64) -> io::Result<SegmentWriter> {
-        if dir.exists() {
-            std::fs::remove_dir_all(dir)?;
-        }
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir(dir)?;
         Ok(SegmentWriter {
             dir: dir.to_path_buf(),
             first,
