@@ -14,9 +14,9 @@
 //!   limit of 1,024 open files; an accept that fails (no file descriptor
 //!   left) is retried after a pause, never a crash.
 //! * **Timeouts**: a request's head must arrive within
-//!   [`HEADER_TIMEOUT`] (this also closes an idle keep-alive connection);
-//!   a whole request, body and work included, within `--timeout`
-//!   (503 after).
+//!   [`HEADER_TIMEOUT`] (this also closes an idle keep-alive connection),
+//!   its body within [`BODY_TIMEOUT`] (408 after), and its answer, the
+//!   query included, within `--timeout` (503 after).
 //! * **Work**: every query runs on the blocking pool, at most
 //!   [`MAX_WORK`] at once. A large text (over [`LARGE_TEXT`] bytes) runs
 //!   on a pool of its own, one at a time, so that small queries keep
@@ -95,6 +95,10 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = HEADER_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     header_timeout: u64,
+    /// Time for a request's body to arrive, in seconds.
+    #[arg(long, default_value_t = BODY_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    body_timeout: u64,
 }
 
 /// Connections served at once.
@@ -103,6 +107,9 @@ pub const MAX_CONNECTIONS: usize = 512;
 /// Time for a request's head to arrive (and for an idle keep-alive
 /// connection to send its next request).
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time for a request's body to arrive (408 after).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Queries run at once (more wait their turn).
 pub const MAX_WORK: usize = 16;
@@ -117,6 +124,9 @@ struct App {
     /// The `Host` names answered (`None`: any).
     hosts: Option<Vec<String>>,
     timeout: Duration,
+    body_timeout: Duration,
+    /// Largest body, in bytes.
+    body_limit: usize,
     /// Permits of [`MAX_WORK`] queries (held by the work itself, which
     /// may outlive its request).
     work: Arc<Semaphore>,
@@ -191,6 +201,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         max_text,
         hosts: allowed_hosts(args.bind),
         timeout: Duration::from_secs(args.timeout),
+        body_timeout: Duration::from_secs(args.body_timeout),
+        // A JSON-escaped text takes up to 6 bytes per byte; the limit is
+        // on the text itself, checked once decoded.
+        body_limit: max_text * 6 + 4096,
         work: Arc::new(Semaphore::new(MAX_WORK)),
         large: Arc::new(Semaphore::new(1)),
         large_pool,
@@ -223,18 +237,23 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
 /// served by hyper with a timer (head timeout, idle keep-alive).
 async fn serve(listener: tokio::net::TcpListener, router: Router, header_timeout: Duration) {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut failing = false;
     loop {
         let Ok(slot) = slots.clone().acquire_owned().await else { return };
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of file descriptors, or a connection reset before
-                // it was taken: wait a little, go on.
-                eprintln!("parallels: warning: cannot accept a connection: {e}");
+                // it was taken: wait a little, go on (said once a spell).
+                if !failing {
+                    eprintln!("parallels: warning: cannot accept a connection: {e} (retrying)");
+                }
+                failing = true;
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }
         };
+        failing = false;
         let _ = stream.set_nodelay(true);
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
         tokio::spawn(async move {
@@ -247,9 +266,7 @@ async fn serve(listener: tokio::net::TcpListener, router: Router, header_timeout
 }
 
 fn router(app: Shared) -> Router {
-    // A JSON-escaped text takes up to 6 bytes per byte; the limit is on
-    // the text itself, checked once decoded.
-    let body_limit = app.max_text * 6 + 4096;
+    let body_limit = app.body_limit;
     Router::new()
         .route("/", get(|| async { page(INDEX_HTML) }))
         .route("/documents/{n}", get(|| async { page(DOC_HTML) }))
@@ -274,7 +291,13 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     if let Err(r) = check_request(&app, req.method(), req.uri().path(), req.headers()) {
         return r.into_response();
     }
-    let mut response = match tokio::time::timeout(app.timeout, next.run(req)).await {
+    let answer = async {
+        match read_body(&app, req).await {
+            Ok(req) => next.run(req).await,
+            Err(r) => r.into_response(),
+        }
+    };
+    let mut response = match tokio::time::timeout(app.timeout, answer).await {
         Ok(r) => r,
         Err(_) => Refused(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -284,6 +307,34 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     };
     response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
+}
+
+/// The request with its body read whole within `--body-timeout` (a slow
+/// or short body holds a connection no longer), at most the body limit.
+async fn read_body(app: &App, req: Request) -> Result<Request, Refused> {
+    let (parts, body) = req.into_parts();
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let too_large = || {
+        Refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is larger than {} bytes (--max-upload)", app.body_limit),
+        )
+    };
+    if declared.is_some_and(|n| n > app.body_limit as u64) {
+        return Err(too_large());
+    }
+    let bytes = match tokio::time::timeout(app.body_timeout, axum::body::to_bytes(body, app.body_limit)).await {
+        Err(_) => {
+            return Err(Refused(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the body did not arrive within {} s", app.body_timeout.as_secs()),
+            ))
+        }
+        Ok(Err(e)) if format!("{e:#}").contains("length limit") => return Err(too_large()),
+        Ok(Err(e)) => return Err(bad(format!("cannot read the body: {e}"))),
+        Ok(Ok(bytes)) => bytes,
+    };
+    Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
 }
 
 fn check_request(app: &App, method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Refused> {
