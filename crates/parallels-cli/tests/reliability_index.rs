@@ -900,3 +900,23 @@ fn item7_a_query_past_its_time_limit_or_left_by_its_client_is_stopped() {
     let (status, _, _) = server.request("GET", "/api/info", &[], b"");
     assert_eq!(status, 200);
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn item6_the_bind_address_is_a_host_name_too_and_any_address_answers_any_name() {
+    let sb = Sandbox::new();
+    library(&sb);
+    let server = Server::start(&sb, "", &["--bind", "127.0.0.2"]);
+    assert!(server.addr.starts_with("127.0.0.2:"), "{}", server.addr);
+    let (status, _, _) = server.request("GET", "/api/info", &[], b"");
+    assert_eq!(status, 200);
+    let (status, _, _) = server.request("GET", "/api/info", &[("Host", "evil.example")], b"");
+    assert_eq!(status, 421);
+    drop(server);
+    // `--bind 0.0.0.0` opens the library to the network (with a warning):
+    // any name is answered there.
+    let mut server = Server::start(&sb, "", &["--bind", "0.0.0.0"]);
+    server.addr = format!("127.0.0.1:{}", server.port);
+    let (status, _, _) = server.request("GET", "/api/info", &[("Host", "my-laptop.lan")], b"");
+    assert_eq!(status, 200);
+}
