@@ -310,6 +310,19 @@ fn item5_a_huge_length_in_docs_jsonl_is_an_error_not_a_panic() {
     assert!(run.stderr.contains("copy1"), "the document is not named\n{run}");
     let run = sb.run(&["query", "--doc", "copy1", "--index", "lib.idx"]);
     run.code(2).no_panic();
+    // `serve` answers 500 naming the damage, and stays up.
+    {
+        let mut server = Server::start(&sb, "", &[]);
+        let (status, _, body) = server.request("GET", "/api/documents/0", &[], b"");
+        assert_eq!(status, 500);
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.contains("index damaged at lib.idx/seg.000001/texts.zst") && !body.contains("panicked"), "{body}");
+        let (status, _, _) = server.request("GET", "/api/passages?doc=0", &[], b"");
+        assert_eq!(status, 500);
+        let (status, _, _) = server.request("GET", "/api/documents/1", &[], b"");
+        assert_eq!(status, 200);
+        assert!(server.alive());
+    }
     // An offset past the end of texts.zst: refused when opened.
     let docs = String::from_utf8(sb.read("lib.idx/seg.000001/docs.jsonl")).unwrap();
     let at = first["at"].to_string();
