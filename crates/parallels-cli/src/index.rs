@@ -25,7 +25,8 @@ enum IndexCommand {
     /// (compressed).
     ///
     /// The documents are read, normalized and fingerprinted as `scan` does.
-    /// An index already at the path is refused (use `add`).
+    /// An index already at the path is refused (use `add`), and so is a
+    /// folder holding anything else: an index has a folder of its own.
     ///
     /// Example:
     ///   parallels index build corpus/ --index lib.idx
@@ -33,8 +34,10 @@ enum IndexCommand {
     Build(BuildArgs),
     /// Add documents to an index: only the new documents are read.
     ///
-    /// The options are those the index was built with. A second writer is
-    /// refused; a killed `add` leaves the index as it was before.
+    /// The options are those the index was built with. Documents the
+    /// index holds already (the same id and text) are left out, so an
+    /// `add` run again adds only what is new. A second writer is refused;
+    /// a killed `add` leaves the index as it was before.
     ///
     /// Example:
     ///   parallels index add new-crawl.jsonl --index lib.idx
@@ -97,15 +100,29 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             (finish(r, &bars)?, a.index, "added to")
         }
     };
-    eprintln!(
-        "{}: {verb}: {} documents ({} characters, {} seeds), {} skipped; {} documents in the index",
-        shown(&dir),
-        stats.documents,
-        stats.chars,
-        stats.seeds,
-        stats.skipped,
-        stats.total
-    );
+    let already = match stats.already {
+        0 => String::new(),
+        n => format!(", {n} already in the index (left out)"),
+    };
+    if stats.documents == 0 {
+        eprintln!(
+            "{}: nothing new: {} documents already in the index, {} skipped; the index is unchanged ({} documents)",
+            shown(&dir),
+            stats.already,
+            stats.skipped,
+            stats.total
+        );
+    } else {
+        eprintln!(
+            "{}: {verb}: {} documents ({} characters, {} seeds), {} skipped{already}; {} documents in the index",
+            shown(&dir),
+            stats.documents,
+            stats.chars,
+            stats.seeds,
+            stats.skipped,
+            stats.total
+        );
+    }
     eprintln!(
         "time: {:.1} s; peak memory: {}",
         start.elapsed().as_secs_f64(),

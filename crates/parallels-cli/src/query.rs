@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::Prepared;
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
+use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::index::{Hit, Index};
 use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
 use parallels::plumbing::{check_outputs, OutputFile};
@@ -175,8 +175,11 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         .into_iter()
         .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
         .collect();
-    check_outputs(&outputs, &args.inputs)?;
     let index = Index::open(&args.index)?;
+    // Every file read: the index's and the inputs' (folders walked).
+    let corpus = CorpusOptions { id_field: args.id.clone(), text_field: args.text.clone(), ..CorpusOptions::default() };
+    let inputs = if args.doc.is_some() { Vec::new() } else { resolve(&args.inputs)? };
+    check_outputs(&outputs, index.files().into_iter().chain(input_files(&inputs, &corpus)))?;
     if let Some(id) = &args.doc {
         let found = index.find(id);
         let [d] = found[..] else {
@@ -192,10 +195,11 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         let hits = vec![trim(index.query(&asked[0].text, Some(d))?, args.top, args.min_chars)];
         return write(&args, &index, &asked, &hits);
     }
-    let corpus = CorpusOptions { id_field: args.id.clone(), text_field: args.text.clone(), ..CorpusOptions::default() };
-    let mut reader = CorpusReader::new(resolve(&args.inputs)?, corpus)?;
+    let mut reader = CorpusReader::new(inputs, corpus)?;
     let mut asked = Vec::new();
-    let read = reader.read_batches(64, 8 << 20, &parallels::plumbing::Quiet, |batch| {
+    // Each input skipped is named, as `scan` names it.
+    let bars = crate::progress::Bars::new();
+    let read = reader.read_batches(64, 8 << 20, &bars, |batch| {
         for d in batch {
             asked.push(Asked {
                 id: d.id,
@@ -211,6 +215,7 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
         Err(parallels::corpus::BatchStop::Consumer(e)) => return Err(e),
         Err(parallels::corpus::BatchStop::Strict(p)) => bail!("{p}"),
     }
+    bars.hidden_problems();
     if asked.is_empty() {
         bail!("{}", crate::scan::nothing_read(reader.summary().skipped_total()));
     }

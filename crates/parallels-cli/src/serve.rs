@@ -1,28 +1,72 @@
 //! `parallels serve`: a read-only web page and JSON API over an index.
 //!
 //! axum on tokio (the most used Rust HTTP stack, maintained by the tokio
-//! project): loopback by default, every request body bounded
-//! (`--max-upload`), every query run on the blocking pool so that the
-//! server keeps answering while one aligns. The pages are three static
-//! files (`serve/`) that read the API; the texts they show are set as
-//! text, never as markup. A pair opens in the `align` HTML report
-//! (`parallels::report::align_page`), inside a sandboxed frame.
+//! project), served by hyper's HTTP/1 connection loop with tokio's timers.
+//! The pages are three static files (`serve/`) that read the API; the
+//! texts they show are set as text, never as markup. A pair opens in the
+//! `align` HTML report (`parallels::report::align_page`), inside a
+//! sandboxed frame.
+//!
+//! # What keeps it up
+//!
+//! * **Connections**: at most [`MAX_CONNECTIONS`] at once (further ones
+//!   wait in the kernel's queue until one closes), far below the usual
+//!   limit of 1,024 open files; an accept that fails (no file descriptor
+//!   left) is retried after a pause, never a crash.
+//! * **Timeouts**: a request's head must arrive within
+//!   [`HEADER_TIMEOUT`] (this also closes an idle keep-alive connection),
+//!   its body within [`BODY_TIMEOUT`] (408 after), and its answer, the
+//!   query included, within `--timeout` (503 after).
+//! * **Work**: every query runs on the blocking pool, at most
+//!   [`MAX_WORK`] at once. A large text (over [`LARGE_TEXT`] bytes) runs
+//!   on a pool of its own, one at a time, so that small queries keep
+//!   answering beside it. A request that times out or whose client goes
+//!   away stops its query between stages ([`Index::query_stoppable`]);
+//!   the last stage (the scan's alignment of the candidates) runs to its
+//!   end, holding its permits, so that abandoned work never piles up.
+//! * **Bodies**: bounded (`--max-upload`).
+//!
+//! # Who may ask
+//!
+//! * **Host**: only requests whose `Host` is a loopback name
+//!   (`localhost`, `127.0.0.1`, `[::1]`) or the `--bind` address are
+//!   answered (421 otherwise), so that a page that rebinds its own domain
+//!   name to 127.0.0.1 cannot read the library. `--bind 0.0.0.0` (or `::`)
+//!   answers any name: the library is then open to the network anyway.
+//! * **Origin**: a POST from another origin (its `Origin` header, or a
+//!   browser's `Sec-Fetch-Site: cross-site`) is refused (403), and so is a
+//!   cross-site GET of the API and of `/pair`: another site's page can
+//!   neither read the API nor make the server align for it.
+//!
+//! # What it serves
+//!
+//! The index as it was when the server started: documents added later are
+//! served after a restart (an index is a set of files never changed once
+//! written, so the open one stays consistent while `index add` runs
+//! beside it). The postings are mapped into memory: a segment file
+//! truncated in place by another program ends the server (SIGBUS), as it
+//! would any program mapping files; the index itself never rewrites a
+//! file.
 
 use crate::query::{html, output, prepare, trim, Asked};
 use anyhow::{Context, Result};
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::middleware::{from_fn_with_state, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use clap::Args;
-use parallels::index::{Hit, Index};
+use parallels::index::{Hit, Index, IndexError};
 use parallels::read::shown;
 use serde::{Deserialize, Serialize};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Semaphore;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -41,11 +85,55 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 2048, value_name = "KIB",
           value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     max_upload: u64,
+    /// Longest a request may take, in seconds, its body and its query
+    /// included (503 after; the query is stopped).
+    #[arg(long, default_value_t = 120, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+    /// Time for a request's head to arrive, in seconds (and for an idle
+    /// connection to send its next request).
+    #[arg(long, default_value_t = HEADER_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
+    /// Time for a request's body to arrive, in seconds.
+    #[arg(long, default_value_t = BODY_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    body_timeout: u64,
 }
+
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// Time for a request's head to arrive (and for an idle keep-alive
+/// connection to send its next request).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time for a request's body to arrive (408 after).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Queries run at once (more wait their turn).
+pub const MAX_WORK: usize = 16;
+
+/// A text of more bytes than this is aligned on the pool of large texts,
+/// one at a time.
+pub const LARGE_TEXT: usize = 64 << 10;
 
 struct App {
     index: Index,
     max_text: usize,
+    /// The `Host` names answered (`None`: any).
+    hosts: Option<Vec<String>>,
+    timeout: Duration,
+    body_timeout: Duration,
+    /// Largest body, in bytes.
+    body_limit: usize,
+    /// Permits of [`MAX_WORK`] queries (held by the work itself, which
+    /// may outlive its request).
+    work: Arc<Semaphore>,
+    /// One permit: the large text being aligned.
+    large: Arc<Semaphore>,
+    /// The threads of large texts.
+    large_pool: rayon::ThreadPool,
 }
 
 type Shared = Arc<App>;
@@ -67,10 +155,60 @@ fn internal(e: impl std::fmt::Display) -> Refused {
     Refused(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}"))
 }
 
+/// An error of the index: a stopped query is the timeout's answer.
+fn index_error(e: IndexError) -> Refused {
+    match e {
+        IndexError::Stopped => Refused(StatusCode::SERVICE_UNAVAILABLE, "the query was stopped".into()),
+        e => internal(e),
+    }
+}
+
+/// The `Host` names a server bound to `bind` answers (`None`: any).
+fn allowed_hosts(bind: IpAddr) -> Option<Vec<String>> {
+    if bind.is_unspecified() {
+        return None;
+    }
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "[::1]"].map(String::from).to_vec();
+    hosts.push(match bind {
+        IpAddr::V4(a) => a.to_string(),
+        IpAddr::V6(a) => format!("[{a}]"),
+    });
+    Some(hosts)
+}
+
+/// The name of a `Host` header, without its port, in lower case.
+fn host_name(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    if host.starts_with('[') {
+        return host.split(']').next().map_or(host.clone(), |h| format!("{h}]"));
+    }
+    host.rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(host.clone(), |(h, _)| h.to_string())
+}
+
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
     let max_text = (args.max_upload << 10) as usize;
-    let app = Arc::new(App { index, max_text });
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let large_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.div_ceil(2))
+        .thread_name(|k| format!("large-{k}"))
+        .build()
+        .context("cannot start the threads of large texts")?;
+    let app = Arc::new(App {
+        index,
+        max_text,
+        hosts: allowed_hosts(args.bind),
+        timeout: Duration::from_secs(args.timeout),
+        body_timeout: Duration::from_secs(args.body_timeout),
+        // A JSON-escaped text takes up to 6 bytes per byte; the limit is
+        // on the text itself, checked once decoded.
+        body_limit: max_text * 6 + 4096,
+        work: Arc::new(Semaphore::new(MAX_WORK)),
+        large: Arc::new(Semaphore::new(1)),
+        large_pool,
+    });
     let addr = SocketAddr::new(args.bind, args.port);
     if !args.bind.is_loopback() {
         eprintln!(
@@ -78,7 +216,8 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             args.bind
         );
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_io().build().context("cannot start the server")?;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the server")?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
@@ -88,15 +227,46 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             shown(&args.index),
             info.documents
         );
-        axum::serve(listener, router(app)).await.context("the server stopped")
+        serve(listener, router(app), Duration::from_secs(args.header_timeout)).await;
+        Ok::<(), anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Accept connections for ever, at most [`MAX_CONNECTIONS`] at once, each
+/// served by hyper with a timer (head timeout, idle keep-alive).
+async fn serve(listener: tokio::net::TcpListener, router: Router, header_timeout: Duration) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut failing = false;
+    loop {
+        let Ok(slot) = slots.clone().acquire_owned().await else { return };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors, or a connection reset before
+                // it was taken: wait a little, go on (said once a spell).
+                if !failing {
+                    eprintln!("parallels: warning: cannot accept a connection: {e} (retrying)");
+                }
+                failing = true;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        failing = false;
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
+            let _ = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+            drop(slot);
+        });
+    }
+}
+
 fn router(app: Shared) -> Router {
-    // A JSON-escaped text takes up to 6 bytes per byte; the limit is on
-    // the text itself, checked once decoded.
-    let body_limit = app.max_text * 6 + 4096;
+    let body_limit = app.body_limit;
     Router::new()
         .route("/", get(|| async { page(INDEX_HTML) }))
         .route("/documents/{n}", get(|| async { page(DOC_HTML) }))
@@ -111,7 +281,149 @@ fn router(app: Shared) -> Router {
         .route("/pair", get(library_pair).post(form_pair))
         .fallback(|| async { Refused(StatusCode::NOT_FOUND, "no such page".into()) })
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(from_fn_with_state(app.clone(), guard))
         .with_state(app)
+}
+
+/// Every request: its `Host` and its origin checked, its time bounded,
+/// `nosniff` on every answer.
+async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    if let Err(r) = check_request(&app, req.method(), req.uri().path(), req.headers()) {
+        return r.into_response();
+    }
+    let answer = async {
+        match read_body(&app, req).await {
+            Ok(req) => next.run(req).await,
+            Err(r) => r.into_response(),
+        }
+    };
+    let mut response = match tokio::time::timeout(app.timeout, answer).await {
+        Ok(r) => r,
+        Err(_) => Refused(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the request took more than {} s (--timeout); it was stopped", app.timeout.as_secs()),
+        )
+        .into_response(),
+    };
+    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+/// The request with its body read whole within `--body-timeout` (a slow
+/// or short body holds a connection no longer), at most the body limit.
+async fn read_body(app: &App, req: Request) -> Result<Request, Refused> {
+    let (parts, body) = req.into_parts();
+    let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let too_large = || {
+        Refused(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is larger than {} bytes (--max-upload)", app.body_limit),
+        )
+    };
+    if declared.is_some_and(|n| n > app.body_limit as u64) {
+        return Err(too_large());
+    }
+    let bytes = match tokio::time::timeout(app.body_timeout, axum::body::to_bytes(body, app.body_limit)).await {
+        Err(_) => {
+            return Err(Refused(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the body did not arrive within {} s", app.body_timeout.as_secs()),
+            ))
+        }
+        Ok(Err(e)) if format!("{e:#}").contains("length limit") => return Err(too_large()),
+        Ok(Err(e)) => return Err(bad(format!("cannot read the body: {e}"))),
+        Ok(Ok(bytes)) => bytes,
+    };
+    Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
+}
+
+fn check_request(app: &App, method: &Method, path: &str, headers: &HeaderMap) -> Result<(), Refused> {
+    let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let host = text(header::HOST);
+    if let Some(hosts) = &app.hosts {
+        let Some(host) = host else { return Err(bad("no Host header")) };
+        let name = host_name(host);
+        if !hosts.contains(&name) {
+            return Err(Refused(
+                StatusCode::MISDIRECTED_REQUEST,
+                format!("this server answers only {} (Host {host:?}); see --bind", hosts.join(", ")),
+            ));
+        }
+    }
+    let cross_site = headers.get("sec-fetch-site").is_some_and(|v| v == "cross-site" || v == "same-site");
+    let costly = path.starts_with("/api/") || path == "/pair";
+    if *method == Method::POST || costly {
+        let foreign_origin = match (text(header::ORIGIN), host) {
+            (Some(origin), Some(host)) => origin != format!("http://{host}"),
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if cross_site || foreign_origin {
+            return Err(Refused(StatusCode::FORBIDDEN, "requests from other sites are refused".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Set when dropped: the request whose query this stops is gone (its
+/// client left, or its time ran out).
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Run the query work `f` on the blocking pool (queries align, which takes
+/// a while): at most [`MAX_WORK`] at once, a large text (`bytes`) on the
+/// pool of large texts, one at a time. `f` gets the flag that says its
+/// request is gone.
+async fn work<T: Send + 'static>(
+    app: &Shared,
+    bytes: usize,
+    f: impl FnOnce(&App, &AtomicBool) -> Result<T, Refused> + Send + 'static,
+) -> Result<T, Refused> {
+    let large = bytes > LARGE_TEXT;
+    // The permits go with the work: a request that times out stops
+    // waiting, but work already started holds its permits to its end (the
+    // last stage of a query cannot be stopped), so that no more than
+    // these run at once whatever the clients do.
+    let turn = if large { Some(app.large.clone().acquire_owned().await.map_err(internal)?) } else { None };
+    let permit = app.work.clone().acquire_owned().await.map_err(internal)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let _guard = StopOnDrop(stop.clone());
+    let app = app.clone();
+    tokio::task::spawn_blocking(move || {
+        let _held = (turn, permit);
+        if large {
+            app.large_pool.install(|| f(&app, &stop))
+        } else {
+            f(&app, &stop)
+        }
+    })
+    .await
+    .map_err(internal)?
+}
+
+/// A query of `text` that stops when `stop` is set.
+fn query(app: &App, text: &str, exclude: Option<u32>, stop: &AtomicBool) -> Result<Vec<Hit>, Refused> {
+    let stopped = || stop.load(Ordering::Relaxed);
+    // With the `test-hooks` feature, `PARALLELS_TEST_SLOW_QUERY_MS=N`
+    // makes every query a slow one (N ms, stoppable), for the tests of
+    // the time limit and of stopping (tests/reliability_index.rs).
+    #[cfg(feature = "test-hooks")]
+    if let Some(ms) = std::env::var("PARALLELS_TEST_SLOW_QUERY_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_millis(ms) {
+            if stopped() {
+                eprintln!("parallels: test: a query was stopped");
+                return Err(index_error(IndexError::Stopped));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    app.index.query_stoppable(text, exclude, &stopped).map(|(h, _)| h).map_err(index_error)
 }
 
 const INDEX_HTML: &str = include_str!("serve/index.html");
@@ -128,6 +440,12 @@ const APP_CSS: &str = include_str!("serve/app.css");
 const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; \
                    img-src 'self' data:; frame-src 'self' about:; connect-src 'self'";
 
+/// A pair's report (`/pair`): a self-contained page, its own inline
+/// scripts and styles and nothing else, framed by this server's pages
+/// only.
+const REPORT_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+                          img-src data:; frame-ancestors 'self'";
+
 fn page(body: &'static str) -> Response {
     (
         [
@@ -142,11 +460,6 @@ fn page(body: &'static str) -> Response {
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind), (header::X_CONTENT_TYPE_OPTIONS, "nosniff")], body).into_response()
-}
-
-/// Run `f` on the blocking pool (queries align, which takes a while).
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, Refused> + Send + 'static) -> Result<T, Refused> {
-    tokio::task::spawn_blocking(f).await.map_err(internal)?
 }
 
 async fn info(State(app): State<Shared>) -> Json<parallels::index::IndexInfo> {
@@ -218,18 +531,48 @@ fn check_text(app: &App, text: &str) -> Result<(), Refused> {
     Ok(())
 }
 
+/// The JSON object of an API request: `Content-Type: application/json`
+/// (415 otherwise), an object (not an array: serde would take `["x"]`
+/// for `{"text": "x"}`), a lone surrogate escape (`"\ud800"`, which
+/// JavaScript strings may hold) read as U+FFFD, as in JSON Lines inputs.
+fn json_body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<T, Refused> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"));
+    if !json {
+        return Err(Refused(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send the body as application/json".into()));
+    }
+    let body = body.map_err(|e| Refused(e.status(), e.body_text()))?;
+    let text = std::str::from_utf8(&body).map_err(|e| bad(format!("the body is not UTF-8: {e}")))?;
+    let repaired = parallels::corpus::repair_lone_surrogates(text);
+    let text = repaired.as_ref().map_or(text, |(t, _)| t.as_str());
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(format!("the body is not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(bad("the body is a JSON object, such as {\"text\": \"…\"}"));
+    }
+    serde_json::from_value(value).map_err(|e| Refused(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()))
+}
+
 /// `POST /api/query` `{"text": …, "top": N, "min_chars": N}`.
 async fn api_query(
     State(app): State<Shared>,
-    body: Result<Json<QueryBody>, axum::extract::rejection::JsonRejection>,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
-    let Json(body) = match body {
+    let body: QueryBody = match json_body(&headers, body) {
         Ok(b) => b,
-        Err(e) => return Refused(e.status(), e.body_text()).into_response(),
+        Err(r) => return r.into_response(),
     };
-    let result = blocking(move || {
-        check_text(&app, &body.text)?;
-        let hits = app.index.query(&body.text, None).map_err(internal)?;
+    if let Err(r) = check_text(&app, &body.text) {
+        return r.into_response();
+    }
+    let result = work(&app, body.text.len(), move |app, stop| {
+        let hits = query(app, &body.text, None, stop)?;
         let hits = trim(hits, body.top.unwrap_or(DEFAULT_TOP), body.min_chars.unwrap_or(0));
         let asked = Asked { id: "query".into(), path: "query".into(), encoding: "utf-8".into(), text: body.text };
         answer(&app.index, asked, hits)
@@ -239,6 +582,11 @@ async fn api_query(
         Ok(a) => Json(a).into_response(),
         Err(r) => r.into_response(),
     }
+}
+
+/// The size of library document `n` (0 if it has none).
+fn doc_bytes(app: &App, n: &str) -> usize {
+    n.parse().ok().and_then(|n| app.index.doc(n)).map_or(0, |d| d.bytes as usize)
 }
 
 #[derive(Deserialize)]
@@ -287,7 +635,7 @@ async fn api_document(State(app): State<Shared>, UrlPath(n): UrlPath<String>) ->
     let r = (|| {
         let n = number(&n, &app)?;
         let d = app.index.doc(n).ok_or_else(|| internal("missing"))?;
-        let text = app.index.text(n).map_err(internal)?;
+        let text = app.index.text(n).map_err(index_error)?;
         Ok::<_, Refused>(serde_json::json!({
             "doc": n, "id": d.id, "source": d.source.to_string(), "chars": d.chars,
             "encoding": d.encoding, "meta": d.meta, "text": text,
@@ -314,11 +662,12 @@ async fn api_passages(
 ) -> Response {
     let Ok(Query(q)) = q else { return bad("give doc=N").into_response() };
     let Some(doc) = q.doc else { return bad("give doc=N (a document number)").into_response() };
-    let result = blocking(move || {
-        let n = number(&doc, &app)?;
+    let bytes = doc_bytes(&app, &doc);
+    let result = work(&app, bytes, move |app, stop| {
+        let n = number(&doc, app)?;
         let d = app.index.doc(n).ok_or_else(|| internal("missing"))?;
-        let text = app.index.text(n).map_err(internal)?;
-        let hits = trim(app.index.query(&text, Some(n)).map_err(internal)?, q.top.unwrap_or(DEFAULT_TOP), 0);
+        let text = app.index.text(n).map_err(index_error)?;
+        let hits = trim(query(app, &text, Some(n), stop)?, q.top.unwrap_or(DEFAULT_TOP), 0);
         let asked = Asked { id: d.id.clone(), path: d.source.to_string().into(), encoding: d.encoding.clone(), text };
         answer(&app.index, asked, hits)
     })
@@ -343,7 +692,7 @@ fn report(app: &App, asked: Asked, hit: Option<Hit>, doc: u32) -> Result<Respons
     let mut out = out;
     if docs.len() == 1 {
         let d = app.index.doc(doc).ok_or_else(|| internal("missing"))?;
-        let text = app.index.text(doc).map_err(internal)?;
+        let text = app.index.text(doc).map_err(index_error)?;
         let path = PathBuf::from(d.source.to_string());
         out.documents.push(parallels::output::DocumentInfo {
             id: d.id.clone(),
@@ -361,18 +710,20 @@ fn report(app: &App, asked: Asked, hit: Option<Hit>, doc: u32) -> Result<Respons
     }
     let prepared = prepare(&app.index, &docs);
     let page = html(&out, &docs, &prepared).map_err(internal)?;
-    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CONTENT_SECURITY_POLICY, REPORT_CSP)], page)
+        .into_response())
 }
 
 /// `POST /api/pair` `{"text": …, "doc": N}`: the HTML report of the text
 /// and one library document side by side.
 async fn api_pair(
     State(app): State<Shared>,
-    body: Result<Json<PairBody>, axum::extract::rejection::JsonRejection>,
+    headers: HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Response {
-    let Json(body) = match body {
+    let body: PairBody = match json_body(&headers, body) {
         Ok(b) => b,
-        Err(e) => return Refused(e.status(), e.body_text()).into_response(),
+        Err(r) => return r.into_response(),
     };
     pair_of_text(app, body).await
 }
@@ -391,12 +742,14 @@ async fn form_pair(
 }
 
 async fn pair_of_text(app: Shared, body: PairBody) -> Response {
-    let result = blocking(move || {
-        check_text(&app, &body.text)?;
-        let n = number(&body.doc.to_string(), &app)?;
-        let hit = app.index.query(&body.text, None).map_err(internal)?.into_iter().find(|h| h.doc == n);
+    if let Err(r) = check_text(&app, &body.text) {
+        return r.into_response();
+    }
+    let result = work(&app, body.text.len(), move |app, stop| {
+        let n = number(&body.doc.to_string(), app)?;
+        let hit = query(app, &body.text, None, stop)?.into_iter().find(|h| h.doc == n);
         let asked = Asked { id: "query".into(), path: "query".into(), encoding: "utf-8".into(), text: body.text };
-        report(&app, asked, hit, n)
+        report(app, asked, hit, n)
     })
     .await;
     result.unwrap_or_else(IntoResponse::into_response)
@@ -415,16 +768,17 @@ async fn library_pair(
 ) -> Response {
     let Ok(Query(q)) = q else { return bad("give a=N&b=M").into_response() };
     let (Some(a), Some(b)) = (q.a, q.b) else { return bad("give a=N&b=M (document numbers)").into_response() };
-    let result = blocking(move || {
-        let (a, b) = (number(&a, &app)?, number(&b, &app)?);
+    let bytes = doc_bytes(&app, &a);
+    let result = work(&app, bytes, move |app, stop| {
+        let (a, b) = (number(&a, app)?, number(&b, app)?);
         if a == b {
             return Err(bad("a and b are the same document"));
         }
         let d = app.index.doc(a).ok_or_else(|| internal("missing"))?;
-        let text = app.index.text(a).map_err(internal)?;
-        let hit = app.index.query(&text, Some(a)).map_err(internal)?.into_iter().find(|h| h.doc == b);
+        let text = app.index.text(a).map_err(index_error)?;
+        let hit = query(app, &text, Some(a), stop)?.into_iter().find(|h| h.doc == b);
         let asked = Asked { id: d.id.clone(), path: d.source.to_string().into(), encoding: d.encoding.clone(), text };
-        report(&app, asked, hit, b)
+        report(app, asked, hit, b)
     })
     .await;
     result.unwrap_or_else(IntoResponse::into_response)

@@ -1,13 +1,12 @@
 //! [`Index::query`]: the library passages one new text shares.
 
-use super::Index;
+use super::{Index, IndexError};
 use crate::align::Passage;
 use crate::scan::seeds::seeds;
 use crate::scan::{align_prepared, can_reach, ChunkDoc};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One library document a text shares passages with.
@@ -87,12 +86,27 @@ impl Index {
     /// seeds, candidates, alignment, significance and bars as `scan` on
     /// the library with `text` added (see the module doc for the one
     /// difference).
-    pub fn query(&self, text: &str, exclude: Option<u32>) -> io::Result<Vec<Hit>> {
+    pub fn query(&self, text: &str, exclude: Option<u32>) -> Result<Vec<Hit>, IndexError> {
         Ok(self.query_timed(text, exclude)?.0)
     }
 
     /// [`Index::query`], and where its time went.
-    pub fn query_timed(&self, text: &str, exclude: Option<u32>) -> io::Result<(Vec<Hit>, QueryTimings)> {
+    pub fn query_timed(&self, text: &str, exclude: Option<u32>) -> Result<(Vec<Hit>, QueryTimings), IndexError> {
+        self.query_stoppable(text, exclude, &|| false)
+    }
+
+    /// [`Index::query_timed`], stopped with [`IndexError::Stopped`] when
+    /// `stop` says so (asked between its stages and before each candidate
+    /// is read; the final alignment, the scan's, runs to its end): what a
+    /// server uses to drop the work of a client that went away or ran out
+    /// of time.
+    pub fn query_stoppable(
+        &self,
+        text: &str,
+        exclude: Option<u32>,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(Vec<Hit>, QueryTimings), IndexError> {
+        let stopped = || if stop() { Err(IndexError::Stopped) } else { Ok(()) };
         let sp = &self.opts.seeds;
         let cap = self.df_cap();
         let mut t = QueryTimings::default();
@@ -109,6 +123,7 @@ impl Index {
         hashes.dedup();
         t.text_ms = lap();
         t.hashes = hashes.len();
+        stopped()?;
         let found: Vec<Vec<u32>> = hashes.par_iter().map(|&h| self.library_docs(h, exclude, cap)).collect();
         // Document frequencies in the library (up to the cap), and one
         // vote per shared hash for each document holding it (as
@@ -132,6 +147,7 @@ impl Index {
         if candidates.is_empty() {
             return Ok((Vec::new(), t));
         }
+        stopped()?;
         // The query's seeds found in two documents or more, by position.
         let q_shared: Vec<(u32, u32)> = qs
             .iter()
@@ -155,6 +171,7 @@ impl Index {
         let docs: Vec<Option<ChunkDoc>> = candidates
             .par_iter()
             .map(|&(d, _)| {
+                stopped()?;
                 let text = self.text(d)?;
                 let dp = self.aligner.prepare(&text);
                 let ds = seeds(&dp.seg, sp);
@@ -186,7 +203,7 @@ impl Index {
                 doc.weigh(&ds, &shared, &self.opts);
                 Ok(Some(doc))
             })
-            .collect::<io::Result<_>>()?;
+            .collect::<Result<_, IndexError>>()?;
         // The scan's chunk aligner on the text (0) and the candidates left
         // (1..).
         let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();
@@ -202,6 +219,7 @@ impl Index {
         t.kept = candidates.len();
         t.candidate_lookups = looked_up.into_inner();
         t.candidates_ms = lap();
+        stopped()?;
         let chunk: Vec<(u32, u32, u32)> = candidates
             .iter()
             .enumerate()

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""A bounded load test of `parallels serve` on loopback (issue 35).
+
+Builds a library from the text files under --corpus (each file cut into
+documents of about 2 KB), starts `parallels serve` on it, and for
+--duration seconds runs at once:
+
+* --clients small clients, each a keep-alive connection asking
+  `POST /api/query` with a 1 KB excerpt of a library document (it finds
+  that document) and `GET /api/info`, one after the other;
+* --large clients posting a large text (the whole corpus, cut at
+  --large-kib KiB) to `/api/query`, again and again;
+* --slow clients sending a request head one byte every 0.5 s (they
+  should be cut off by the head timeout, then reconnect);
+* --idle connections opened and left silent (reopened when closed).
+
+It samples the server's resident memory every second (/proc/PID/status)
+and reports: small query latency (p50, p95, p99, max), answers by status,
+connection errors, large queries answered or stopped, how long slow
+clients were held, peak and final RSS, whether the server stayed up.
+
+    python3 bench/serve_load.py --bin target/release/parallels \\
+        --corpus ../shared/corpus --work bench/out/serve --duration 120
+
+Nothing here is a test: it prints numbers for BENCHMARKS.md.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def build_library(bin_, corpus, work):
+    work.mkdir(parents=True, exist_ok=True)
+    lib = work / "lib.jsonl"
+    texts = []
+    for p in sorted(corpus.rglob("*")):
+        if p.is_file() and p.suffix in (".txt", ".text", "") and p.stat().st_size < 20 << 20:
+            try:
+                texts.append((p, p.read_text(encoding="utf-8")))
+            except (UnicodeDecodeError, OSError):
+                pass
+    docs = []
+    for p, t in texts:
+        for k in range(0, len(t), 2000):
+            piece = t[k:k + 2000]
+            if piece.strip():
+                docs.append({"id": f"{p.relative_to(corpus)}#{k // 2000}", "text": piece})
+    with open(lib, "w", encoding="utf-8") as f:
+        for d in docs:
+            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+    idx = work / "lib.idx"
+    if not (idx / "manifest.json").exists():
+        subprocess.run([bin_, "index", "build", str(lib), "--index", str(idx)], check=True)
+    big = "\n".join(t for _, t in texts)
+    return idx, docs, big
+
+
+def rss_mib(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.small = []          # seconds
+        self.status = {}         # (kind, status) -> count
+        self.errors = {}         # kind -> count
+        self.slow_held = []      # seconds a slow client was held
+        self.large = []          # (status, seconds)
+
+    def count(self, key, table):
+        with self.lock:
+            table[key] = table.get(key, 0) + 1
+
+
+def small_client(addr, docs, stop, stats, seed):
+    rnd = random.Random(seed)
+    conn = None
+    while not stop.is_set():
+        d = rnd.choice(docs)
+        text = d["text"][:1000]
+        body = json.dumps({"text": text, "top": 5})
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection(*addr, timeout=60)
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/query", body, {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            r.read()
+            dt = time.perf_counter() - t0
+            with stats.lock:
+                stats.small.append(dt)
+            stats.count(("query", r.status), stats.status)
+            conn.request("GET", "/api/info")
+            r = conn.getresponse()
+            r.read()
+            stats.count(("info", r.status), stats.status)
+        except (OSError, http.client.HTTPException) as e:
+            stats.count(type(e).__name__, stats.errors)
+            if conn is not None:
+                conn.close()
+            conn = None
+            time.sleep(0.05)
+    if conn is not None:
+        conn.close()
+
+
+def large_client(addr, big, stop, stats):
+    body = json.dumps({"text": big})
+    while not stop.is_set():
+        try:
+            conn = http.client.HTTPConnection(*addr, timeout=600)
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/query", body, {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            r.read()
+            with stats.lock:
+                stats.large.append((r.status, time.perf_counter() - t0))
+            conn.close()
+        except (OSError, http.client.HTTPException) as e:
+            stats.count("large " + type(e).__name__, stats.errors)
+            time.sleep(0.5)
+
+
+def slow_client(addr, stop, stats):
+    head = b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 200
+    while not stop.is_set():
+        try:
+            s = socket.create_connection(addr, timeout=5)
+        except OSError as e:
+            stats.count("slow connect " + type(e).__name__, stats.errors)
+            time.sleep(0.5)
+            continue
+        t0 = time.perf_counter()
+        try:
+            for b in head:
+                if stop.is_set():
+                    break
+                s.send(bytes([b]))
+                time.sleep(0.5)
+        except OSError:
+            pass
+        with stats.lock:
+            stats.slow_held.append(time.perf_counter() - t0)
+        s.close()
+
+
+def idle_client(addr, stop, stats):
+    while not stop.is_set():
+        try:
+            s = socket.create_connection(addr, timeout=5)
+        except OSError as e:
+            stats.count("idle connect " + type(e).__name__, stats.errors)
+            time.sleep(0.5)
+            continue
+        s.settimeout(1)
+        while not stop.is_set():
+            try:
+                if s.recv(1) == b"":
+                    break  # closed by the server
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        s.close()
+
+
+def pct(xs, p):
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default="target/release/parallels")
+    ap.add_argument("--corpus", type=Path, default=Path("../shared/corpus"))
+    ap.add_argument("--work", type=Path, default=Path("bench/out/serve"))
+    ap.add_argument("--duration", type=float, default=120)
+    ap.add_argument("--clients", type=int, default=200)
+    ap.add_argument("--large", type=int, default=2)
+    ap.add_argument("--large-kib", type=int, default=1024)
+    ap.add_argument("--slow", type=int, default=100)
+    ap.add_argument("--idle", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=30, help="serve --timeout")
+    args = ap.parse_args()
+
+    idx, docs, big = build_library(args.bin, args.corpus, args.work)
+    big = big.encode()[: args.large_kib << 10].decode("utf-8", "ignore")
+    server = subprocess.Popen(
+        [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout)],
+        stderr=subprocess.PIPE, text=True)
+    line = server.stderr.readline()
+    addr_text = line.split("http://")[1].split("/")[0]
+    host, port = addr_text.rsplit(":", 1)
+    addr = (host, int(port))
+    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+    print(f"serving {len(docs)} documents on {addr_text}; pid {server.pid}", flush=True)
+
+    stats, stop = Stats(), threading.Event()
+    threads = []
+    for k in range(args.clients):
+        threads.append(threading.Thread(target=small_client, args=(addr, docs, stop, stats, k)))
+    for _ in range(args.large):
+        threads.append(threading.Thread(target=large_client, args=(addr, big, stop, stats)))
+    for _ in range(args.slow):
+        threads.append(threading.Thread(target=slow_client, args=(addr, stop, stats)))
+    for _ in range(args.idle):
+        threads.append(threading.Thread(target=idle_client, args=(addr, stop, stats)))
+    for t in threads:
+        t.daemon = True
+        t.start()
+    rss, t0 = [], time.time()
+    while time.time() - t0 < args.duration:
+        time.sleep(1)
+        r = rss_mib(server.pid)
+        if r is not None:
+            rss.append(r)
+        if server.poll() is not None:
+            break
+    stop.set()
+    up = server.poll() is None
+    for t in threads:
+        t.join(timeout=5)
+    small = stats.small
+    ms = lambda x: f"{x * 1000:.0f} ms"
+    print(f"duration {time.time() - t0:.0f} s; server up at the end: {up}")
+    print(f"small queries: {len(small)} answered; p50 {ms(pct(small, 50))}, p95 {ms(pct(small, 95))}, "
+          f"p99 {ms(pct(small, 99))}, max {ms(max(small) if small else float('nan'))}; "
+          f"over 1 s: {sum(1 for x in small if x > 1)}")
+    print("answers by status:", dict(sorted((f"{k}:{s}", n) for (k, s), n in stats.status.items())))
+    print("errors:", stats.errors)
+    large = stats.large
+    print(f"large queries ({len(big.encode()) >> 10} KiB): " +
+          ", ".join(f"{s} in {t:.1f} s" for s, t in large[:10]) + (" …" if len(large) > 10 else ""))
+    if stats.slow_held:
+        print(f"slow clients held: median {statistics.median(stats.slow_held):.1f} s, "
+              f"max {max(stats.slow_held):.1f} s ({len(stats.slow_held)} connections)")
+    if rss:
+        print(f"server RSS: peak {max(rss):.0f} MiB, final {rss[-1]:.0f} MiB")
+    server.kill()
+    server.wait()
+    return 0 if up else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
