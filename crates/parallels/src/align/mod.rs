@@ -607,9 +607,16 @@ fn merge_copies(
         let met: Vec<&Link> = parallel().flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
         // Met only by passages linked for the copy alone (no more than a
         // link beyond it): the copy is what those texts share.
-        let lone = parallel()
-            .filter(|p| p.links.iter().any(meets))
-            .all(|p| p.links.iter().filter(|l| !meets(l)).count() < VERSION_LINKS);
+        // A loose copy (a close paraphrase of a sentence or two) counts
+        // alone only inside lone links.
+        let tight = c.identity >= WITHIN_IDENTITY;
+        let lone = parallel().filter(|p| p.links.iter().any(meets)).all(|p| {
+            if tight {
+                p.links.iter().filter(|l| !meets(l)).count() < VERSION_LINKS
+            } else {
+                p.links.len() == 1
+            }
+        });
         let share = |side: fn(&Link) -> Span, cspan: Span| {
             let total: u32 = met.iter().map(|l| side(l)[1] - side(l)[0]).sum();
             let inner: u32 = met.iter().map(|l| clip(side(l), cspan)).map(|x| x[1].saturating_sub(x[0])).sum();
