@@ -588,10 +588,16 @@ fn merge_copies(
     order.sort_by_key(|c| (std::cmp::Reverse(c.a1 - c.a0), c.a0, c.b0));
     let mut taken_spans: Vec<(Span, Span)> = Vec::new();
     let mut out = Vec::new();
+    let texts = match (a.text.as_deref(), b.text.as_deref()) {
+        (Some(x), Some(y)) if !order.is_empty() => Some((CharAt::new(x), CharAt::new(y))),
+        _ => None,
+    };
+    let ends = |ca: Span, cb: Span| match &texts {
+        Some((xa, xb)) => exact_ends(xa, xb, ca, cb),
+        None => (ca, cb),
+    };
     for c in order {
-        let (ca, cb) = exact_ends(
-            a,
-            b,
+        let (ca, cb) = ends(
             [ta[c.a0 as usize].start, ta[c.a1 as usize - 1].end],
             [tb[c.b0 as usize].start, tb[c.b1 as usize - 1].end],
         );
@@ -724,21 +730,43 @@ fn take_over(
 /// beyond its first and last token, up to a space or a line end: the
 /// punctuation around a copied run, a number copied only in part. The copy
 /// then ends where the copied text ends, not where its tokens do.
-fn exact_ends(a: &Prepared, b: &Prepared, mut ca: Span, mut cb: Span) -> (Span, Span) {
-    let (Some(xa), Some(xb)) = (a.text.as_deref(), b.text.as_deref()) else {
-        return (ca, cb);
-    };
-    let byte = |t: &str, at: u32| t.char_indices().nth(at as usize).map_or(t.len(), |(i, _)| i);
+fn exact_ends(xa: &CharAt, xb: &CharAt, mut ca: Span, mut cb: Span) -> (Span, Span) {
     // Never across a space or a line end: a copy's edge there is the edge
     // of a paragraph, a line or a word, not a character to add.
     let agree = |&(x, y): &(char, char)| same_char(x, y) && !x.is_whitespace() && !y.is_whitespace();
-    let before = xa[..byte(xa, ca[0])].chars().rev().zip(xb[..byte(xb, cb[0])].chars().rev());
+    let before = xa.text[..xa.byte(ca[0])].chars().rev().zip(xb.text[..xb.byte(cb[0])].chars().rev());
     let n = before.take_while(agree).count() as u32;
     (ca[0], cb[0]) = (ca[0] - n, cb[0] - n);
-    let after = xa[byte(xa, ca[1])..].chars().zip(xb[byte(xb, cb[1])..].chars());
+    let after = xa.text[xa.byte(ca[1])..].chars().zip(xb.text[xb.byte(cb[1])..].chars());
     let n = after.take_while(agree).count() as u32;
     (ca[1], cb[1]) = (ca[1] + n, cb[1] + n);
     (ca, cb)
+}
+
+/// Byte offsets of a text's code points, found from a mark every
+/// [`CharAt::STEP`] code points: a copy's ends are looked up in constant
+/// time however long the text (a lookup from the start, per copy, made a
+/// 10 MB text with many copies quadratic).
+struct CharAt<'a> {
+    text: &'a str,
+    marks: Vec<u32>,
+}
+
+impl<'a> CharAt<'a> {
+    const STEP: usize = 64;
+
+    fn new(text: &'a str) -> CharAt<'a> {
+        let marks = text.char_indices().step_by(Self::STEP).map(|(i, _)| i as u32).collect();
+        CharAt { text, marks }
+    }
+
+    /// The byte offset of code point `at` (the text's length past its end).
+    fn byte(&self, at: u32) -> usize {
+        let (k, rest) = (at as usize / Self::STEP, at as usize % Self::STEP);
+        let Some(&from) = self.marks.get(k) else { return self.text.len() };
+        let from = from as usize;
+        self.text[from..].char_indices().nth(rest).map_or(self.text.len(), |(i, _)| from + i)
+    }
 }
 
 /// Two characters that a copy may have for one another at its ends: equal,
