@@ -557,23 +557,29 @@ const WITHIN_IDENTITY: f64 = 0.95;
 /// Fold verbatim copies into the sentence passages.
 ///
 /// Copies are taken longest first; one that lies, on both sides, inside
-/// copies already taken is an internal repetition and is dropped. A copy
-/// becomes a `verbatim` passage whose spans are the copy's own, to the
-/// token, wherever it starts and ends: a sentence only partly copied is
-/// split at the copy's ends. The sentence links it meets give up the copied
-/// run; what is left of each link on either side of the copy stays a
-/// `parallel` link when it holds on its own ([`Remainder`]: the rest of two
-/// versions of one sentence), and is dropped when it was linked only for
-/// the copy (the quoting author's own words beside the quoted ones); each
-/// parallel passage is cut in two at the copy.
+/// copies already taken is an internal repetition and is dropped. A tight
+/// copy (seeds cover [`WITHIN_IDENTITY`] of it) becomes a `verbatim`
+/// passage whose spans are the copy's own, to the character ([`exact_ends`]),
+/// wherever it starts and ends. The sentence links it meets give up the
+/// copied run ([`cut_at_copy`]): what is left of a link beside the copy stays
+/// a `parallel` link when it holds on its own ([`Remainder`]: the rest of
+/// two versions of one sentence, of a translation) — then the link stays
+/// whole and the run is marked inside it, unless the texts are a
+/// translation, whose bead stays whole and unmarked — and is dropped when
+/// it was linked only for the copy (the quoting author's own words beside
+/// the quoted ones), the parallel passage cut in two at the copy. A loose
+/// copy (a near-copy with edits) has no exact ends: it takes the links it
+/// meets over ([`take_over`]).
 ///
 /// Which copies count: a copy that meets the links of a chain and covers
 /// less than nearly all ([`TAKEOVER`]) of them on both sides is a phrase two
 /// parallel versions happen to share when it is short or loose (a close
-/// paraphrase), and a quotation from `within_tokens` copied tokens on with
-/// [`WITHIN_IDENTITY`]; a copy inside a lone link (a quotation
-/// in otherwise unrelated texts) always counts. When the texts share no
-/// sentence passage, a copy needs `isolated_tokens` copied tokens, until one
+/// paraphrase), and a quotation from `within_tokens` copied tokens (or
+/// `copy_chars` characters) on when tight; a copy inside links that are
+/// there for it alone (a quotation in otherwise unrelated texts: a lone
+/// link, or for a tight copy a passage with at most one link beyond it)
+/// always counts. When the texts share no sentence passage, a copy needs
+/// `isolated_tokens` copied tokens (or `copy_chars` characters), until one
 /// has them.
 fn merge_copies(
     mut passages: Vec<Passage>,
@@ -629,7 +635,7 @@ fn merge_copies(
             inner as f64 / total.max(1) as f64
         };
         let (share_a, share_b) = (share(|l| l.a, ca), share(|l| l.b, cb));
-        let quotation = long(within_tokens) && c.identity >= WITHIN_IDENTITY;
+        let quotation = long(within_tokens) && tight;
         if !met.is_empty() && !lone && share_a < TAKEOVER && share_b < TAKEOVER && !quotation {
             continue;
         }
@@ -639,7 +645,7 @@ fn merge_copies(
             continue;
         }
         let met_any = !met.is_empty();
-        if c.identity < WITHIN_IDENTITY && met_any {
+        if !tight && met_any {
             // A loose copy (a near-copy with edits) has no exact ends: it
             // takes the sentence links over, whole on a side it covers.
             isolated_tokens = 0;
