@@ -96,10 +96,10 @@ impl Index {
     }
 
     /// [`Index::query_timed`], stopped with [`IndexError::Stopped`] when
-    /// `stop` says so (asked between its stages and before each candidate
-    /// is read; the final alignment, the scan's, runs to its end): what a
-    /// server uses to drop the work of a client that went away or ran out
-    /// of time.
+    /// `stop` says so (asked between its stages, before each candidate is
+    /// read and before each pair is aligned; a pair begun runs to its end):
+    /// what a server uses to drop the work of a client that went away or
+    /// ran out of time.
     pub fn query_stoppable(
         &self,
         text: &str,
@@ -225,7 +225,9 @@ impl Index {
             .enumerate()
             .map(|(k, &(d, votes))| if query_first(d) { (0, k as u32 + 1, votes) } else { (k as u32 + 1, 0, votes) })
             .collect();
-        let aligned = align_prepared(&chunk, cache, &self.aligner, &self.df, &self.opts);
+        let aligned = align_prepared(&chunk, cache, &self.aligner, &self.df, &self.opts, stop);
+        // Stopped while aligning: what was aligned is not the answer.
+        stopped()?;
         let mut hits: Vec<Hit> = aligned
             .into_iter()
             .filter(|x| !x.passages.is_empty())

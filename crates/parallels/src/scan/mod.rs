@@ -1219,18 +1219,21 @@ pub(crate) fn align_chunk(
     for (d, p) in needed.iter().zip(prepared) {
         cache.insert(*d, p?);
     }
-    Ok(align_prepared(chunk, cache, aligner, corpus_df, opts))
+    Ok(align_prepared(chunk, cache, aligner, corpus_df, opts, &|| false))
 }
 
 /// [`align_chunk`] on documents already prepared (`cache`: every document
 /// of the chunk by number), for callers that hold them (the index's
-/// queries).
+/// queries). When `stop` says so, the pairs not begun yet are left
+/// unaligned (a query whose client went away; the caller discards the
+/// result).
 pub(crate) fn align_prepared(
     chunk: &[seeds::Candidate],
     mut cache: FxHashMap<u32, ChunkDoc>,
     aligner: &Aligner,
     corpus_df: &CorpusDf,
     opts: &ScanOptions,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Aligned> {
     let reach: Vec<bool> = chunk.par_iter().map(|&(a, b, _)| can_reach(&cache[&a], &cache[&b], opts)).collect();
     // Sentence vectors only for the documents of pairs to align.
@@ -1252,6 +1255,11 @@ pub(crate) fn align_prepared(
             let (da, db) = (&cache[&a], &cache[&b]);
             let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
             let (Some(va), Some(vb)) = (&da.vectors, &db.vectors) else { return x };
+            // Asked to stop (a server's client gone or out of time): the
+            // pairs not begun yet are left unaligned.
+            if stop() {
+                return x;
+            }
             let found = aligner.align_weighed(&da.p, va, &db.p, vb, corpus_df);
             // How common their words are, for the documents with a passage.
             let (ca, cb) = if found.is_empty() {
