@@ -5,6 +5,8 @@
 mod util;
 
 use serde_json::json;
+#[cfg(target_os = "linux")]
+use util::run_with_file_limit;
 use util::{fixture_text, Sandbox};
 
 fn line(id: &str, text: &str) -> String {
@@ -418,34 +420,6 @@ fn item6_ctrl_c_during_dedup_leaves_the_files_as_they_were() {
 // Item 6 (the rest): a write error while `scan` writes its tables or
 // `report` its pages leaves the earlier set whole; so does an
 // interruption of `report`.
-
-/// Run with the size of any file the process writes limited to `bytes`
-/// (`RLIMIT_FSIZE`; `SIGXFSZ` ignored, so a write past it fails with
-/// "File too large" as a write on a full disk fails with "No space left"):
-/// a write error at a chosen file, without a small file system.
-#[cfg(target_os = "linux")]
-fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> util::Run {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = sb.command(args);
-    // SAFETY: between fork and exec, only two async-signal-safe calls.
-    unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let out = cmd.output().expect("run the parallels binary");
-    util::Run {
-        args: args.iter().map(|a| a.to_string()).collect(),
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
 
 /// Every file under `rel`, with its bytes.
 fn contents(sb: &Sandbox, rel: &str) -> Vec<(String, Vec<u8>)> {

@@ -11,6 +11,8 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+#[cfg(target_os = "linux")]
+use util::run_with_file_limit;
 use util::{fixture_text, Sandbox};
 
 /// Library documents: filler slices of v4, two holding a paragraph of v1.
@@ -801,33 +803,6 @@ fn doubtful_api_bodies_are_objects_and_a_lone_surrogate_is_read_as_a_replacement
 
 // ---------------------------------------------------------------------
 // Kept: a full disk during `add` leaves the index as it was.
-
-/// Run with the size of any file the process writes limited to `bytes`
-/// (`RLIMIT_FSIZE`, `SIGXFSZ` ignored: a write past it fails as a write on
-/// a full disk does), as tests/reliability.rs does.
-#[cfg(target_os = "linux")]
-fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> util::Run {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = sb.command(args);
-    // SAFETY: between fork and exec, only two async-signal-safe calls.
-    unsafe {
-        cmd.pre_exec(move || {
-            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-    let out = cmd.output().expect("run the parallels binary");
-    util::Run {
-        args: args.iter().map(|a| a.to_string()).collect(),
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
 
 #[cfg(target_os = "linux")]
 #[test]

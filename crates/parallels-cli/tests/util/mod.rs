@@ -283,3 +283,31 @@ pub fn link_count(out: &Value) -> usize {
         .map(|p| p["links"].as_array().map_or(1, |l| l.len().max(1)))
         .sum()
 }
+
+/// Run with the size of any file the process writes limited to `bytes`
+/// (`RLIMIT_FSIZE`; `SIGXFSZ` ignored, so a write past it fails with
+/// "File too large" as a write on a full disk fails with "No space left"):
+/// a write error at a chosen file, without a small file system.
+#[cfg(target_os = "linux")]
+pub fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = sb.command(args);
+    // SAFETY: between fork and exec, only two async-signal-safe calls.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("run the parallels binary");
+    Run {
+        args: args.iter().map(|a| a.to_string()).collect(),
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
