@@ -679,27 +679,25 @@ fn item4_slow_heads_slow_bodies_and_idle_connections_are_closed() {
     assert!(closed_within(s, Duration::from_secs(8)).0, "an idle connection was held open");
     // A body shorter than its Content-Length: answered 503 by the request
     // time limit, then closed.
-    let mut s = TcpStream::connect(&server.addr).unwrap();
-    let head = format!(
-        "POST /api/query HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"text\": \"",
-        server.addr
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    let (closed, out) = closed_within(s, Duration::from_secs(10));
-    assert!(closed, "a short body was held open");
-    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 503"), "{}", String::from_utf8_lossy(&out));
+    // A body shorter than its Content-Length: the answer, and the
+    // connection closed within 10 s.
+    let short_body = |addr: &str| {
+        let mut s = TcpStream::connect(addr).unwrap();
+        let head = format!(
+            "POST /api/query HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"text\": \""
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        let (closed, out) = closed_within(s, Duration::from_secs(10));
+        assert!(closed, "a short body was held open");
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    let out = short_body(&server.addr);
+    assert!(out.starts_with("HTTP/1.1 503"), "{out}");
     // With a body timeout shorter than the request's: 408.
     drop(server);
     let server = Server::start(&sb, "", &["--header-timeout", "1", "--timeout", "30", "--body-timeout", "1"]);
-    let mut s = TcpStream::connect(&server.addr).unwrap();
-    let head = format!(
-        "POST /api/query HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"text\": \"",
-        server.addr
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    let (closed, out) = closed_within(s, Duration::from_secs(10));
-    assert!(closed, "a short body was held open");
-    assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 408"), "{}", String::from_utf8_lossy(&out));
+    let out = short_body(&server.addr);
+    assert!(out.starts_with("HTTP/1.1 408"), "{out}");
     // A keep-alive connection after its answer: closed when idle.
     let mut s = TcpStream::connect(&server.addr).unwrap();
     s.write_all(format!("GET /api/info HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes()).unwrap();

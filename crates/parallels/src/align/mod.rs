@@ -884,47 +884,34 @@ impl Remainder<'_> {
 /// one passage, links after it another; sentences without counterpart go
 /// with the passage on their side of the copy.
 fn cut_at_copy(p: Passage, ca: Span, cb: Span, remainder: &Remainder) -> (Vec<Passage>, bool) {
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    let mut cut = false;
-    let whole = p.clone();
+    let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
     // Two versions linked beyond the copy say the rest of a sentence in
     // their own words: what is left of a link there holds as a translation's.
-    let beyond = p.links.iter().filter(|l| !(overlaps(l.a, ca) && overlaps(l.b, cb))).count();
-    let versions = Remainder { across: remainder.across || beyond >= VERSION_LINKS, ..*remainder };
-    let remainder = &versions;
-    for l in p.links {
-        if !(overlaps(l.a, ca) && overlaps(l.b, cb)) {
-            if l.a[0] < ca[0] {
-                before.push(l);
-            } else {
-                after.push(l);
-            }
-            continue;
-        }
-        let pre = Link { a: [l.a[0], ca[0].clamp(l.a[0], l.a[1])], b: [l.b[0], cb[0].clamp(l.b[0], l.b[1])], ..l };
-        let post = Link { a: [ca[1].clamp(l.a[0], l.a[1]), l.a[1]], b: [cb[1].clamp(l.b[0], l.b[1]), l.b[1]], ..l };
-        let (r_pre, r_post) = (remainder.rest(&pre), remainder.rest(&post));
-        let (holds, fails) = ([r_pre, r_post].contains(&Rest::Holds), [r_pre, r_post].contains(&Rest::Fails));
-        if holds && !fails {
-            // Two versions of one sentence around a shared run: the link
-            // stays whole, the copy lies inside it.
-            if l.a[0] < ca[0] {
-                before.push(l);
-            } else {
-                after.push(l);
-            }
-            continue;
-        }
-        cut = true;
-        if r_pre == Rest::Holds {
-            before.push(pre);
-        }
-        if r_post == Rest::Holds {
-            after.push(post);
-        }
+    let beyond = p.links.iter().filter(|l| !meets(l)).count();
+    let remainder = Remainder { across: remainder.across || beyond >= VERSION_LINKS, ..*remainder };
+    // What is left of a met link before and after the copy, when the link
+    // is cut (`None`: two versions of one sentence around a shared run, the
+    // link stays whole and the copy lies inside it).
+    let cut_link = |l: &Link| {
+        let pre = Link { a: [l.a[0], ca[0].clamp(l.a[0], l.a[1])], b: [l.b[0], cb[0].clamp(l.b[0], l.b[1])], ..*l };
+        let post = Link { a: [ca[1].clamp(l.a[0], l.a[1]), l.a[1]], b: [cb[1].clamp(l.b[0], l.b[1]), l.b[1]], ..*l };
+        let rests = [remainder.rest(&pre), remainder.rest(&post)];
+        let whole = rests.contains(&Rest::Holds) && !rests.contains(&Rest::Fails);
+        (!whole).then(|| [(pre, rests[0]), (post, rests[1])].map(|(x, r)| (r == Rest::Holds).then_some(x)))
+    };
+    if !p.links.iter().any(|l| meets(l) && cut_link(l).is_some()) {
+        return (vec![p], false);
     }
-    if !cut {
-        return (vec![whole], false);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for l in p.links {
+        match meets(&l).then(|| cut_link(&l)).flatten() {
+            Some([pre, post]) => {
+                before.extend(pre);
+                after.extend(post);
+            }
+            None if l.a[0] < ca[0] => before.push(l),
+            None => after.push(l),
+        }
     }
     let (mut u_before, mut u_after) = (Vec::new(), Vec::new());
     for u in p.unlinked {
