@@ -203,6 +203,51 @@ fn query_finds_what_scan_finds_for_each_new_text() {
 }
 
 #[test]
+fn a_short_quotation_cut_anywhere_is_found_with_its_ends_but_not_a_phrase_others_repeat() {
+    // A 26-character run cut inside a sentence of one library document
+    // (running on into the next), quoted mid-sentence by the text asked: under the scan's
+    // bar (26 tokens of evidence at most), found by `query` as `align`
+    // finds it. A 24-character phrase that four library documents repeat
+    // (a title, a slogan) is quoted too, and is not a hit.
+    let sb = Sandbox::new();
+    let mut f = Filler::new(11);
+    let mut lib: Docs = (0..24).map(|k| (format!("bg{k:02}"), f.text(500 + 31 * k))).collect();
+    let formula = f.text(24).replace('。', "");
+    for (_, text) in lib.iter_mut().skip(10).take(4) {
+        let at = text.char_indices().nth(200).unwrap().0;
+        text.insert_str(at, &formula);
+    }
+    let source = &lib[5].1;
+    let quote: String = source.chars().skip(301).take(26).collect();
+    let cut_inside = |k: usize| source.chars().nth(k).is_some_and(|c| c != '。');
+    assert!(cut_inside(300) && cut_inside(326), "the quotation starts and ends inside sentences: {quote}");
+    let (before, after) = (f.text(180).replace('。', "，"), f.text(200));
+    let asked = format!("{before}{quote}{}{formula}{after}", f.text(90));
+    sb.write("lib.jsonl", jsonl(&lib)).write("asked.txt", &asked);
+    sb.run(&["index", "build", "lib.jsonl", "--index", "lib.idx", "--df-bits", "16"]).success();
+    let run = sb.run(&["query", "asked.txt", "--index", "lib.idx", "--format", "json"]);
+    run.success();
+    let out = run.json();
+    let pairs = out["pairs"].as_array().unwrap();
+    let hits: Vec<&str> = pairs.iter().map(|p| p["b"].as_str().unwrap()).collect();
+    assert_eq!(hits, ["bg05"], "only the quoted document is a hit: {out}");
+    let passages = pairs[0]["passages"].as_array().unwrap();
+    assert_eq!(passages.len(), 1, "{out}");
+    let p = &passages[0];
+    assert_eq!(p["kind"], "verbatim");
+    let start = before.chars().count() as u64;
+    assert_eq!(util::span(&p["a"]), (start, start + 26), "the quotation's ends in the text asked");
+    assert_eq!(util::span(&p["b"]), (301, 327), "its ends in the library document");
+    assert_eq!(util::slice_chars(&asked, util::span(&p["a"])), quote);
+    // `scan` asks more of a passage: the quotation alone is under its bar.
+    let mut all = lib.clone();
+    all.push(("asked".into(), asked.clone()));
+    sb.write("all.jsonl", jsonl(&all));
+    sb.run(&["scan", "all.jsonl", "-o", "scan"]).success();
+    assert!(lines(&sb, "scan/passages.jsonl").is_empty(), "scan reports no passage of fewer than 35 tokens");
+}
+
+#[test]
 fn a_library_document_asked_against_the_rest_gets_its_scan_passages() {
     let sb = Sandbox::new();
     let (mut lib, asked) = corpus();

@@ -550,15 +550,18 @@ fn clip(x: Span, to: Span) -> Span {
 
 /// Share of the sentence links it meets that a copy must cover to take them over.
 const TAKEOVER: f64 = 0.9;
-/// Share of its tokens seeds must cover for a copy inside parallel passages
-/// to be a quotation: a copy with a few typos, not a close paraphrase.
-const WITHIN_IDENTITY: f64 = 0.95;
+/// Share of its tokens seeds must cover for a copy to be tight: a
+/// quotation with a few typos at most, not a close paraphrase. A tight
+/// copy is cut out of the sentences around it, and counts from 20
+/// characters ([`copy_chars`](verbatim::VerbatimParams::copy_chars)); it
+/// is a `verbatim` passage whose score is at least this.
+pub const TIGHT_COPY: f64 = 0.95;
 
 /// Fold verbatim copies into the sentence passages.
 ///
 /// Copies are taken longest first; one that lies, on both sides, inside
 /// copies already taken is an internal repetition and is dropped. A tight
-/// copy (seeds cover [`WITHIN_IDENTITY`] of it) becomes a `verbatim`
+/// copy (seeds cover [`TIGHT_COPY`] of it) becomes a `verbatim`
 /// passage whose spans are the copy's own, to the character ([`exact_ends`]),
 /// wherever it starts and ends. The sentence links it meets give up the
 /// copied run ([`cut_at_copy`]): what is left of a link beside the copy stays
@@ -621,7 +624,7 @@ fn merge_copies(
         // link beyond it): the copy is what those texts share.
         // A loose copy (a close paraphrase of a sentence or two) counts
         // alone only inside lone links.
-        let tight = c.identity >= WITHIN_IDENTITY;
+        let tight = c.identity >= TIGHT_COPY;
         let lone = parallel().filter(|p| p.links.iter().any(meets)).all(|p| {
             if tight {
                 p.links.iter().filter(|l| !meets(l)).count() < VERSION_LINKS

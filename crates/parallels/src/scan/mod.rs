@@ -65,7 +65,7 @@ pub mod significance;
 mod zero_runs;
 
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
-use crate::align::{covered_chars, Aligner, Options, Passage, PassageKind, Prepared, Span};
+use crate::align::{covered_chars, Aligner, Options, Passage, PassageKind, Prepared, Span, TIGHT_COPY};
 use crate::corpus::{
     fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
 };
@@ -80,10 +80,10 @@ use std::path::{Path, PathBuf};
 
 pub use parquet_out::write_parquet;
 pub use seeds::SeedParams;
-use significance::shared_wording;
+use significance::{own_copy, shared_wording};
 pub use significance::{
-    seed_weight, significance, Commonness, Side, TokenWeights, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY,
-    PROSE_RATIO,
+    seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
+    MIN_SPECIFICITY, PROSE_RATIO,
 };
 
 /// The schema tag written in `documents.jsonl`'s companion `summary.json`.
@@ -127,6 +127,16 @@ pub struct ScanOptions {
     /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
     /// `min_significance` is 0).
     pub min_specificity: f64,
+    /// The significance from which a tight copy (a `verbatim` passage whose
+    /// seeds cover [`TIGHT_COPY`] of it, at least
+    /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
+    /// characters a side) is reported, when lower than `min_significance`,
+    /// its significance taken again with seeds in more than
+    /// [`COPY_MAX_DF`] documents weighing nothing: `scan` asks the same of
+    /// every passage ([`MIN_SIGNIFICANCE`]); a query asks less
+    /// ([`crate::index::MIN_QUERY_COPY`]), as `align` reports a quotation
+    /// of 20 characters between two texts.
+    pub min_copy_significance: f64,
 }
 
 impl Default for ScanOptions {
@@ -151,6 +161,7 @@ impl Default for ScanOptions {
             min_significance: MIN_SIGNIFICANCE,
             min_parallel_pair: MIN_PARALLEL_PAIR,
             min_specificity: MIN_SPECIFICITY,
+            min_copy_significance: MIN_SIGNIFICANCE,
         }
     }
 }
@@ -715,6 +726,7 @@ struct Manifest {
     min_significance: f64,
     min_parallel_pair: f64,
     min_specificity: f64,
+    min_copy_significance: f64,
     /// The alignment options in their `Debug` form: `align::Options` has
     /// no serde form yet. A renamed field there makes an interrupted run
     /// start again, which costs time but never mixes results.
@@ -732,6 +744,7 @@ impl Manifest {
             min_significance: opts.min_significance,
             min_parallel_pair: opts.min_parallel_pair,
             min_specificity: opts.min_specificity,
+            min_copy_significance: opts.min_copy_significance,
             align: format!("{:?}", opts.align),
         }
     }
@@ -1293,7 +1306,13 @@ pub(crate) fn align_prepared(
                 // (a heading, a moved paragraph), as `align` keeps them.
                 let enough = match p.kind {
                     PassageKind::Parallel => parallel >= parallel_bar && specific,
-                    PassageKind::Verbatim => s >= opts.min_significance,
+                    PassageKind::Verbatim => {
+                        s >= opts.min_significance
+                            || (short_copy(&p, opts) && s >= opts.min_copy_significance && {
+                                let (wa, wb) = (da.copy_weights(&opts.seeds), db.copy_weights(&opts.seeds));
+                                own_copy(&p, (&da.p.seg, &wa, ca), (&db.p.seg, &wb, cb))
+                            })
+                    }
                 };
                 if enough {
                     x.passages.push(p);
@@ -1349,6 +1368,16 @@ impl ChunkDoc {
         all.sort_unstable();
         d.by_hash = all;
         d
+    }
+
+    /// Its token weights with seeds in more than [`COPY_MAX_DF`]
+    /// documents weighing nothing: what a copy under the scan's bar is
+    /// weighed by ([`ScanOptions::min_copy_significance`]).
+    fn copy_weights(&self, p: &SeedParams) -> TokenWeights {
+        let mut all: Vec<(u64, u32)> = self.by_hash.clone();
+        all.sort_unstable_by_key(|&(_, pos)| pos);
+        let shared: Vec<(u32, u32)> = self.shared.iter().map(|&(pos, df, _)| (pos, df)).collect();
+        TokenWeights::new(&self.p.seg, &all, &shared, &SeedParams { max_df: COPY_MAX_DF, ..p.clone() })
     }
 
     /// How common its words are in `corpus` (computed once).
@@ -1424,8 +1453,8 @@ const TEMPLATE_CHARS: usize = 80;
 /// that weight. The `parallel` passages of a pair paraphrase and need not
 /// share seeds in order: they are bounded, more loosely, by the weight of
 /// all shared seeds' surroundings in each document. The pair is aligned
-/// when its heaviest chain reaches [`ScanOptions::min_significance`] or
-/// the surroundings reach [`ScanOptions::min_parallel_pair`]; always when
+/// when its heaviest chain reaches [`ScanOptions::min_significance`] (or
+/// [`ScanOptions::min_copy_significance`], when lower) or the surroundings reach [`ScanOptions::min_parallel_pair`]; always when
 /// every passage is reported (a bar of 0). The bound is measured, not
 /// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
 /// with a reported passage was kept (BENCHMARKS.md, issue 17).
@@ -1438,7 +1467,8 @@ pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool 
     let n = p.n.max(1);
     let stretch = n + p.window.max(1) - 1;
     let (gap, widen) = (3 * stretch, 3 * stretch / 2);
-    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= opts.min_significance {
+    let copy_bar = opts.min_significance.min(opts.min_copy_significance);
+    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= copy_bar {
         return true;
     }
     let mut pa: Vec<u32> = matches.iter().map(|m| m.0).collect();
@@ -1450,6 +1480,18 @@ pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool 
     let x = runs_weight(&pa, &a.weights, n, gap, widen);
     let y = runs_weight(&pb, &b.weights, n, gap, widen);
     x.min(y) >= opts.min_parallel_pair
+}
+
+/// Whether `p` is a copy that [`ScanOptions::min_copy_significance`]
+/// may let through: a tight `verbatim` passage of `copy_chars` characters
+/// a side or more, under a lower bar than `min_significance`.
+fn short_copy(p: &Passage, opts: &ScanOptions) -> bool {
+    let chars = opts.align.verbatim.copy_chars;
+    p.kind == PassageKind::Verbatim
+        && opts.min_copy_significance < opts.min_significance
+        && p.score >= TIGHT_COPY
+        && p.a[1] - p.a[0] >= chars
+        && p.b[1] - p.b[0] >= chars
 }
 
 /// How far the diagonal of chained matches may drift, in tokens: as

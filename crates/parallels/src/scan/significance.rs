@@ -118,6 +118,17 @@
 //! are told apart only as lists are (above): a name inside a sentence is
 //! as good as any other shared word.
 //!
+//! # Short copies
+//!
+//! The bar is for a corpus's every pair. A query asks of one text what
+//! the library holds of it, as `align` asks of two, and reports a tight
+//! copy under the bar (20 characters or more) when it is the two
+//! documents' own ([`own_copy`]): weighed again with seeds in more than
+//! [`COPY_MAX_DF`] documents weighing nothing, each of its words weighs
+//! [`COPY_OWN`] or more on both sides, and its prose factor is at least
+//! [`COPY_PROSE`]. A title, a slogan or a dateline that half a dozen
+//! other documents repeat fails the first, a roster the second.
+//!
 //! Specificity reads "common" from the corpus, so it can only tell a
 //! house's vocabulary from a work's where the corpus holds more than the
 //! work: in a corpus of more than 10,000 sentences (where the floor no
@@ -157,6 +168,22 @@ pub const COMMON_PAIR_FLOOR: f64 = 100.0;
 /// pair's `parallel` links share) at which its `parallel` passages are
 /// reported. Calibrated with [`MIN_SIGNIFICANCE`]: EVALUATION.md.
 pub const MIN_SPECIFICITY: f64 = 0.4;
+
+/// Documents above which a seed weighs nothing in the significance of a
+/// copy under the scan's bar ([`ScanOptions::min_copy_significance`]): a
+/// short quotation counts when its words are the two documents' own, not
+/// a title, a slogan or a dateline that half a dozen others repeat.
+///
+/// [`ScanOptions::min_copy_significance`]: super::ScanOptions::min_copy_significance
+pub const COPY_MAX_DF: u32 = 6;
+
+/// The weight per word a copy under the scan's bar needs on each side to
+/// count as the two documents' own ([`own_copy`]).
+pub const COPY_OWN: f64 = 0.75;
+
+/// The lowest prose factor of a copy under the scan's bar: a roster of
+/// names two reports of one event share is not a quotation.
+pub const COPY_PROSE: f64 = 0.5;
 
 /// The share of its document's commonness below which a passage's
 /// evidence is discounted, in proportion (see "Lists" in the module doc).
@@ -317,6 +344,22 @@ pub fn significance(passage: &Passage, a: Side<'_>, b: Side<'_>) -> f64 {
     let prose = a.2.prose(a.0, passage.a).max(b.2.prose(b.0, passage.b));
     let s = passage.score.clamp(0.0, 1.0) * ea.min(eb) * prose;
     (s * 100.0).round() / 100.0
+}
+
+/// Whether a copy is the two documents' own: on each side, its tokens
+/// weigh [`COPY_OWN`] per word (numbers left out) or more, weighed as `a`
+/// and `b` give them (with [`COPY_MAX_DF`]: no title, slogan or dateline
+/// that half a dozen other documents repeat), and it is not a list (its
+/// [prose](Commonness::prose) factor at least [`COPY_PROSE`]).
+pub fn own_copy(passage: &Passage, a: Side<'_>, b: Side<'_>) -> bool {
+    let own = |side: Side<'_>, span: Span| {
+        let seg = side.0;
+        let words =
+            seg.tokens[seg.tokens_within(span[0], span[1])].iter().filter(|t| t.kind != TokenKind::Number).count();
+        words > 0 && side.1.evidence(seg, span) >= COPY_OWN * words as f64
+    };
+    let prose = a.2.prose(a.0, passage.a).max(b.2.prose(b.0, passage.b));
+    own(a, passage.a) && own(b, passage.b) && prose >= COPY_PROSE
 }
 
 /// What the links of `passage` share, weighed by how rare it is in the
