@@ -75,6 +75,49 @@ def planted_corpus(docs: int = 160, seed: int = 7):
     return records, planted
 
 
+def copies_cut_anywhere(docs: int = 24, copies: int = 4, seed: int = 5):
+    """Records ``{"id", "text"}`` of background documents, and runs of 60-150
+    characters cut at an arbitrary character of one document (inside a
+    sentence, across its end) and set in at an arbitrary character of
+    another: each ``(source id, copy id, [a_start, a_end], [b_start,
+    b_end])``, spans in code points of the source and of the copy, pushed
+    out while the characters around them happen to agree."""
+    rng = random.Random(seed)
+    texts = ["".join(_sentence(rng) for _ in range(rng.randint(20, 40))) for _ in range(docs)]
+    gold = []
+    order = rng.sample(range(docs), 2 * copies)
+    for k in range(copies):
+        src, dst = order[2 * k], order[2 * k + 1]
+        n = rng.randint(60, 150)
+        s = rng.randrange(1, len(texts[src]) - n - 1)
+        at = rng.randrange(1, len(texts[dst]) - 1)
+        a, b = texts[src], texts[dst][:at] + texts[src][s : s + n] + texts[dst][at:]
+        texts[dst] = b
+        (s0, s1), (t0, t1) = (s, s + n), (at, at + n)
+        while s0 > 0 and t0 > 0 and a[s0 - 1] == b[t0 - 1]:
+            s0, t0 = s0 - 1, t0 - 1
+        while s1 < len(a) and t1 < len(b) and a[s1] == b[t1]:
+            s1, t1 = s1 + 1, t1 + 1
+        gold.append((f"c{src:02d}", f"c{dst:02d}", [s0, s1], [t0, t1]))
+    return [{"id": f"c{k:02d}", "text": t} for k, t in enumerate(texts)], gold
+
+
+def copy_ends(passages, gold):
+    """For each gold copy, the passage of its two documents (a row of the
+    scan's passages table) as ``(kind, source span, copy span)``, None
+    when none."""
+    out = []
+    for src, dst, _, _ in gold:
+        found = None
+        for p in passages:
+            if (p["a_doc"], p["b_doc"]) == (src, dst):
+                found = (p["kind"], [p["a_start"], p["a_end"]], [p["b_start"], p["b_end"]])
+            elif (p["a_doc"], p["b_doc"]) == (dst, src):
+                found = (p["kind"], [p["b_start"], p["b_end"]], [p["a_start"], p["a_end"]])
+        out.append(found)
+    return out
+
+
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory):
     records, planted = planted_corpus()

@@ -8,7 +8,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, copies_cut_anywhere, copy_ends, run_cli
 
 import parallels
 
@@ -107,6 +107,16 @@ def test_scan_of_files_and_of_a_table_equal_the_cli(cli, corpus, tmp_path):
             assert (a, b) in pairs, p
     assert planted > 20
     assert set(_passages(want.to_pylist())) <= set(_passages(everything))
+
+
+def test_scan_gives_a_copy_cut_anywhere_its_own_ends():
+    # A run cut inside a sentence of one document, set in mid-sentence in
+    # another: `verbatim`, its ends where the copy's are, as the CLI's.
+    records, gold = copies_cut_anywhere()
+    got = parallels.scan(pa.Table.from_pylist(records))["passages"].to_pylist()
+    want = [("verbatim", a, b) for _, _, a, b in gold]
+    assert copy_ends(got, gold) == want
+    assert len(got) == len(gold)
 
 
 def test_scan_writes_the_cli_tables(corpus, tmp_path):

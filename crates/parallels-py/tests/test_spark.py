@@ -10,7 +10,7 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import run_cli
+from conftest import copies_cut_anywhere, copy_ends, run_cli
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -81,6 +81,16 @@ def test_spark_scan_equals_the_cli(spark, cli, corpus, tmp_path, monkeypatch, cl
         (d["id"], d["chars"], d["group"], d["passages"], d["shared"]) for d in want_docs
     ]
     assert json.loads(documents[0]["meta"]) == {"n": 0}
+
+
+def test_spark_scan_gives_a_copy_cut_anywhere_its_own_ends(spark):
+    # A run cut inside a sentence of one document, set in mid-sentence in
+    # another: `verbatim`, its ends where the copy's are, as the CLI's.
+    records, gold = copies_cut_anywhere()
+    got = parallels_spark().scan(spark.createDataFrame([(r["id"], r["text"]) for r in records], "id string, text string"))
+    passages = [r.asDict(recursive=True) for r in got["passages"].collect()]
+    assert copy_ends(passages, gold) == [("verbatim", a, b) for _, _, a, b in gold]
+    assert len(passages) == len(gold)
 
 
 def test_spark_clusters_by_iterations_equal_the_librarys(spark):
