@@ -215,6 +215,11 @@ fn keep_longest_and_keep_field_choose_the_kept_document() {
     assert_eq!(ids(&jsonl(&sb.read("longest.jsonl"))), ["long"]);
     sb.run(&["dedup", "in.jsonl", "-o", "field.jsonl", "--keep-field", "score"]).success();
     assert_eq!(ids(&jsonl(&sb.read("field.jsonl"))), ["short"]);
+    // A field no record holds (misspelled) is refused, naming it.
+    let bad = sb.run(&["dedup", "in.jsonl", "-o", "typo.jsonl", "--keep-field", "scroe"]);
+    bad.code(2).no_panic();
+    assert!(bad.stderr.contains("\"scroe\" holds a number in none of the 3 records"), "{bad}");
+    assert!(!sb.path().join("typo.jsonl").exists());
 }
 
 #[test]

@@ -42,6 +42,37 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// Run `f` (a whole command: minutes on a large input) without the GIL,
+/// on a thread of its own, while this thread lets Python handle its
+/// signals every tenth of a second: Ctrl-C raises `KeyboardInterrupt` at
+/// once instead of when the work is done. The work begun runs on to its
+/// end in the background, and its result is dropped.
+fn interruptible<T: Send + 'static>(py: Python<'_>, f: impl FnOnce() -> PyResult<T> + Send + 'static) -> PyResult<T> {
+    use std::sync::mpsc::{channel, RecvTimeoutError};
+    let (tx, rx) = channel();
+    std::thread::Builder::new()
+        .name("parallels".into())
+        .spawn(move || {
+            // The receiver is gone when the call was interrupted.
+            let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+        })
+        .map_err(|e| PyOSError::new_err(format!("cannot start a thread: {e}")))?;
+    let mut rx = rx;
+    loop {
+        // The receiver goes with the wait and comes back (it is not Sync).
+        let (got, back) = py.detach(move || (rx.recv_timeout(std::time::Duration::from_millis(100)), rx));
+        rx = back;
+        match got {
+            Ok(Ok(result)) => return result,
+            Ok(Err(_)) => return Err(pyo3::exceptions::PyRuntimeError::new_err("parallels: internal error (a panic)")),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(pyo3::exceptions::PyRuntimeError::new_err("parallels: the work thread ended"))
+            }
+        }
+    }
+}
+
 /// Record batches as the bytes of one Arrow IPC stream.
 fn ipc(batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
     let schema = batches[0].schema();
@@ -140,7 +171,7 @@ fn align(
         .zip(ids)
         .map(|(text, id)| Document { path: PathBuf::from(&id), id, text, encoding: "utf-8".into(), replaced: 0 })
         .collect();
-    py.detach(move || {
+    interruptible(py, move || {
         let aligner = Aligner::new(opts);
         let collation = parallels::collate::collate(&aligner, &docs).map_err(value_error)?;
         serde_json::to_string(&collation.output).map_err(value_error)
@@ -152,7 +183,7 @@ fn align(
 #[pyfunction]
 #[pyo3(signature = (paths, *, semantic=true))]
 fn align_files(py: Python<'_>, paths: Vec<PathBuf>, semantic: bool) -> PyResult<String> {
-    py.detach(move || {
+    interruptible(py, move || {
         let mut docs = Vec::new();
         for p in &paths {
             docs.push(parallels::read::read_document(p).map_err(value_error)?);
@@ -262,7 +293,7 @@ fn scan<'py>(
     if !matches!(format.as_str(), "jsonl" | "parquet") {
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
     }
-    let (d, p, c, s) = py.detach(move || -> PyResult<_> {
+    let (d, p, c, s) = interruptible(py, move || -> PyResult<_> {
         let inputs = resolve(&inputs).map_err(value_error)?;
         let corpus = CorpusOptions {
             id_field: id,
@@ -366,7 +397,7 @@ fn dedup<'py>(
     if !matches!(format.as_str(), "jsonl" | "parquet") {
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
     }
-    let (fates, stats) = py.detach(move || -> PyResult<_> {
+    let (fates, stats) = interruptible(py, move || -> PyResult<_> {
         let inputs = resolve(&inputs).map_err(value_error)?;
         let corpus = CorpusOptions { id_field: id, text_field: text, strict, ..CorpusOptions::default() };
         if let Some(o) = &output {

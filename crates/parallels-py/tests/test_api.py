@@ -68,6 +68,37 @@ def test_align_rejects_bad_input_naming_the_record():
         parallels.align(["甲", "乙"], sigmas=-1.0)
     with pytest.raises(ValueError, match=r'text "big": 1.1 MiB is more than max_size_mib=1'):
         parallels.align({"big": "甲" * 400_000, "small": "乙"}, max_size_mib=1)
+    # An integer out of range is named (the extension's OverflowError
+    # names no argument).
+    with pytest.raises(ValueError, match=r"gap=-1: out of range"):
+        parallels.align(["甲", "乙"], gap=-1)
+    with pytest.raises(ValueError, match=r"max_size_mib=-5: out of range"):
+        parallels.align(["甲", "乙"], max_size_mib=-5, gap=2**40)
+
+
+def test_ctrl_c_stops_waiting_for_a_long_call():
+    # Ctrl-C (here the main thread's interrupt, as a signal would set it)
+    # raises KeyboardInterrupt while the work runs, not when it is done:
+    # the call returns in a fraction of the time the whole work takes.
+    import random
+    import threading
+    import time
+
+    rng = random.Random(2)
+    han = [chr(c) for c in range(0x4E00, 0x4E00 + 1500)]
+    base = "".join("".join(rng.choice(han) for _ in range(rng.randint(8, 30))) + "。" for _ in range(12000))
+    texts = {"a": base, "b": base[len(base) // 3 :] + base[: len(base) // 3]}
+    start = time.monotonic()
+    parallels.align(texts, semantic=False)
+    whole = time.monotonic() - start
+    timer = threading.Timer(whole / 10, __import__("_thread").interrupt_main)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        parallels.align(texts, semantic=False)
+    stopped = time.monotonic() - start
+    timer.join()
+    assert stopped < whole / 2, (stopped, whole)
 
 
 def _passages(rows):
@@ -165,6 +196,13 @@ def test_dedup_rejects_bad_input():
         parallels.dedup(pa.table({"id": ["a"], "text": ["甲"]}), bands=4)
     with pytest.raises(ValueError, match=r"table#0"):
         parallels.dedup(pa.table({"id": ["a", "b"], "text": [None, "乙"]}))
+    # A keep field no record holds a number in: misspelled, refused.
+    rows = pa.table({"id": ["a", "b"], "text": ["甲乙丙丁", "甲乙丙丁"], "score": [1, 2]})
+    with pytest.raises(ValueError, match=r'keep field "scroe" holds a number in none of the 2 records'):
+        parallels.dedup(rows, keep_field="scroe")
+    assert parallels.dedup(rows, keep_field="score")["kept"].column("id").to_pylist() == ["b"]
+    with pytest.raises(ValueError, match=r"ngram=-3: out of range"):
+        parallels.dedup(rows, ngram=-3)
 
 
 def test_building_blocks_over_a_batch(corpus):

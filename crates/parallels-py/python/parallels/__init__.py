@@ -81,6 +81,20 @@ def _ids_and_texts(texts: Texts, ids: Optional[Sequence[str]]) -> "tuple[List[st
     return list(ids), list(texts)
 
 
+def _named(call: Any, *args: Any, **options: Any) -> Any:
+    """``call(*args, **options)``, an integer option out of range named in
+    a ``ValueError`` (the extension's ``OverflowError`` names none)."""
+    try:
+        return call(*args, **options)
+    except OverflowError:
+        ints = [(k, v) for k, v in options.items() if isinstance(v, int) and not isinstance(v, bool)]
+        for out in (lambda v: v < 0, lambda v: v >= 2**64, lambda v: v >= 2**32):
+            for k, v in ints:
+                if out(v):
+                    raise ValueError(f"{k}={v}: out of range (a whole number from 0)") from None
+        raise
+
+
 def align(texts: Texts, ids: Optional[Sequence[str]] = None, **options: Any) -> Dict[str, Any]:
     """Align every pair of ``texts`` and return the ``parallels.align/1`` object.
 
@@ -96,7 +110,7 @@ def align(texts: Texts, ids: Optional[Sequence[str]] = None, **options: Any) -> 
     counterpart.
     """
     ids, texts = _ids_and_texts(texts, ids)
-    return json.loads(_parallels.align(texts, ids, **options))
+    return json.loads(_named(_parallels.align, texts, ids, **options))
 
 
 def align_files(paths: Sequence[Union[str, "os.PathLike[str]"]], *, semantic: bool = True) -> Dict[str, Any]:
@@ -179,12 +193,12 @@ def scan(data: Source, *, id: str = "id", text: str = "text", group: Optional[st
     """
     table = _as_table(data)
     if table is None:
-        d, p, c, s = _parallels.scan(_paths(data), id=id, text=text, group=group, **options)
+        d, p, c, s = _named(_parallels.scan, _paths(data), id=id, text=text, group=group, **options)
         return {"documents": _read_ipc(d), "passages": _read_ipc(p), "clusters": _read_ipc(c), "summary": json.loads(s)}
     _check_columns(table, id, text, group)
     with _TableFile(table) as f:
         try:
-            d, p, c, s = _parallels.scan([f.path], id=id, text=text, group=group, **options)
+            d, p, c, s = _named(_parallels.scan, [f.path], id=id, text=text, group=group, **options)
         except ValueError as e:
             raise ValueError(f.rename(str(e))) from None
         summary = json.loads(s)
@@ -216,7 +230,7 @@ def dedup(data: Source, *, id: str = "id", text: str = "text", **options: Any) -
     """
     table = _as_table(data)
     if table is None:
-        fates, stats = _parallels.dedup(_paths(data), id=id, text=text, **options)
+        fates, stats = _named(_parallels.dedup, _paths(data), id=id, text=text, **options)
         fates = _read_ipc(fates)
         kept = fates.filter(fates.column("kept")).column("id")
         removed = fates.filter(pc.invert(fates.column("kept"))).drop(["kept"])
@@ -228,7 +242,7 @@ def dedup(data: Source, *, id: str = "id", text: str = "text", **options: Any) -
     with _TableFile(table) as f:
         out = os.path.join(f.dir.name, "kept")
         try:
-            fates, stats = _parallels.dedup([f.path], id=id, text=text, output=out, format="parquet", **options)
+            fates, stats = _named(_parallels.dedup, [f.path], id=id, text=text, output=out, format="parquet", **options)
         except ValueError as e:
             raise ValueError(f.rename(str(e))) from None
         fates = _read_ipc(fates)
@@ -260,7 +274,7 @@ def fingerprints(texts: Any, **options: Any) -> pa.RecordBatch:
     string array) as ``scan`` does: a record batch with ``chars``,
     ``seed_hash`` (winnowed n-gram hashes) and ``seed_pos`` (their token
     positions), one row per text. Options: the normalization switches."""
-    return _one_batch(_read_ipc(_parallels.fingerprints(_texts_of(texts), **options)))
+    return _one_batch(_read_ipc(_named(_parallels.fingerprints, _texts_of(texts), **options)))
 
 
 def minhash(texts: Any, **options: Any) -> pa.RecordBatch:
@@ -271,4 +285,4 @@ def minhash(texts: Any, **options: Any) -> pa.RecordBatch:
     by their signatures), ``_parallels.exact_similarities`` (the exact
     check) and ``_parallels.keepers`` (the kept member of a cluster). Options: ``threshold``,
     ``ngram``, ``perms``, ``bands``/``rows`` and the normalization switches."""
-    return _one_batch(_read_ipc(_parallels.minhash(_texts_of(texts), **options)))
+    return _one_batch(_read_ipc(_named(_parallels.minhash, _texts_of(texts), **options)))

@@ -430,6 +430,17 @@ pub fn dedup(
     // 1. Read and sketch.
     let started = Instant::now();
     let Sketches { mut docs, mut table, bands, text_bytes, hasher } = sketch_stage(reader, opts, progress)?;
+    // A keep field no record holds a number in is a misspelled name (or
+    // the wrong column): keeping the first of each cluster instead would
+    // pass for the rule asked.
+    if let Keep::Field(name) = &opts.keep {
+        if !docs.is_empty() && table.keep_values.iter().all(Option::is_none) {
+            return Err(DedupError::Options(format!(
+                "the keep field {name:?} holds a number in none of the {} records read (misspelled?)",
+                docs.len()
+            )));
+        }
+    }
     (stats.bands, stats.rows) = (bands.bands, bands.rows);
     stats.text_bytes = text_bytes;
     stats.documents = docs.len() as u64;
