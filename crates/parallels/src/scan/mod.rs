@@ -1310,7 +1310,7 @@ pub(crate) fn align_prepared(
                         s >= opts.min_significance
                             || (short_copy(&p, opts) && s >= opts.min_copy_significance && {
                                 let (wa, wb) = (da.copy_weights(&opts.seeds), db.copy_weights(&opts.seeds));
-                                own_copy(&p, (&da.p.seg, &wa, ca), (&db.p.seg, &wb, cb))
+                                own_copy(&p, (&da.p.seg, wa, ca), (&db.p.seg, wb, cb))
                             })
                     }
                 };
@@ -1340,6 +1340,9 @@ pub(crate) struct ChunkDoc {
     /// Its seeds found in two documents or more: position, document
     /// frequency, hash.
     shared: Vec<(u32, u32, u64)>,
+    /// Its token weights for copies under the scan's bar (computed once,
+    /// when asked: [`ChunkDoc::copy_weights`]).
+    copy: std::sync::OnceLock<TokenWeights>,
     /// Every seed `(hash, position)`, by hash.
     by_hash: Vec<(u64, u32)>,
 }
@@ -1362,6 +1365,7 @@ impl ChunkDoc {
             weights: TokenWeights::default(),
             common: std::sync::OnceLock::new(),
             shared: Vec::new(),
+            copy: std::sync::OnceLock::new(),
             by_hash: Vec::new(),
         };
         d.weigh(&all, shared, opts);
@@ -1373,11 +1377,13 @@ impl ChunkDoc {
     /// Its token weights with seeds in more than [`COPY_MAX_DF`]
     /// documents weighing nothing: what a copy under the scan's bar is
     /// weighed by ([`ScanOptions::min_copy_significance`]).
-    fn copy_weights(&self, p: &SeedParams) -> TokenWeights {
-        let mut all: Vec<(u64, u32)> = self.by_hash.clone();
-        all.sort_unstable_by_key(|&(_, pos)| pos);
-        let shared: Vec<(u32, u32)> = self.shared.iter().map(|&(pos, df, _)| (pos, df)).collect();
-        TokenWeights::new(&self.p.seg, &all, &shared, &SeedParams { max_df: COPY_MAX_DF, ..p.clone() })
+    fn copy_weights(&self, p: &SeedParams) -> &TokenWeights {
+        self.copy.get_or_init(|| {
+            let mut all: Vec<(u64, u32)> = self.by_hash.clone();
+            all.sort_unstable_by_key(|&(_, pos)| pos);
+            let shared: Vec<(u32, u32)> = self.shared.iter().map(|&(pos, df, _)| (pos, df)).collect();
+            TokenWeights::new(&self.p.seg, &all, &shared, &SeedParams { max_df: COPY_MAX_DF, ..p.clone() })
+        })
     }
 
     /// How common its words are in `corpus` (computed once).
@@ -1389,6 +1395,7 @@ impl ChunkDoc {
     /// the frequencies of those in two documents or more (`shared`).
     pub(crate) fn weigh(&mut self, all: &[(u64, u32)], shared: &[(u32, u32)], opts: &ScanOptions) {
         self.weights = TokenWeights::new(&self.p.seg, all, shared, &opts.seeds);
+        self.copy = std::sync::OnceLock::new();
         // The hash of each shared seed, for the templates.
         let mut k = 0;
         self.shared = Vec::with_capacity(shared.len());
@@ -1467,9 +1474,16 @@ pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool 
     let n = p.n.max(1);
     let stretch = n + p.window.max(1) - 1;
     let (gap, widen) = (3 * stretch, 3 * stretch / 2);
-    let copy_bar = opts.min_significance.min(opts.min_copy_significance);
-    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= copy_bar {
+    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= opts.min_significance {
         return true;
+    }
+    // A short copy is weighed as its own bar weighs it, and is what its
+    // seeds cover (a copy under the bar is tight: no gap, nothing around).
+    if opts.min_copy_significance < opts.min_significance {
+        let weights = (a.copy_weights(p), b.copy_weights(p));
+        if heaviest_chain(&matches, weights, n, stretch, 0, VERBATIM_BAND) >= opts.min_copy_significance {
+            return true;
+        }
     }
     let mut pa: Vec<u32> = matches.iter().map(|m| m.0).collect();
     let mut pb: Vec<u32> = matches.iter().map(|m| m.1).collect();
@@ -1803,6 +1817,7 @@ mod tests {
             weights,
             common: std::sync::OnceLock::new(),
             shared: Vec::new(),
+            copy: std::sync::OnceLock::new(),
             by_hash: all,
         }
     }
