@@ -1,7 +1,7 @@
 //! `-` as an input: standard input, read whole and decoded as a text file
 //! is ([`parallels::read::decode`]: the same encodings, the same checks).
 //! `align`, `query` and `eval` take it; `scan`, `dedup` and `index` do not
-//! (see [`crate::args::corpus_input`]), since they read their inputs more
+//! (see `corpus_input` in `args.rs`), since they read their inputs more
 //! than once.
 
 use anyhow::{bail, Context, Result};
