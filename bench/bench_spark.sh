@@ -17,7 +17,7 @@
 # Environment (all optional): JVM_OPTIONS, the JVM's options for every
 # Spark run of both tools (default "-XX:TieredStopAtLevel=1
 # -XX:+UseSerialGC": the quick compiler alone and one GC thread, as the
-# README advises for Spark in local mode on a few cores; "" for the JVM's
+# guide (docs/GUIDE.md) advises for Spark in local mode on a few cores; "" for the JVM's
 # own defaults); JVM_DEFAULTS=1 adds, in each scan round, the Spark driver
 # and passim --floating-ngrams with the JVM's defaults too (when
 # JVM_OPTIONS is not empty); REPEATS=1 rounds; PASSIM=1 (0 leaves passim

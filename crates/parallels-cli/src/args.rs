@@ -3,6 +3,7 @@
 //! (`scan`, `dedup`). Defaults are read from the library's `Default`s, so
 //! each is stated once.
 
+use clap::builder::TypedValueParser;
 use clap::Args;
 use parallels::corpus::CorpusOptions;
 use parallels::normalize::NormalizeOptions;
@@ -13,7 +14,7 @@ use parallels::scan::ScanOptions;
 pub struct CorpusArgs {
     /// Inputs: folders of text files (read recursively), JSON Lines files,
     /// Parquet files, or quoted glob patterns such as 'data/*.parquet'.
-    #[arg(required = true, value_name = "INPUT")]
+    #[arg(required = true, value_name = "INPUT", value_parser = corpus_input())]
     pub inputs: Vec<std::path::PathBuf>,
     /// JSON Lines / Parquet field holding the document id.
     #[arg(long, default_value_t = CorpusOptions::default().id_field, value_name = "FIELD")]
@@ -24,6 +25,22 @@ pub struct CorpusArgs {
     /// Stop at the first malformed record instead of skipping and counting.
     #[arg(long)]
     pub strict: bool,
+}
+
+/// A corpus input: any path but `-`, refused with what to do. `scan`
+/// reads its inputs again (to record what `report` may read back and what
+/// `--resume` checks) and `dedup` copies its kept records out of them in a
+/// second pass, so neither can take a stream; `index` reads once, but the
+/// corpus reader reads files by path, and that stays one rule for all
+/// three.
+fn corpus_input() -> impl TypedValueParser<Value = std::path::PathBuf> {
+    clap::builder::PathBufValueParser::new().try_map(|path: std::path::PathBuf| {
+        if path.as_os_str() == crate::stdin::DASH {
+            return Err("standard input (`-`) is not read as a corpus: scan and dedup read their inputs more than \
+                        once; save it to a file first (e.g. `cat > docs.jsonl`) and give that file");
+        }
+        Ok(path)
+    })
 }
 
 impl CorpusArgs {

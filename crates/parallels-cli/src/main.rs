@@ -3,12 +3,14 @@
 
 mod args;
 mod dedup;
+mod generate;
 mod index;
 mod progress;
 mod query;
 mod report;
 mod scan;
 mod serve;
+mod stdin;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -65,6 +67,7 @@ enum Command {
     ///
     /// Examples:
     ///   parallels align a.txt b.txt
+    ///   cat a.txt | parallels align - b.txt
     ///   parallels align a.txt b.txt c.txt --format json -o out.json
     ///   parallels align a.txt b.txt c.txt --format collation-json -o table.json
     ///   parallels align zh.txt en.txt --html compare.html
@@ -159,6 +162,24 @@ enum Command {
     ///   parallels serve --index lib.idx
     #[command(verbatim_doc_comment)]
     Serve(serve::ServeArgs),
+    /// Print the shell completion script for bash, zsh, fish, PowerShell
+    /// or elvish.
+    ///
+    /// Examples:
+    ///   source <(parallels completions bash)          # this bash session
+    ///   parallels completions bash > ~/.local/share/bash-completion/completions/parallels
+    ///   parallels completions zsh > ~/.zfunc/_parallels   # with fpath+=~/.zfunc
+    ///   parallels completions fish > ~/.config/fish/completions/parallels.fish
+    #[command(verbatim_doc_comment)]
+    Completions(generate::CompletionsArgs),
+    /// Print a man page (roff), generated from the same flags as --help.
+    ///
+    /// Examples:
+    ///   parallels man | man -l -                       # read parallels(1)
+    ///   parallels man align | man -l -                 # parallels-align(1)
+    ///   parallels man --dir ~/.local/share/man/man1    # every page, for `man parallels-scan`
+    #[command(verbatim_doc_comment)]
+    Man(generate::ManArgs),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -204,7 +225,8 @@ enum Color {
 #[derive(Args, Debug)]
 struct AlignArgs {
     /// Text files to compare (two or more). UTF-8, UTF-16 with BOM,
-    /// GB18030/GBK and Big5 are detected.
+    /// GB18030/GBK and Big5 are detected. `-` (for one of them) is
+    /// standard input, with the id `stdin`.
     #[arg(required = true, num_args = 2.., value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Output format. `text` and `json` give each pair's passages;
@@ -218,7 +240,8 @@ struct AlignArgs {
     /// where not given (`zh`, `ja`, `ko`, `en`, else `und`).
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
     lang: Vec<String>,
-    /// Write the output to this file instead of standard output.
+    /// Write the output to this file instead of standard output (`-`:
+    /// standard output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// When to colour differences in text output.
@@ -296,7 +319,7 @@ struct EvalArgs {
     gold: PathBuf,
     /// The alignment to score, as written by `parallels align --format json`
     /// (or `--format collation-json`: the links its rows imply, every pair
-    /// of texts sharing a row or a transposition).
+    /// of texts sharing a row or a transposition); `-`: standard input.
     #[arg(value_name = "ALIGNMENT")]
     predicted: PathBuf,
     /// Score each gold link as a unit (a verse, say): precision with a
@@ -347,6 +370,8 @@ fn main() -> ExitCode {
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Completions(args) => generate::completions(args),
+        Command::Man(args) => generate::man(args),
     };
     match result {
         Ok(code) => code,
@@ -393,9 +418,13 @@ impl NewFolder {
     }
 }
 
-/// Read every input; report every failure, not just the first.
+/// Read every input (`-`: standard input); report every failure, not just
+/// the first.
 fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
-    let results: Vec<_> = files.par_iter().map(|p| read_document(p)).collect();
+    let results: Vec<Result<Document>> = files
+        .par_iter()
+        .map(|p| if stdin::is_stdin(p) { stdin::read_document() } else { Ok(read_document(p)?) })
+        .collect();
     let mut docs = Vec::new();
     let mut failed = 0;
     for r in results {
@@ -415,7 +444,7 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
                 docs.push(d);
             }
             Err(e) => {
-                eprintln!("parallels: error: {e}");
+                eprintln!("parallels: error: {e:#}");
                 failed += 1;
             }
         }
@@ -438,7 +467,9 @@ pub(crate) fn terminal_width() -> usize {
         .max(MIN_WIDTH)
 }
 
-fn run_align(args: AlignArgs) -> Result<ExitCode> {
+fn run_align(mut args: AlignArgs) -> Result<ExitCode> {
+    stdin::at_most_once(&args.files)?;
+    args.output = stdin::output(args.output);
     if matches!(args.format, Format::Tmx | Format::Bitext | Format::Ladder) && args.files.len() != 2 {
         let format = match args.format {
             Format::Tmx => "tmx",
@@ -458,7 +489,7 @@ fn run_align(args: AlignArgs) -> Result<ExitCode> {
         .into_iter()
         .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
         .collect();
-    check_outputs(&outputs, &args.files)?;
+    check_outputs(&outputs, args.files.iter().filter(|f| !stdin::is_stdin(f)))?;
     // Too long to align in memory: refused before it is read (a file) or
     // once decoded (a pipe), with what to do instead.
     let limit = args.max_size.saturating_mul(1 << 20);
@@ -636,6 +667,7 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {
+    stdin::at_most_once(&[args.gold.clone(), args.predicted.clone()])?;
     if args.beads {
         return run_eval_beads(&args);
     }
@@ -643,8 +675,7 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
         std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
     let gold: parallels::eval::Gold =
         serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", shown(&args.gold)))?;
-    let pred_text =
-        std::fs::read_to_string(&args.predicted).with_context(|| format!("{}: cannot read", shown(&args.predicted)))?;
+    let pred_text = stdin::read_to_string(&args.predicted)?;
     // A collation (`--format collation-json`) is scored by the pairwise
     // links its rows imply.
     #[derive(serde::Deserialize)]
@@ -686,7 +717,7 @@ fn run_eval(args: EvalArgs) -> Result<ExitCode> {
 fn run_eval_beads(args: &EvalArgs) -> Result<ExitCode> {
     use parallels::ladder::{parse, score, Counts};
     let read = |p: &Path| -> Result<Vec<parallels::ladder::Bead>> {
-        let text = std::fs::read_to_string(p).with_context(|| format!("{}: cannot read", shown(p)))?;
+        let text = stdin::read_to_string(p)?;
         parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(p)))
     };
     let mut docs: Vec<(String, PathBuf, PathBuf)> = Vec::new();

@@ -17,7 +17,8 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct QueryArgs {
     /// Texts to look up: text files, folders of them, JSON Lines or
-    /// Parquet files (every record a text).
+    /// Parquet files (every record a text); `-`: one text on standard
+    /// input (id `stdin`), asked first.
     #[arg(required_unless_present = "doc", value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Ask a document of the library (by id) against the rest of it
@@ -38,7 +39,8 @@ pub struct QueryArgs {
     /// `json` (the `parallels.align/1` document).
     #[arg(long, value_enum, default_value_t = QueryFormat::Text)]
     format: QueryFormat,
-    /// Write the output to this file instead of standard output.
+    /// Write the output to this file instead of standard output (`-`:
+    /// standard output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Also write the HTML report (each pair side by side) to FILE.
@@ -170,7 +172,11 @@ pub(crate) fn html(out: &AlignOutput, docs: &[Document], prepared: &[Prepared]) 
     parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")
 }
 
-pub fn run(args: QueryArgs) -> Result<ExitCode> {
+pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
+    crate::stdin::at_most_once(&args.inputs)?;
+    args.output = crate::stdin::output(args.output);
+    let (dash, files): (Vec<PathBuf>, Vec<PathBuf>) =
+        args.inputs.iter().cloned().partition(|p| crate::stdin::is_stdin(p));
     let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
         .into_iter()
         .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
@@ -178,7 +184,7 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
     let index = Index::open(&args.index)?;
     // Every file read: the index's and the inputs' (folders walked).
     let corpus = CorpusOptions { id_field: args.id.clone(), text_field: args.text.clone(), ..CorpusOptions::default() };
-    let inputs = if args.doc.is_some() { Vec::new() } else { resolve(&args.inputs)? };
+    let inputs = if args.doc.is_some() || files.is_empty() { Vec::new() } else { resolve(&files)? };
     check_outputs(&outputs, index.files().into_iter().chain(input_files(&inputs, &corpus)))?;
     if let Some(id) = &args.doc {
         let found = index.find(id);
@@ -197,6 +203,10 @@ pub fn run(args: QueryArgs) -> Result<ExitCode> {
     }
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let mut asked = Vec::new();
+    if !dash.is_empty() {
+        let d = crate::stdin::read_document()?;
+        asked.push(Asked { id: d.id, path: d.path, encoding: d.encoding, text: d.text });
+    }
     // Each input skipped is named, as `scan` names it.
     let bars = crate::progress::Bars::new();
     let read = reader.read_batches(64, 8 << 20, &bars, |batch| {

@@ -37,7 +37,7 @@ pub struct ScanArgs {
     #[arg(long)]
     all: bool,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
-    /// passages.parquet, clusters.parquet; see the README for the columns).
+    /// passages.parquet, clusters.parquet; see docs/GUIDE.md for the columns).
     #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
     format: TableFormat,
     /// Memory for sorting, in MiB (at least 16); beyond it, sorting spills
