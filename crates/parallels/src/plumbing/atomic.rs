@@ -212,8 +212,18 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     /// Start writing `path`: a new temporary file in `path`'s folder (which
-    /// must exist).
+    /// must exist). A symbolic link is followed to the file it names,
+    /// which is the one replaced: the link stays a link (renaming over it
+    /// would replace the link itself, and `-o /dev/stdout`, a link to the
+    /// shell's output, would replace a link in `/dev`).
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let resolved;
+        let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            resolved = std::fs::canonicalize(path)?;
+            resolved.as_path()
+        } else {
+            path
+        };
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -311,6 +321,22 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(names(dir.path()), ["out.json"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let (real, link) = (dir.path().join("real.json"), dir.path().join("link.json"));
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        assert_eq!(names(dir.path()), ["link.json", "real.json"]);
+        // A link to nothing is refused (there is no file it names).
+        std::fs::remove_file(&real).unwrap();
+        assert!(write_atomic(&link, b"newer").is_err(), "a link to nothing is refused");
     }
 
     #[test]
