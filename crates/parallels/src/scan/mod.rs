@@ -130,12 +130,13 @@ pub struct ScanOptions {
     /// The significance from which a tight copy (a `verbatim` passage whose
     /// seeds cover [`TIGHT_COPY`] of it, at least
     /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
-    /// characters a side) is reported, when lower than `min_significance`,
-    /// its significance taken again with seeds in more than
-    /// [`COPY_MAX_DF`] documents weighing nothing: `scan` asks the same of
-    /// every passage ([`MIN_SIGNIFICANCE`]); a query asks less
-    /// ([`crate::index::MIN_QUERY_COPY`]), as `align` reports a quotation
-    /// of 20 characters between two texts.
+    /// characters a side) is reported under `min_significance`, when its
+    /// words are the two documents' own ([`significance::own_copy`]); the
+    /// bound takes such a copy by what its shared seeds cover, seeds in
+    /// more than [`COPY_MAX_DF`] documents weighing nothing. `scan` asks
+    /// the same of every passage (this is [`MIN_SIGNIFICANCE`] too); a
+    /// query asks less ([`crate::index::MIN_QUERY_COPY`]), as `align`
+    /// reports a quotation of 20 characters between two texts.
     pub min_copy_significance: f64,
 }
 
@@ -1461,7 +1462,9 @@ const TEMPLATE_CHARS: usize = 80;
 /// share seeds in order: they are bounded, more loosely, by the weight of
 /// all shared seeds' surroundings in each document. The pair is aligned
 /// when its heaviest chain reaches [`ScanOptions::min_significance`] (or
-/// [`ScanOptions::min_copy_significance`], when lower) or the surroundings reach [`ScanOptions::min_parallel_pair`]; always when
+/// its heaviest chain of short-copy weights, unwidened, reaches
+/// [`ScanOptions::min_copy_significance`], when lower) or the
+/// surroundings reach [`ScanOptions::min_parallel_pair`]; always when
 /// every passage is reported (a bar of 0). The bound is measured, not
 /// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
 /// with a reported passage was kept (BENCHMARKS.md, issue 17).
