@@ -251,6 +251,14 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
     Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: repaired, group, meta: map, origin })
 }
 
+/// The text of one JSON Lines record (without its line ending) as the
+/// reader reads it — lone surrogates repaired, the same checks and
+/// messages: for a second pass over records the first pass read (`dedup`'s
+/// exact check), which must read what the first read.
+pub fn record_text(line: &[u8], origin: Origin, options: &CorpusOptions) -> Result<String, Problem> {
+    parse_record(line, origin, options).map(|d| d.text)
+}
+
 /// `line` with every escape of a lone surrogate (`\ud800`–`\udfff` not
 /// part of a high–low pair) inside a string replaced by `\ufffd`, and how
 /// many there were; `None` when there is none. Linear; escaped

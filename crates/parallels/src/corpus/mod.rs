@@ -150,7 +150,7 @@ mod walk;
 mod written;
 
 pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
-pub use jsonl::repair_lone_surrogates;
+pub use jsonl::{record_text, repair_lone_surrogates};
 pub use reader::{BatchStop, CorpusReader};
 pub use written::json_path;
 

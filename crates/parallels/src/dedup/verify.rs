@@ -66,7 +66,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::{minhash, DedupError, DedupOptions, DocEntry, Table, Verify, BATCH_BYTES, BATCH_DOCS};
-use crate::corpus::{BatchStop, CorpusOptions, CorpusReader, Input};
+use crate::corpus::{BatchStop, CorpusOptions, CorpusReader, Input, Origin};
 use crate::dedup::MinHasher;
 use crate::plumbing::{Progress, Quiet};
 
@@ -363,7 +363,10 @@ pub(crate) fn shingle_sets(
                 if batch.len() == BATCH_DOCS || bytes >= BATCH_BYTES || !of_this(at) {
                     let made: Vec<(u32, Made)> = std::mem::take(&mut batch)
                         .into_par_iter()
-                        .map(|(d, record)| (d, text_of(&record, &corpus.text_field).and_then(|t| make(d, &t))))
+                        .map(|(d, record)| {
+                            let text = text_of(&record, &docs[d as usize].origin, corpus);
+                            (d, text.and_then(|t| make(d, &t)))
+                        })
                         .collect();
                     progress.advance(made.len() as u64);
                     for (d, set) in made {
@@ -433,21 +436,36 @@ fn read_range(file: &mut File, start: u64, end: u64) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// The text field of one JSON line (with or without its line ending).
-fn text_of(record: &[u8], field: &str) -> Result<String, String> {
+/// The text of one JSON line (with or without its line ending), read as
+/// the first pass read it ([`crate::corpus::record_text`]: a record read
+/// with its lone surrogates repaired is read so again).
+fn text_of(record: &[u8], origin: &Origin, corpus: &CorpusOptions) -> Result<String, String> {
     let line = record.strip_suffix(b"\n").unwrap_or(record);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let mut value: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(line).map_err(|e| format!("the record is no longer valid JSON ({e})"))?;
-    match value.remove(field) {
-        Some(serde_json::Value::String(text)) => Ok(text),
-        _ => Err(format!("the record has no text in field {field:?} any more")),
-    }
+    crate::corpus::record_text(line, origin.clone(), corpus)
+        .map_err(|p| format!("the record no longer reads as it did ({})", p.message))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The exact check reads a record as the first pass read it: a lone
+    /// surrogate escape (as Python writes text it could not decode) is
+    /// U+FFFD again, with or without a CRLF line ending; a record changed
+    /// into one without text is named.
+    #[test]
+    fn a_record_is_read_again_as_the_first_pass_read_it() {
+        let origin =
+            Origin { input: 0, source: crate::corpus::Source::whole(Path::new("in.jsonl")), bytes: Some(0..1) };
+        let corpus = CorpusOptions::default();
+        let line = br#"{"id": "a", "text": "\u7532\ud800\u4e59", "n": 1}"#;
+        assert_eq!(text_of(line, &origin, &corpus).unwrap(), "甲\u{fffd}乙");
+        let crlf = [&line[..], b"\r\n"].concat();
+        assert_eq!(text_of(&crlf, &origin, &corpus).unwrap(), "甲\u{fffd}乙");
+        let gone = text_of(br#"{"id": "a", "body": "x"}"#, &origin, &corpus).unwrap_err();
+        assert!(gone.contains("no longer reads as it did") && gone.contains("text"), "{gone}");
+    }
 
     /// A set taken from the cache is the set the second pass makes from the
     /// text; documents past the budget (or without tokens) are not held.
