@@ -93,6 +93,32 @@ def test_spark_scan_gives_a_copy_cut_anywhere_its_own_ends(spark):
     assert len(passages) == len(gold)
 
 
+def test_spark_reads_the_rows_the_cli_reads(spark, cli, tmp_path):
+    # A blank first row of id "a" (white space only) is no document: the
+    # real "a" after it is, and its two passages with "b" are found, as
+    # `parallels scan` finds them (Spark used to keep the blank row as "a",
+    # drop the real one and report nothing).
+    import random
+
+    from conftest import _sentence
+
+    rng = random.Random(9)
+    sents = lambda n: "".join(_sentence(rng) for _ in range(n))  # noqa: E731
+    a, p1, p2 = sents(30), sents(6), sents(6)
+    rows = [("a", "   \n\u3000 "), ("a", a[:200] + p1 + a[200:400] + p2 + a[400:]), ("b", sents(10) + p1 + sents(10) + p2 + sents(10))]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in rows), encoding="utf-8")
+    out = tmp_path / "cli"
+    run_cli(cli, "scan", str(path), "-o", str(out), "--format", "parquet")
+    want = pq.read_table(out / "passages.parquet").to_pylist()
+    assert len(want) == 2
+    got = parallels_spark().scan(spark.createDataFrame(rows, "id string, text string").coalesce(1))
+    passages = [r.asDict(recursive=True) for r in got["passages"].collect()]
+    assert _rows(passages) == _rows(want)
+    docs = got["documents"].collect()
+    assert [(d["id"], d["passages"]) for d in docs] == [("a", 2), ("b", 2)]
+
+
 def test_spark_clusters_by_iterations_equal_the_librarys(spark):
     # Past `_DRIVER_CLUSTERS` passages, clusters are made by DataFrame
     # iterations instead of by the library on the driver: the same

@@ -151,6 +151,15 @@ def _check(options: Dict[str, Any]) -> None:
             raise TypeError(f"scan() got an unexpected keyword argument {k!r} (options: {', '.join(_SCAN_OPTIONS)})")
 
 
+def _is_document() -> Any:
+    """The rows the library's reader takes as documents, as a column: an id
+    and a text that is not blank (a text of white space only, Unicode's
+    White_Space as Rust's ``str::trim`` reads it, is skipped as empty)."""
+    from pyspark.sql import functions as F
+
+    return F.col("id").isNotNull() & F.coalesce(F.col("text").rlike(r"(?U)\S"), F.lit(False))
+
+
 def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]:
     """Every shared passage of the documents of a Spark DataFrame.
 
@@ -199,7 +208,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .withColumn("_mid", F.monotonically_increasing_id())
         .cache()
     )
-    valid = F.col("id").isNotNull() & F.col("text").isNotNull()
+    valid = _is_document()
     group_hash = F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g")
 
     # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
@@ -841,7 +850,7 @@ def _documents_in_order(tagged: Any, spark: Any) -> Any:
     """
     from pyspark.sql import functions as F
 
-    valid = F.col("id").isNotNull() & F.col("text").isNotNull()
+    valid = _is_document()
     keys = F.explode(
         F.array(
             F.struct(F.lit(0).alias("k"), F.shiftright("_mid", 33).cast("string").alias("key")),
@@ -988,11 +997,7 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
         F.col(id).cast("string").alias("id"),
         F.col(text).cast("string").alias("text"),
         value.alias("value"),
-    ).where(
-        F.col("id").isNotNull()
-        & F.col("text").isNotNull()
-        & (F.length(F.regexp_replace("text", r"(?U)\s", "")) > 0)
-    )
+    ).where(_is_document())
     first = Window.partitionBy("id").orderBy("doc")
     docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
 
