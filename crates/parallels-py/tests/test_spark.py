@@ -87,7 +87,8 @@ def test_spark_scan_gives_a_copy_cut_anywhere_its_own_ends(spark):
     # A run cut inside a sentence of one document, set in mid-sentence in
     # another: `verbatim`, its ends where the copy's are, as the CLI's.
     records, gold = copies_cut_anywhere()
-    got = parallels_spark().scan(spark.createDataFrame([(r["id"], r["text"]) for r in records], "id string, text string"))
+    df = spark.createDataFrame([(r["id"], r["text"]) for r in records], "id string, text string")
+    got = parallels_spark().scan(df)
     passages = [r.asDict(recursive=True) for r in got["passages"].collect()]
     assert copy_ends(passages, gold) == [("verbatim", a, b) for _, _, a, b in gold]
     assert len(passages) == len(gold)
@@ -105,7 +106,11 @@ def test_spark_reads_the_rows_the_cli_reads(spark, cli, tmp_path):
     rng = random.Random(9)
     sents = lambda n: "".join(_sentence(rng) for _ in range(n))  # noqa: E731
     a, p1, p2 = sents(30), sents(6), sents(6)
-    rows = [("a", "   \n\u3000 "), ("a", a[:200] + p1 + a[200:400] + p2 + a[400:]), ("b", sents(10) + p1 + sents(10) + p2 + sents(10))]
+    rows = [
+        ("a", "   \n\u3000 "),
+        ("a", a[:200] + p1 + a[200:400] + p2 + a[400:]),
+        ("b", sents(10) + p1 + sents(10) + p2 + sents(10)),
+    ]
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in rows), encoding="utf-8")
     out = tmp_path / "cli"
