@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::reader::RawDoc;
+use super::raw::RawDoc;
 use super::{missing, null, wrong_type, CorpusOptions, Origin, Problem, ProblemKind, Summary};
 use crate::read::{open_decompressed, shown};
 

@@ -145,6 +145,7 @@ use crate::read::shown;
 mod inputs;
 mod jsonl;
 mod parquet;
+mod raw;
 mod reader;
 mod walk;
 mod written;

@@ -15,7 +15,7 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use parquet::arrow::ProjectionMask;
 use serde_json::{Number, Value};
 
-use super::reader::{without_prefix, RawDoc};
+use super::raw::{without_prefix, RawDoc};
 use super::{
     null, wrong_type, CorpusError, CorpusOptions, Origin, Position, Problem, ProblemKind, Source, Summary,
     PARQUET_BATCH_ROWS,

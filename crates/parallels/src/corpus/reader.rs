@@ -7,28 +7,14 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde_json::{Map, Value};
 
 use super::jsonl::{parse_record, JsonlSource};
 use super::parquet::{self, ParquetSource};
+use super::raw::{without_prefix, RawDoc};
 use super::walk::{folder_group, id_from_relative, relative_to, wanted_extensions, Walk};
 use super::{CorpusDoc, CorpusError, CorpusOptions, Input, Origin, Position, Problem, ProblemKind, Source, Summary};
 use crate::plumbing::Progress;
 use crate::read::{self, shown, ReadError};
-
-/// A document before the empty and duplicate checks.
-pub(super) struct RawDoc {
-    pub(super) id: String,
-    /// Whether the id was a number (JSON number, numeric Parquet column):
-    /// `42` and `"42"` are one id, and a clash between them is named.
-    pub(super) numeric_id: bool,
-    pub(super) text: String,
-    pub(super) encoding: String,
-    pub(super) replaced: usize,
-    pub(super) group: Option<String>,
-    pub(super) meta: Map<String, Value>,
-    pub(super) origin: Origin,
-}
 
 /// Reads documents from inputs, in order; see the module docs.
 pub struct CorpusReader {
@@ -239,7 +225,7 @@ impl CorpusReader {
             encoding: doc.encoding,
             replaced: doc.replaced,
             group,
-            meta: Map::new(),
+            meta: serde_json::Map::new(),
             origin: Origin { input, source: Source::whole(path), bytes: None },
         })
     }
@@ -405,14 +391,6 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
         return fail("--group-by-dir groups text files by folder; for JSON Lines and Parquet use --group FIELD");
     }
     Ok(())
-}
-
-/// `message` without a leading `"{source}: "`.
-pub(super) fn without_prefix(message: String, source: &str) -> String {
-    match message.strip_prefix(source).and_then(|m| m.strip_prefix(": ")) {
-        Some(rest) => rest.to_owned(),
-        None => message,
-    }
 }
 
 /// An input being read.
