@@ -6,6 +6,8 @@
 //!   clusters do not depend on the order of unions (scan's passage
 //!   clusters, dedup's duplicate clusters).
 //! * [`progress`]: the [`Progress`] trait a long stage reports to.
+//! * [`problem`]: what a reader reports of an input that gives no
+//!   document ([`problem::Problem`]).
 //! * [`atomic`]: files written whole or not at all (every result and
 //!   checkpoint).
 //! * [`parquet`]: the Parquet writer settings.
@@ -14,12 +16,12 @@
 //!
 //! Together with [`crate::chars`] (character classes) this is what stages
 //! share; a stage never imports another stage's internals. Nothing here
-//! depends on a stage, except that [`Progress`] hands on the read stage's
-//! [`Problem`](crate::corpus::Problem) (the first stage, itself built on
-//! nothing but decoding).
+//! depends on a stage: the [`problem::Problem`]s a reader reports (and
+//! [`Progress`] hands on) are kept here, and `corpus` re-exports them.
 
 pub mod atomic;
 pub mod parquet;
+pub mod problem;
 pub mod progress;
 pub mod same_file;
 pub mod sort;

@@ -6,7 +6,7 @@
 //! method has an empty default, so an implementation picks what it needs.
 //! Calls come from any thread, hence `Sync`.
 
-use crate::corpus::Problem;
+use super::problem::Problem;
 
 /// Where a long stage reports progress (a terminal progress bar, or nothing).
 pub trait Progress: Sync {
