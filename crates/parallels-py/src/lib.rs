@@ -211,39 +211,44 @@ fn scan_options(
     let mut opts = ScanOptions::default();
     opts.align.normalize = normalize(script, numbers, footnotes, boilerplate);
     if let Some(m) = max_df {
-        if m < 2 {
-            return Err(value_error(format!("max_df={m}: must be at least 2")));
-        }
         opts.seeds.max_df = m;
     }
     if let Some(m) = min_seeds {
-        if m < 1 {
-            return Err(value_error("min_seeds=0: must be at least 1"));
-        }
         opts.seeds.min_seeds = m;
     }
     if let Some(s) = min_significance {
-        if !s.is_finite() {
-            return Err(value_error(format!("min_significance={s}: not a finite number")));
-        }
-        opts.min_significance = s.max(0.0);
+        // Below 0 is 0 (every passage), as on the command line; not a
+        // number is refused by the check.
+        opts.min_significance = if s.is_finite() { s.max(0.0) } else { s };
     }
     if let Some(s) = min_specificity {
-        if !(0.0..=1.0).contains(&s) {
-            return Err(value_error(format!("min_specificity={s}: must be from 0 to 1")));
-        }
         opts.min_specificity = s;
     }
     if all {
         opts.min_significance = 0.0;
     }
     if let Some(m) = memory_mib {
-        if m < 16 {
-            return Err(value_error(format!("memory_mib={m}: must be at least 16")));
-        }
-        opts.memory = m << 20;
+        opts.memory = m.saturating_mul(1 << 20);
     }
+    // The library's bounds, named as the keywords are.
+    opts.check().map_err(|e| value_error(e.to_string().replacen(" = ", "=", 1)))?;
     Ok(opts)
+}
+
+/// Check scan options as `scan` would (for the Spark driver, which asks
+/// before it starts its jobs): a `ValueError` naming the first bad one.
+#[pyfunction]
+#[pyo3(signature = (*, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None))]
+fn check_scan_options(
+    max_df: Option<u32>,
+    min_seeds: Option<u32>,
+    min_significance: Option<f64>,
+    min_specificity: Option<f64>,
+    all: bool,
+    memory_mib: Option<u64>,
+) -> PyResult<()> {
+    scan_options(max_df, min_seeds, min_significance, min_specificity, all, memory_mib, true, true, true, true)
+        .map(|_| ())
 }
 
 /// The three scan tables as Arrow IPC streams, and the summary as JSON.
@@ -1044,6 +1049,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align, m)?)?;
     m.add_function(wrap_pyfunction!(align_files, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(check_scan_options, m)?)?;
     m.add_function(wrap_pyfunction!(dedup, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprints, m)?)?;
     m.add_function(wrap_pyfunction!(minhash, m)?)?;

@@ -23,6 +23,15 @@ def align(
     max_size_mib: int = ...,
 ) -> str: ...
 def align_files(paths: Sequence[_Path], *, semantic: bool = True) -> str: ...
+def check_scan_options(
+    *,
+    max_df: Optional[int] = None,
+    min_seeds: Optional[int] = None,
+    min_significance: Optional[float] = None,
+    min_specificity: Optional[float] = None,
+    all: bool = False,
+    memory_mib: Optional[int] = None,
+) -> None: ...
 def scan(
     inputs: Sequence[_Path],
     *,

@@ -145,6 +145,10 @@ _MERGE = (
 _TABLES: Dict[int, Any] = {}
 
 
+# The options `check_scan_options` takes.
+_CHECKED = ("max_df", "min_seeds", "min_significance", "min_specificity", "all")
+
+
 def _check(options: Dict[str, Any]) -> None:
     for k in options:
         if k not in _SCAN_OPTIONS:
@@ -184,8 +188,8 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     defaults = _parallels.SCAN_DEFAULTS
     max_df = options.get("max_df", defaults["max_df"])
     min_seeds = options.get("min_seeds", defaults["min_seeds"])
-    if max_df < 2 or min_seeds < 1:
-        raise ValueError(f"max_df={max_df}, min_seeds={min_seeds}: max_df at least 2, min_seeds at least 1")
+    # The library's bounds, asked on the driver before any job.
+    _parallels.check_scan_options(**{k: options[k] for k in _CHECKED if k in options})
     norm = {k: options[k] for k in _NORMALIZE if k in options}
     align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "min_specificity", "all") if k in options})
 

@@ -376,6 +376,9 @@ pub enum IndexError {
     /// The corpus cannot be read.
     #[error("{0}")]
     Corpus(#[from] crate::corpus::CorpusError),
+    /// Options that cannot work ([`ScanOptions::check`]).
+    #[error("{0}")]
+    Options(String),
     /// The first problem met with `--strict`.
     #[error("{0}; stopped at the first problem (--strict), the index is unchanged")]
     Strict(Problem),
@@ -630,6 +633,9 @@ pub fn build(
     options: &IndexOptions,
     progress: &dyn Progress,
 ) -> Result<AddStats, IndexError> {
+    if let Err(e) = options.scan().check() {
+        return Err(IndexError::Options(e.to_string()));
+    }
     if dir.join(MANIFEST).exists() {
         // Refused below, under the lock (or as another version).
     } else if let Some(name) = foreign_entry(dir)? {

@@ -167,6 +167,57 @@ impl Default for ScanOptions {
     }
 }
 
+impl ScanOptions {
+    /// Options that cannot work, named as the fields are named here (the
+    /// bounds every front end asks: the command line, Python and Spark
+    /// call this instead of stating them again).
+    pub fn check(&self) -> Result<(), ScanError> {
+        let bad = |what: String| Err(ScanError::Options(what));
+        let p = &self.seeds;
+        if p.max_df < 2 {
+            return bad(format!(
+                "max_df = {}: must be at least 2 (a seed in one document is shared by none)",
+                p.max_df
+            ));
+        }
+        if p.min_seeds < 1 {
+            return bad("min_seeds = 0: must be at least 1".into());
+        }
+        if p.n < 1 || p.window < 1 {
+            return bad(format!("seeds of {} tokens, window {}: both must be at least 1", p.n, p.window));
+        }
+        for (name, x) in [
+            ("min_significance", self.min_significance),
+            ("min_parallel_pair", self.min_parallel_pair),
+            ("min_copy_significance", self.min_copy_significance),
+        ] {
+            if !x.is_finite() || x < 0.0 {
+                return bad(format!("{name} = {x}: must be a finite number, at least 0"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.min_specificity) {
+            return bad(format!("min_specificity = {}: must be from 0 to 1", self.min_specificity));
+        }
+        if self.memory < MIN_MEMORY {
+            return bad(format!("memory = {} MiB: must be at least {} MiB", self.memory >> 20, MIN_MEMORY >> 20));
+        }
+        if !(MIN_DF_BITS..=MAX_DF_BITS).contains(&self.df_bits) {
+            return bad(format!("df_bits = {}: must be from {MIN_DF_BITS} to {MAX_DF_BITS}", self.df_bits));
+        }
+        if self.batch < 1 || self.chunk < 1 {
+            return bad(format!("batch = {}, chunk = {}: both must be at least 1", self.batch, self.chunk));
+        }
+        Ok(())
+    }
+}
+
+/// The least sorting memory a scan takes ([`ScanOptions::memory`]).
+pub const MIN_MEMORY: u64 = 16 << 20;
+/// The smallest and largest feature tables ([`ScanOptions::df_bits`]).
+pub const MIN_DF_BITS: u32 = 8;
+/// See [`MIN_DF_BITS`].
+pub const MAX_DF_BITS: u32 = 30;
+
 /// One document as `documents.jsonl` describes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScanDocument {
@@ -540,6 +591,9 @@ pub enum ScanError {
     /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
     #[error("{0}; stopped at the first problem (--strict), nothing was written")]
     Strict(Problem),
+    /// Options that cannot work ([`ScanOptions::check`]).
+    #[error("{0}")]
+    Options(String),
     /// More documents than the 32-bit document numbers can count.
     #[error("more than {max} documents; split the corpus")]
     TooManyDocuments {
@@ -803,6 +857,7 @@ pub fn scan(
     work: &Work,
     progress: &dyn Progress,
 ) -> Result<ScanResult, ScanError> {
+    opts.check()?;
     let result = run_stages(reader, opts, work, progress);
     if let Err(e) = &result {
         if !matches!(e, ScanError::Io { .. }) {
@@ -1738,6 +1793,23 @@ pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounds every front end asks are the library's: a bad option is
+    /// named, the defaults pass.
+    #[test]
+    fn options_that_cannot_work_are_named() {
+        assert!(ScanOptions::default().check().is_ok());
+        let named = |opts: ScanOptions| opts.check().unwrap_err().to_string();
+        let d = ScanOptions::default;
+        assert!(named(ScanOptions { seeds: SeedParams { max_df: 1, ..SeedParams::default() }, ..d() })
+            .starts_with("max_df = 1"));
+        assert!(named(ScanOptions { seeds: SeedParams { min_seeds: 0, ..SeedParams::default() }, ..d() })
+            .starts_with("min_seeds = 0"));
+        assert!(named(ScanOptions { min_significance: f64::NAN, ..d() }).starts_with("min_significance = NaN"));
+        assert!(named(ScanOptions { min_specificity: 1.5, ..d() }).starts_with("min_specificity = 1.5"));
+        assert!(named(ScanOptions { memory: 1 << 20, ..d() }).starts_with("memory = 1 MiB"));
+        assert!(named(ScanOptions { df_bits: 40, ..d() }).starts_with("df_bits = 40"));
+    }
     use crate::corpus::resolve;
     use crate::plumbing::Quiet;
 
