@@ -29,6 +29,7 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import random
 import socket
 import statistics
@@ -59,6 +60,15 @@ def build_library(bin_, corpus, work):
         for d in docs:
             f.write(json.dumps(d, ensure_ascii=False) + "\n")
     idx = work / "lib.idx"
+    # An index left by another build of parallels may not be readable by
+    # this one: built again (an index this build reads is kept).
+    if (idx / "manifest.json").exists():
+        probe = subprocess.run([bin_, "query", "--doc", docs[0]["id"], "--index", str(idx), "--summary"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            print(f"{idx}: not readable by this build ({probe.stderr.strip()[:200]}); building it again",
+                  file=sys.stderr)
+            shutil.rmtree(idx)
     if not (idx / "manifest.json").exists():
         subprocess.run([bin_, "index", "build", str(lib), "--index", str(idx)], check=True)
     big = "\n".join(t for _, t in texts)
@@ -208,6 +218,8 @@ def main():
         [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout)],
         stderr=subprocess.PIPE, text=True)
     line = server.stderr.readline()
+    if "http://" not in line:
+        sys.exit(f"serve did not start: {line.strip()}")
     addr_text = line.split("http://")[1].split("/")[0]
     host, port = addr_text.rsplit(":", 1)
     addr = (host, int(port))
