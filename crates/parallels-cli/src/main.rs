@@ -382,7 +382,7 @@ fn main() -> ExitCode {
                     return ExitCode::SUCCESS;
                 }
             }
-            eprintln!("parallels: error: {err:#}");
+            eprintln!("parallels: error: {}", as_flags(&format!("{err:#}")));
             ExitCode::from(2)
         }
     }
@@ -636,6 +636,19 @@ fn refuse_long_texts(files: Vec<(String, u64)>, max_mib: u64) -> Result<()> {
          --max-size raises the limit on a machine with the memory. Nothing was aligned",
         files.len()
     );
+}
+
+/// The library names an option in its messages as its field is named, in
+/// backquotes (`` `strict` ``), for every front end to show its own
+/// spelling: here, the flag.
+pub(crate) fn as_flags(message: &str) -> String {
+    const FLAGS: [(&str, &str); 4] = [
+        ("`strict`", "--strict"),
+        ("`group_by_dir`", "--group-by-dir"),
+        ("`group`", "--group FIELD"),
+        ("`format`", "--format"),
+    ];
+    FLAGS.iter().fold(message.to_string(), |m, (name, flag)| m.replace(name, flag))
 }
 
 /// Write to a file (through a temporary name, synced and renamed at the

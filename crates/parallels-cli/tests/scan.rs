@@ -335,4 +335,15 @@ fn values_out_of_range_are_rejected_not_clamped() {
         assert!(run.stderr.contains(flag), "{run}");
         assert!(!sb.path().join("clean.jsonl").exists());
     }
+    // Options that contradict the inputs: the library names them as its
+    // fields are named, the command line as its flags.
+    let run = sb.run(&["scan", "corpus", "-o", "out", "--group", "series"]);
+    run.no_panic().code(2);
+    assert!(
+        run.stderr.contains(
+            "--group FIELD groups JSON Lines and Parquet records by a field; for text files use --group-by-dir"
+        ),
+        "{run}"
+    );
+    assert!(!run.stderr.contains('`'), "{run}");
 }

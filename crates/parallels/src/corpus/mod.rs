@@ -462,7 +462,7 @@ pub enum CorpusError {
     },
     /// The first [`Problem`] met with [`CorpusOptions::strict`], for a
     /// caller that turns it into a fatal error.
-    #[error("{0} (stopped by --strict; without it, such records are skipped and counted)")]
+    #[error("{0} (stopped at the first problem: `strict`; without it, such records are skipped and counted)")]
     Strict(Problem),
 }
 

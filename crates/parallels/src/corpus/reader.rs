@@ -378,17 +378,17 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
     let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_)));
     if let Some(group) = &options.group_field {
         if options.group_by_dir {
-            return fail("--group and --group-by-dir cannot be used together");
+            return fail("`group` and `group_by_dir` cannot be used together");
         }
         if group.is_empty() || *group == options.id_field || *group == options.text_field {
             return fail("the group field must be named, and differ from the id and text fields");
         }
         if has_text {
-            return fail("--group FIELD groups JSON Lines and Parquet records; for text files use --group-by-dir");
+            return fail("`group` groups JSON Lines and Parquet records by a field; for text files use `group_by_dir`");
         }
     }
     if options.group_by_dir && has_records {
-        return fail("--group-by-dir groups text files by folder; for JSON Lines and Parquet use --group FIELD");
+        return fail("`group_by_dir` groups text files by folder; for JSON Lines and Parquet use `group`");
     }
     Ok(())
 }

@@ -453,7 +453,7 @@ fn objects(
 #[derive(Debug, thiserror::Error)]
 pub enum ParquetOutError {
     /// An input that is not Parquet.
-    #[error("{0}: --format parquet copies Parquet inputs row for row; this input is not Parquet (use --format jsonl)")]
+    #[error("{0}: `format` parquet copies Parquet inputs row for row; this input is not Parquet (use `format` jsonl)")]
     NotParquet(PathBuf),
     /// Two inputs whose outputs would have the same name.
     #[error("{0} and {1}: two inputs of the same file name would write one output file; give them apart")]

@@ -380,7 +380,7 @@ pub enum IndexError {
     #[error("{0}")]
     Options(String),
     /// The first problem met with `--strict`.
-    #[error("{0}; stopped at the first problem (--strict), the index is unchanged")]
+    #[error("{0}; stopped at the first problem (`strict`), the index is unchanged")]
     Strict(Problem),
     /// No document was read (the inputs hold none, or every one was
     /// skipped): nothing is written.

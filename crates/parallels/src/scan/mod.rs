@@ -589,7 +589,7 @@ pub enum ScanError {
         source: io::Error,
     },
     /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
-    #[error("{0}; stopped at the first problem (--strict), nothing was written")]
+    #[error("{0}; stopped at the first problem (`strict`), nothing was written")]
     Strict(Problem),
     /// Options that cannot work ([`ScanOptions::check`]).
     #[error("{0}")]
