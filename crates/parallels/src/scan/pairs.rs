@@ -1,0 +1,510 @@
+//! The pair aligner `scan`, the index's queries and Spark's batches share:
+//! each document of a chunk prepared once ([`ChunkDoc`]: its text, seeds,
+//! token weights), the bound that tells which pairs can reach the
+//! reporting bars before any alignment ([`can_reach`]), and the alignment,
+//! weighing and filtering of the pairs that can ([`align_prepared`]).
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::seeds::{self, SeedParams};
+use super::significance::{own_copy, shared_wording, significance, Commonness, TokenWeights, COPY_MAX_DF};
+use super::{Aligned, ScanOptions};
+use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
+use crate::align::{Aligner, Passage, PassageKind, Prepared, Span, TIGHT_COPY};
+
+/// [`align_chunk`] on documents already prepared (`cache`: every document
+/// of the chunk by number), for callers that hold them (the index's
+/// queries). When `stop` says so, the pairs not begun yet are left
+/// unaligned (a query whose client went away; the caller discards the
+/// result).
+pub(crate) fn align_prepared(
+    chunk: &[seeds::Candidate],
+    mut cache: FxHashMap<u32, ChunkDoc>,
+    aligner: &Aligner,
+    corpus_df: &CorpusDf,
+    opts: &ScanOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<Aligned> {
+    let reach: Vec<bool> = chunk.par_iter().map(|&(a, b, _)| can_reach(&cache[&a], &cache[&b], opts)).collect();
+    // Sentence vectors only for the documents of pairs to align.
+    let mut wanted: Vec<u32> =
+        chunk.iter().zip(&reach).filter(|(_, &r)| r).flat_map(|(&(a, b, _), _)| [a, b]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let vectors: Vec<Vectors> = wanted.par_iter().map(|d| corpus_vectors(&cache[d].p.seg, corpus_df)).collect();
+    for (d, v) in wanted.iter().zip(vectors) {
+        if let Some(c) = cache.get_mut(d) {
+            c.vectors = Some(v);
+        }
+    }
+    let aligned: Vec<Aligned> = chunk
+        .par_iter()
+        .zip(&reach)
+        .filter(|(_, &r)| r)
+        .map(|(&(a, b, _), _)| {
+            let (da, db) = (&cache[&a], &cache[&b]);
+            let mut x = Aligned { a, b, passages: Vec::new(), significance: Vec::new(), dropped: Vec::new() };
+            let (Some(va), Some(vb)) = (&da.vectors, &db.vectors) else { return x };
+            // Asked to stop (a server's client gone or out of time): the
+            // pairs not begun yet are left unaligned.
+            if stop() {
+                return x;
+            }
+            let found = aligner.align_weighed(&da.p, va, &db.p, vb, corpus_df);
+            // How common their words are, for the documents with a passage.
+            let (ca, cb) = if found.is_empty() {
+                (&Commonness::EMPTY, &Commonness::EMPTY)
+            } else {
+                (da.commonness(corpus_df), db.commonness(corpus_df))
+            };
+            let sig: Vec<f64> = found
+                .iter()
+                .map(|p| significance(p, (&da.p.seg, &da.weights, ca), (&db.p.seg, &db.weights, cb)))
+                .collect();
+            let parallel: f64 = found
+                .iter()
+                .zip(&sig)
+                .filter(|(p, &s)| p.kind == PassageKind::Parallel && s >= opts.min_significance)
+                .map(|(_, s)| s)
+                .sum();
+            let parallel_bar = if opts.min_significance > 0.0 { opts.min_parallel_pair } else { 0.0 };
+            // What the parallel links share must be the pair's own wording,
+            // not the corpus's common vocabulary (`significance`).
+            let specific = opts.min_significance <= 0.0 || {
+                let (total, count) = found
+                    .iter()
+                    .filter(|p| p.kind == PassageKind::Parallel)
+                    .map(|p| shared_wording(p, &da.p.seg, &db.p.seg, corpus_df))
+                    .fold((0.0, 0u32), |(t, c), (x, n)| (t + x, c + n));
+                count > 0 && total / count as f64 >= opts.min_specificity
+            };
+            for (p, s) in found.into_iter().zip(sig) {
+                // In a pair of versions, every parallel passage holds
+                // (a heading, a moved paragraph), as `align` keeps them.
+                let enough = match p.kind {
+                    PassageKind::Parallel => parallel >= parallel_bar && specific,
+                    PassageKind::Verbatim => {
+                        s >= opts.min_significance
+                            || (short_copy(&p, opts) && s >= opts.min_copy_significance && {
+                                let (wa, wb) = (da.copy_weights(&opts.seeds), db.copy_weights(&opts.seeds));
+                                own_copy(&p, (&da.p.seg, wa, ca), (&db.p.seg, wb, cb))
+                            })
+                    }
+                };
+                if enough {
+                    x.passages.push(p);
+                    x.significance.push(s);
+                } else {
+                    x.dropped.push(da.template(p.a, &opts.seeds));
+                }
+            }
+            x
+        })
+        .collect();
+    aligned.into_iter().filter(|x| !x.passages.is_empty() || !x.dropped.is_empty()).collect()
+}
+
+/// One document as a chunk of the align stage needs it.
+pub(crate) struct ChunkDoc {
+    text: String,
+    p: Prepared,
+    /// Its sentence vectors, when a pair of the chunk is aligned.
+    vectors: Option<Vectors>,
+    weights: TokenWeights,
+    /// How common its words are in the corpus, once a pair of the chunk
+    /// has found a passage in it.
+    common: std::sync::OnceLock<Commonness>,
+    /// Its seeds found in two documents or more: position, document
+    /// frequency, hash.
+    shared: Vec<(u32, u32, u64)>,
+    /// Its token weights for copies under the scan's bar (computed once,
+    /// when asked: [`ChunkDoc::copy_weights`]).
+    copy: std::sync::OnceLock<TokenWeights>,
+    /// Every seed `(hash, position)`, by hash.
+    by_hash: Vec<(u64, u32)>,
+}
+
+impl ChunkDoc {
+    /// A document of `text` prepared as `p`, with every seed `all`
+    /// (`(hash, position)`, by position) and those in two documents or
+    /// more (`shared`: `(position, df)`, by position).
+    pub(crate) fn new(
+        text: String,
+        p: Prepared,
+        mut all: Vec<(u64, u32)>,
+        shared: &[(u32, u32)],
+        opts: &ScanOptions,
+    ) -> ChunkDoc {
+        let mut d = ChunkDoc {
+            text,
+            p,
+            vectors: None,
+            weights: TokenWeights::default(),
+            common: std::sync::OnceLock::new(),
+            shared: Vec::new(),
+            copy: std::sync::OnceLock::new(),
+            by_hash: Vec::new(),
+        };
+        d.weigh(&all, shared, opts);
+        all.sort_unstable();
+        d.by_hash = all;
+        d
+    }
+
+    /// Its token weights with seeds in more than [`COPY_MAX_DF`]
+    /// documents weighing nothing: what a copy under the scan's bar is
+    /// weighed by ([`ScanOptions::min_copy_significance`]).
+    fn copy_weights(&self, p: &SeedParams) -> &TokenWeights {
+        self.copy.get_or_init(|| {
+            let mut all: Vec<(u64, u32)> = self.by_hash.clone();
+            all.sort_unstable_by_key(|&(_, pos)| pos);
+            let shared: Vec<(u32, u32)> = self.shared.iter().map(|&(pos, df, _)| (pos, df)).collect();
+            TokenWeights::new(&self.p.seg, &all, &shared, &SeedParams { max_df: COPY_MAX_DF, ..p.clone() })
+        })
+    }
+
+    /// How common its words are in `corpus` (computed once).
+    fn commonness(&self, corpus: &CorpusDf) -> &Commonness {
+        self.common.get_or_init(|| Commonness::new(&self.p.seg, corpus))
+    }
+
+    /// Weigh its tokens (again) from its seeds `all` (by position) and
+    /// the frequencies of those in two documents or more (`shared`).
+    pub(crate) fn weigh(&mut self, all: &[(u64, u32)], shared: &[(u32, u32)], opts: &ScanOptions) {
+        self.weights = TokenWeights::new(&self.p.seg, all, shared, &opts.seeds);
+        self.copy = std::sync::OnceLock::new();
+        // The hash of each shared seed, for the templates.
+        let mut k = 0;
+        self.shared = Vec::with_capacity(shared.len());
+        for &(hash, pos) in all {
+            while k < shared.len() && shared[k].0 < pos {
+                k += 1;
+            }
+            if k < shared.len() && shared[k].0 == pos {
+                self.shared.push((pos, shared[k].1, hash));
+            }
+        }
+    }
+
+    /// The template an insignificant passage over `span` is made of: its
+    /// most widespread seed (key and document frequency; 0 and 0 when it
+    /// has none in two documents or more) and the template's own words:
+    /// the clauses that seed is in, inside the passage (not the passage's
+    /// first characters, which may be any text the template happened to
+    /// start: a story before its dateline).
+    fn template(&self, span: Span, p: &SeedParams) -> (u64, u32, String) {
+        let within = self.p.seg.tokens_within(span[0], span[1]);
+        let top = self
+            .shared
+            .iter()
+            .filter(|&&(pos, _, _)| pos as usize >= within.start && pos as usize + p.n <= within.end)
+            .max_by_key(|&&(pos, df, _)| (df, std::cmp::Reverse(pos)));
+        match top {
+            // Only a template's text is ever shown.
+            None => (0, 0, String::new()),
+            Some(&(pos, df, hash)) => {
+                // The clauses the seed is in, inside the passage.
+                let all = &self.p.seg.tokens;
+                let (pos, end) = (pos as usize, pos as usize + p.n);
+                let lo = (within.start..=pos).rev().find(|&k| all[k].clause_start).unwrap_or(within.start);
+                let hi = (end..within.end).find(|&k| all[k].clause_start).unwrap_or(within.end);
+                let tokens = &all[lo..hi];
+                let (start, end) = (tokens[0].start as usize, tokens[tokens.len() - 1].end as usize);
+                let text = self.text.chars().skip(start).take((end - start).min(TEMPLATE_CHARS)).collect();
+                (hash, df, text)
+            }
+        }
+    }
+}
+
+/// The most characters of a template's text `summary.json` shows.
+const TEMPLATE_CHARS: usize = 80;
+
+/// Whether aligning `a` with `b` can give a passage that is reported: a
+/// cheap bound on what they share, from the seeds both hold, taken
+/// before any alignment (most candidate pairs of a newspaper corpus share
+/// only formula).
+///
+/// The seeds the two share are matched `(i in a, j in b)` and chained as
+/// `verbatim` chains them: a match joins a chain when it starts at most
+/// `3(n + window − 1)` tokens after the chain's last match (three times
+/// the stretch in which winnowing guarantees a shared seed, as a noisy
+/// copy's edits break seeds) and its diagonal `j − i` is within the
+/// verbatim band of the chain's. Each chain is widened by half that gap on
+/// both sides, and weighs the smaller of its tokens' weights
+/// ([`TokenWeights`]) in `a` and in `b`. A `verbatim` passage lies inside
+/// one chain and its significance is its score (at most 1) times at most
+/// that weight. The `parallel` passages of a pair paraphrase and need not
+/// share seeds in order: they are bounded, more loosely, by the weight of
+/// all shared seeds' surroundings in each document. The pair is aligned
+/// when its heaviest chain reaches [`ScanOptions::min_significance`] (or
+/// its heaviest chain of short-copy weights, unwidened, reaches
+/// [`ScanOptions::min_copy_significance`], when lower) or the
+/// surroundings reach [`ScanOptions::min_parallel_pair`]; always when
+/// every passage is reported (a bar of 0). The bound is measured, not
+/// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
+/// with a reported passage was kept (BENCHMARKS.md, issue 17).
+pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
+    if opts.min_significance <= 0.0 {
+        return true;
+    }
+    let matches = shared_matches(a, b);
+    let p = &opts.seeds;
+    let n = p.n.max(1);
+    let stretch = n + p.window.max(1) - 1;
+    let (gap, widen) = (3 * stretch, 3 * stretch / 2);
+    if heaviest_chain(&matches, (&a.weights, &b.weights), n, gap, widen, VERBATIM_BAND) >= opts.min_significance {
+        return true;
+    }
+    // A short copy is weighed as its own bar weighs it, and is what its
+    // seeds cover (a copy under the bar is tight: no gap, nothing around).
+    if opts.min_copy_significance < opts.min_significance {
+        let weights = (a.copy_weights(p), b.copy_weights(p));
+        if heaviest_chain(&matches, weights, n, stretch, 0, VERBATIM_BAND) >= opts.min_copy_significance {
+            return true;
+        }
+    }
+    let mut pa: Vec<u32> = matches.iter().map(|m| m.0).collect();
+    let mut pb: Vec<u32> = matches.iter().map(|m| m.1).collect();
+    pa.sort_unstable();
+    pa.dedup();
+    pb.sort_unstable();
+    pb.dedup();
+    let x = runs_weight(&pa, &a.weights, n, gap, widen);
+    let y = runs_weight(&pb, &b.weights, n, gap, widen);
+    x.min(y) >= opts.min_parallel_pair
+}
+
+/// Whether `p` is a copy that [`ScanOptions::min_copy_significance`]
+/// may let through: a tight `verbatim` passage of `copy_chars` characters
+/// a side or more, under a lower bar than `min_significance`.
+fn short_copy(p: &Passage, opts: &ScanOptions) -> bool {
+    let chars = opts.align.verbatim.copy_chars;
+    p.kind == PassageKind::Verbatim
+        && opts.min_copy_significance < opts.min_significance
+        && p.score >= TIGHT_COPY
+        && p.a[1] - p.a[0] >= chars
+        && p.b[1] - p.b[0] >= chars
+}
+
+/// How far the diagonal of chained matches may drift, in tokens: as
+/// `verbatim` chains its seeds.
+const VERBATIM_BAND: i64 = 8;
+/// Occurrences of one seed in one document matched at most (a seed
+/// repeated more often is formula; its first occurrences stand for it).
+const MATCHES_PER_SEED: usize = 8;
+
+/// The seeds `a` and `b` share, as matches `(position in a, position in
+/// b)` sorted by position in a.
+fn shared_matches(a: &ChunkDoc, b: &ChunkDoc) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let (x, y) = (&a.by_hash, &b.by_hash);
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        let (h, g) = (x[i].0, y[j].0);
+        if h < g {
+            i += 1;
+        } else if g < h {
+            j += 1;
+        } else {
+            let i0 = i;
+            while i < x.len() && x[i].0 == h {
+                i += 1;
+            }
+            let j0 = j;
+            while j < y.len() && y[j].0 == h {
+                j += 1;
+            }
+            for &(_, pa) in x[i0..i].iter().take(MATCHES_PER_SEED) {
+                for &(_, pb) in y[j0..j].iter().take(MATCHES_PER_SEED) {
+                    out.push((pa, pb));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The weight of the heaviest chain of `matches` (sorted by position in
+/// a; each covers `n` tokens on both sides): a match joins the chain
+/// whose last match ends at most `gap` tokens before it, on both sides,
+/// with a diagonal at most `band` away; chains are widened by `widen`
+/// tokens on both sides and weigh the lighter side.
+fn heaviest_chain(
+    matches: &[(u32, u32)],
+    w: (&TokenWeights, &TokenWeights),
+    n: usize,
+    gap: usize,
+    widen: usize,
+    band: i64,
+) -> f64 {
+    // (first i, first j, last i, last j, lowest j, highest j)
+    let mut chains: Vec<(usize, usize, usize, usize, usize, usize)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut best = 0f64;
+    let weigh = |c: &(usize, usize, usize, usize, usize, usize)| {
+        let wa = w.0.tokens(c.0.saturating_sub(widen), c.2 + n + widen);
+        let wb = w.1.tokens(c.4.saturating_sub(widen), c.5 + n + widen);
+        wa.min(wb)
+    };
+    for &(i, j) in matches {
+        let (i, j) = (i as usize, j as usize);
+        // Chains too far behind are closed.
+        open.retain(|&k| {
+            let keep = chains[k].2 + n + gap >= i;
+            if !keep {
+                best = best.max(weigh(&chains[k]));
+            }
+            keep
+        });
+        let joined = open.iter().copied().find(|&k| {
+            let c = &chains[k];
+            let diagonal = (j as i64 - i as i64) - (c.3 as i64 - c.2 as i64);
+            diagonal.abs() <= band && j + gap + n >= c.3 && j <= c.3 + n + gap
+        });
+        match joined {
+            Some(k) => {
+                let c = &mut chains[k];
+                c.2 = i;
+                c.3 = j;
+                c.4 = c.4.min(j);
+                c.5 = c.5.max(j);
+            }
+            None => {
+                open.push(chains.len());
+                chains.push((i, j, i, j, j, j));
+            }
+        }
+    }
+    for &k in &open {
+        best = best.max(weigh(&chains[k]));
+    }
+    best
+}
+
+/// Chain seeds at `pos` (sorted; each covers `n` tokens) into runs, a seed
+/// joining a run when it starts at most `gap` tokens after its end; widen
+/// each run by `widen` tokens on both sides. The weight of all runs.
+fn runs_weight(pos: &[u32], w: &TokenWeights, n: usize, gap: usize, widen: usize) -> f64 {
+    let mut total = 0f64;
+    let mut run: Option<(usize, usize)> = None;
+    for &q in pos {
+        let (lo, hi) = (q as usize, q as usize + n);
+        match &mut run {
+            Some((_, e)) if lo <= *e + gap => *e = (*e).max(hi),
+            _ => {
+                if let Some((s, e)) = run.take() {
+                    total += w.tokens(s.saturating_sub(widen), e + widen);
+                }
+                run = Some((lo, hi));
+            }
+        }
+    }
+    if let Some((s, e)) = run {
+        total += w.tokens(s.saturating_sub(widen), e + widen);
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `chars` pseudo-random Han characters, a `。` every 20 (seeded).
+    fn han(seed: u64, chars: usize) -> String {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..chars)
+            .map(|i| {
+                if i % 20 == 19 {
+                    return '。';
+                }
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                char::from_u32(0x4e00 + ((x >> 33) % 0x5000) as u32).unwrap()
+            })
+            .collect()
+    }
+
+    /// A document as the align stage holds it, every seed in it alone.
+    fn chunk_doc(aligner: &Aligner, text: &str, opts: &ScanOptions) -> ChunkDoc {
+        let p = aligner.prepare(text);
+        let mut all = seeds::seeds(&p.seg, &opts.seeds);
+        let weights = TokenWeights::new(&p.seg, &all, &[], &opts.seeds);
+        all.sort_unstable();
+        ChunkDoc {
+            text: text.to_owned(),
+            p,
+            vectors: None,
+            weights,
+            common: std::sync::OnceLock::new(),
+            shared: Vec::new(),
+            copy: std::sync::OnceLock::new(),
+            by_hash: all,
+        }
+    }
+
+    #[test]
+    fn only_pairs_that_can_reach_the_bar_are_aligned() {
+        let opts = ScanOptions::default();
+        let aligner = Aligner::new(opts.align.clone());
+        let copy = han(1, 200);
+        let formula = han(2, 12);
+        let a = chunk_doc(&aligner, &format!("{}{copy}{}{formula}", han(3, 300), han(4, 100)), &opts);
+        let b = chunk_doc(&aligner, &format!("{formula}{}{copy}{}", han(5, 500), han(6, 50)), &opts);
+        let c = chunk_doc(&aligner, &format!("{}{formula}{}", han(7, 400), han(8, 400)), &opts);
+        // A 200-character copy is worth aligning; a shared 12-character
+        // formula alone is not, unless every passage is reported.
+        assert!(can_reach(&a, &b, &opts));
+        assert!(!can_reach(&a, &c, &opts));
+        assert!(can_reach(&a, &c, &ScanOptions { min_significance: 0.0, ..opts.clone() }));
+        // The copy is one chain, as heavy as its tokens (it weighs the
+        // lighter side, and a chain is widened beyond the copy).
+        let m = shared_matches(&a, &b);
+        let n = opts.seeds.n;
+        let heaviest = heaviest_chain(&m, (&a.weights, &b.weights), n, 24, 12, VERBATIM_BAND);
+        assert!((180.0..=260.0).contains(&heaviest), "{heaviest}");
+        // The same copy in another order on one side is not one chain.
+        let half = copy.chars().count() / 2;
+        let (x, y): (String, String) = (copy.chars().take(half).collect(), copy.chars().skip(half).collect());
+        let d = chunk_doc(&aligner, &format!("{y}{}{x}", han(9, 300)), &opts);
+        let split = heaviest_chain(&shared_matches(&a, &d), (&a.weights, &d.weights), n, 24, 12, VERBATIM_BAND);
+        assert!(split < 0.7 * heaviest, "{split} of {heaviest}");
+    }
+
+    #[test]
+    fn a_template_is_shown_by_its_own_words_not_the_passage_start() {
+        let opts = ScanOptions::default();
+        let aligner = Aligner::new(opts.align.clone());
+        // A story, then a dateline formula in many documents (its seed
+        // the most widespread of the passage), then more story.
+        let (story, after) = (han(11, 40), han(12, 40));
+        let text = format!("{story}新华社北京一月二十日电记者报道{after}");
+        assert!(story.ends_with('。'));
+        let mut d = chunk_doc(&aligner, &text, &opts);
+        let formula = text.chars().position(|c| c == '新').unwrap() as u32;
+        let tokens = &d.p.seg.tokens;
+        let at = tokens.iter().position(|t| t.start == formula).unwrap();
+        d.shared = d
+            .by_hash
+            .iter()
+            // The formula's seeds (winnowing keeps some of its 5-grams).
+            .map(|&(hash, pos)| {
+                let inside = (at..=at + 14 - opts.seeds.n).contains(&(pos as usize));
+                (pos, if inside { 180 } else { 2 }, hash)
+            })
+            .collect();
+        d.shared.sort_unstable();
+        let whole = [0, text.chars().count() as u32];
+        let (key, df, shown) = d.template(whole, &opts.seeds);
+        assert_eq!(df, 180);
+        assert_ne!(key, 0);
+        // Its own words, a few tokens either side, inside the passage.
+        assert!(shown.contains("北京一月二十"), "{shown}");
+        assert!(!shown.starts_with(&story.chars().take(3).collect::<String>()), "{shown}");
+        assert_eq!(shown, format!("新华社北京一月二十日电记者报道{}", after.split('。').next().unwrap()));
+        // A passage without a seed in two documents has no template.
+        let lone = chunk_doc(&aligner, &text, &opts);
+        assert_eq!(lone.template(whole, &opts.seeds), (0, 0, String::new()));
+    }
+}
