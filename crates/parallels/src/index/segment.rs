@@ -10,8 +10,8 @@
 
 use super::{IndexDoc, IndexError};
 use crate::corpus::Source;
+use crate::plumbing::read_exact_at;
 use crate::plumbing::sort::{Record, Sorter};
-use crate::scan::read_exact_at;
 use crate::scan::seeds::Seed;
 use std::collections::BTreeMap;
 use std::fs::File;

@@ -11,6 +11,7 @@
 //! * [`atomic`]: files written whole or not at all (every result and
 //!   checkpoint).
 //! * [`parquet`]: the Parquet writer settings.
+//! * [`read_at`]: a file read at an offset from several threads at once.
 //! * [`same_file`]: which paths name one file; outputs that are an input or
 //!   another output are refused before anything is written.
 //!
@@ -23,11 +24,13 @@ pub mod atomic;
 pub mod parquet;
 pub mod problem;
 pub mod progress;
+pub mod read_at;
 pub mod same_file;
 pub mod sort;
 pub mod union_find;
 
 pub use atomic::{commit_all, write_atomic, AtomicFile, CreatedDir};
 pub use progress::{Progress, Quiet};
+pub use read_at::read_exact_at;
 pub use same_file::{check_outputs, Clash, OutputFile};
 pub use union_find::UnionFind;

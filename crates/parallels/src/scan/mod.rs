@@ -64,9 +64,11 @@ mod pairs;
 pub mod parquet_out;
 pub(crate) mod seeds;
 pub mod significance;
+mod store;
 mod zero_runs;
 
 pub(crate) use pairs::{align_prepared, can_reach, ChunkDoc};
+use store::{read_text, Store};
 
 use crate::align::features::CorpusDf;
 use crate::align::{covered_chars, Aligner, Options, Passage, Span};
@@ -74,7 +76,7 @@ use crate::corpus::{
     fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
 };
 use crate::plumbing::sort::{Sorted, Sorter};
-use crate::plumbing::{commit_all, write_atomic, AtomicFile, Progress};
+use crate::plumbing::{commit_all, read_exact_at, write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -619,77 +621,6 @@ pub(crate) struct DocRecord {
     /// Byte offset and length of the text in the store.
     pub(crate) offset: u64,
     pub(crate) len: u64,
-}
-
-/// Texts written once, read back by offset from any thread.
-struct Store {
-    writer: BufWriter<File>,
-    len: u64,
-}
-
-impl Store {
-    fn create(dir: &Path) -> io::Result<Store> {
-        let file = File::create(dir.join("texts.bin"))?;
-        Ok(Store { writer: BufWriter::with_capacity(1 << 20, file), len: 0 })
-    }
-
-    fn push(&mut self, text: &str) -> io::Result<(u64, u64)> {
-        self.writer.write_all(text.as_bytes())?;
-        let at = self.len;
-        self.len += text.len() as u64;
-        Ok((at, text.len() as u64))
-    }
-
-    fn finish(mut self) -> io::Result<()> {
-        self.writer.flush()?;
-        self.writer.get_ref().sync_all()
-    }
-}
-
-/// The text stored at `offset`, `len` bytes; safe to call from several
-/// threads at once.
-fn read_text(file: &File, offset: u64, len: u64) -> io::Result<String> {
-    let mut buf = vec![0u8; len as usize];
-    read_exact_at(file, &mut buf, offset)?;
-    String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
-}
-
-/// Fill `buf` from `file` at `offset`, without moving a cursor that other
-/// threads share.
-#[cfg(unix)]
-pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// Fill `buf` from `file` at `offset`. Windows' positioned read moves the
-/// cursor, but every read here names its own offset.
-#[cfg(windows)]
-pub(crate) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset) {
-            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// Fill `buf` from `file` at `offset`: seek and read, one thread at a time
-/// (no positioned read on this platform).
-#[cfg(not(any(unix, windows)))]
-pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    static CURSOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = CURSOR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let mut file = file;
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 /// The folder a scan keeps its intermediate results in, and what they were
