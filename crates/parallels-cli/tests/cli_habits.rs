@@ -21,13 +21,7 @@ fn run_with_stdin(sb: &Sandbox, args: &[&str], input: &[u8]) -> Run {
     // closed pipe is then no failure of the test.
     let _ = stdin.write_all(input);
     drop(stdin);
-    let output = child.wait_with_output().expect("wait for parallels");
-    Run {
-        args: args.iter().map(|a| a.to_string()).collect(),
-        code: output.status.code(),
-        stdout: output.stdout,
-        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
-    }
+    Run::new(args, child.wait_with_output().expect("wait for parallels"))
 }
 
 /// The JSON with `documents[k].path` set to `path` (the one field where a

@@ -230,8 +230,9 @@ fn scan_options(
     if let Some(m) = memory_mib {
         opts.memory = m.saturating_mul(1 << 20);
     }
-    // The library's bounds, named as the keywords are.
-    opts.check().map_err(|e| value_error(e.to_string().replacen(" = ", "=", 1)))?;
+    // The library's bounds (its messages name the fields as the keywords
+    // are named).
+    opts.check().map_err(value_error)?;
     Ok(opts)
 }
 

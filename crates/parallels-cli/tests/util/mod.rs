@@ -138,7 +138,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn new(args: &[&str], output: Output) -> Run {
+    /// What the run with `args` that gave `output` did.
+    pub fn new(args: &[&str], output: Output) -> Run {
         Run {
             args: args.iter().map(|a| a.to_string()).collect(),
             code: output.status.code(),
@@ -303,11 +304,5 @@ pub fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> Run {
             Ok(())
         });
     }
-    let out = cmd.output().expect("run the parallels binary");
-    Run {
-        args: args.iter().map(|a| a.to_string()).collect(),
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
+    Run::new(args, cmd.output().expect("run the parallels binary"))
 }

@@ -276,13 +276,13 @@ pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool 
     x.min(y) >= opts.min_parallel_pair
 }
 
-/// Whether `p` is a copy that [`ScanOptions::min_copy_significance`]
-/// may let through: a tight `verbatim` passage of `copy_chars` characters
-/// a side or more, under a lower bar than `min_significance`.
+/// Whether a `verbatim` passage `p` is a copy that
+/// [`ScanOptions::min_copy_significance`] may let through: a tight one of
+/// `copy_chars` characters a side or more, under a lower bar than
+/// `min_significance`.
 fn short_copy(p: &Passage, opts: &ScanOptions) -> bool {
     let chars = opts.align.verbatim.copy_chars;
-    p.kind == PassageKind::Verbatim
-        && opts.min_copy_significance < opts.min_significance
+    opts.min_copy_significance < opts.min_significance
         && p.score >= TIGHT_COPY
         && p.a[1] - p.a[0] >= chars
         && p.b[1] - p.b[0] >= chars
