@@ -69,6 +69,10 @@ pub const SHAPES: [(u32, u32); 8] = [(1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3,
 /// that start with it. Groups grow on one side (1-n, n-1) or are 2-2.
 pub const CELL_OFFSETS: [(u32, u32); 8] = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3), (1, 1)];
 
+/// The offsets `(x, y)` of the sentence pairs `(i − x, j − y)` whose dot
+/// products the [`SHAPES`] ending at a cell `(i, j)` are made of.
+const WINDOW: [(u32, u32); 8] = [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (0, 2), (0, 3), (1, 1)];
+
 /// Parameters of the parallel aligner; see the module docs for the model.
 #[derive(Clone, Debug)]
 pub struct ParallelParams {
@@ -194,6 +198,78 @@ impl<'a> Dots<'a> {
     pub(super) fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
         let dense = (a.len() * b.len() <= DENSE_CELLS).then(|| dense_dots(a, b));
         Dots { a, b, dense, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
+    }
+
+    /// Compute the dot products `a_i · b_j` of the pairs `keys`
+    /// (`i << 32 | j`) that are not known yet, all at once and in parallel
+    /// (rayon), so that [`Dots::cross`] finds them cached. The values are
+    /// those `cross` would compute one by one.
+    fn prefetch(&mut self, mut keys: Vec<u64>) {
+        use rayon::prelude::*;
+        if self.dense.is_some() {
+            return;
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys.retain(|k| !self.cross.contains_key(k));
+        if keys.is_empty() {
+            return;
+        }
+        let (a, b) = (self.a, self.b);
+        // The features of B numbered, so that a sentence of A is spread
+        // over a table once and its products with the sentences of B are
+        // read from it: a row of A meets several sentences of B.
+        let mut ids: FxHashMap<Feature, u32> = FxHashMap::default();
+        let mut wanted = vec![false; b.len()];
+        for &k in &keys {
+            wanted[k as u32 as usize] = true;
+        }
+        let b_ids: Vec<Vec<(u32, f32)>> = b
+            .vecs
+            .iter()
+            .zip(&wanted)
+            .map(|(v, &wanted)| {
+                if !wanted {
+                    return Vec::new();
+                }
+                v.iter()
+                    .map(|&(f, w)| {
+                        let next = ids.len() as u32;
+                        (*ids.entry(f).or_insert(next), w)
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<&[u64]> = keys.chunk_by(|x, y| x >> 32 == y >> 32).collect();
+        let values: Vec<Vec<f32>> = rows
+            .par_iter()
+            .with_min_len(64)
+            .map_init(
+                || vec![0f32; ids.len()],
+                |table, row| {
+                    let a_i = &a.vecs[(row[0] >> 32) as usize];
+                    for &(f, w) in a_i {
+                        if let Some(&id) = ids.get(&f) {
+                            table[id as usize] = w;
+                        }
+                    }
+                    // Summed in the order of B's keys, as `dot` sums the
+                    // shared ones (the others add zero): the same value.
+                    let out = row
+                        .iter()
+                        .map(|&k| b_ids[k as u32 as usize].iter().fold(0f32, |s, &(id, w)| s + table[id as usize] * w))
+                        .collect();
+                    for &(f, _) in a_i {
+                        if let Some(&id) = ids.get(&f) {
+                            table[id as usize] = 0.0;
+                        }
+                    }
+                    out
+                },
+            )
+            .collect();
+        self.cross.reserve(keys.len());
+        self.cross.extend(keys.into_iter().zip(values.into_iter().flatten()));
     }
 
     fn cross(&mut self, i: u32, j: u32) -> f32 {
@@ -431,29 +507,46 @@ fn candidates(a: &Vectors, b: &Vectors, p: &ParallelParams) -> Vec<(u32, u32)> {
                     }
                 }
                 let na = a.norm2[i].max(1e-12);
-                let mut best: Vec<(f32, u32)> = touched
+                touched
                     .drain(..)
                     .map(|j| {
                         let s = acc[j as usize] / (na * b.norm2[j as usize].max(1e-12)).sqrt();
                         acc[j as usize] = 0.0;
                         (s, j)
                     })
-                    .collect();
-                best.sort_unstable_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-                best
+                    .collect::<Vec<(f32, u32)>>()
             },
         )
         .collect();
+    // Best first; ties to the lower index (a total order, so the best k
+    // are the same however they are found).
+    let better = |x: &(f32, u32), y: &(f32, u32)| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1));
+    let k = p.candidates;
     let mut out: Vec<(u32, u32)> = Vec::new();
-    // (j, score, i) triples for the reverse direction.
-    let mut rev: Vec<(u32, f32, u32)> = Vec::new();
-    for (i, best) in scored.iter().enumerate() {
-        out.extend(best.iter().take(p.candidates).map(|&(_, j)| (i as u32, j)));
-        rev.extend(best.iter().map(|&(s, j)| (j, s, i as u32)));
+    // Per sentence of B, its best k partners in A, kept sorted.
+    let mut rev: Vec<Vec<(f32, u32)>> = vec![Vec::new(); if k > 0 { b.len() } else { 0 }];
+    for (i, mut best) in scored.into_iter().enumerate() {
+        if k == 0 {
+            break;
+        }
+        for &(s, j) in &best {
+            let top = &mut rev[j as usize];
+            let at = top.partition_point(|x| better(x, &(s, i as u32)).is_lt());
+            if at < k {
+                if top.len() == k {
+                    top.pop();
+                }
+                top.insert(at, (s, i as u32));
+            }
+        }
+        if best.len() > k {
+            best.select_nth_unstable_by(k - 1, better);
+            best.truncate(k);
+        }
+        out.extend(best.iter().map(|&(_, j)| (i as u32, j)));
     }
-    rev.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.total_cmp(&x.1)).then(x.2.cmp(&y.2)));
-    for group in rev.chunk_by(|x, y| x.0 == y.0) {
-        out.extend(group.iter().take(p.candidates).map(|&(j, _, i)| (i, j)));
+    for (j, top) in rev.iter().enumerate() {
+        out.extend(top.iter().map(|&(_, i)| (i, j as u32)));
     }
     out.sort_unstable();
     out.dedup();
@@ -497,6 +590,16 @@ pub(super) fn lexical_chains(
     }
     cells_ij.sort_unstable();
     cells_ij.dedup();
+    // Every dot product the cells' windows may ask for, at once.
+    let mut keys = Vec::with_capacity(cells_ij.len() * WINDOW.len());
+    for &(i, j) in &cells_ij {
+        for (x, y) in WINDOW {
+            if x <= i && y <= j {
+                keys.push((((i - x) as u64) << 32) | (j - y) as u64);
+            }
+        }
+    }
+    dots.prefetch(keys);
 
     let mut cells: Vec<Cell> = Vec::new();
     // rows[i] = (j, cell index) of stored cells in row i, by increasing j.
@@ -694,6 +797,33 @@ mod tests {
             v.len.push(10.0);
         }
         v
+    }
+
+    #[test]
+    fn the_window_holds_every_pair_a_shape_is_made_of() {
+        for (da, db) in SHAPES {
+            for x in 0..da {
+                for y in 0..db {
+                    assert!(WINDOW.contains(&(x, y)), "shape {da}-{db} needs ({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefetched_dot_products_equal_those_computed_on_demand() {
+        // Over the dense limit, so that `cross` computes and caches.
+        let (a, b) = (vectors(3, 600), vectors(5, 500));
+        let mut fetched = Dots::new(&a, &b);
+        assert!(fetched.dense.is_none());
+        let keys: Vec<u64> = (0..600u64).flat_map(|i| [i << 32 | (i % 500), i << 32 | 7]).collect();
+        fetched.prefetch(keys);
+        let mut lazy = Dots::new(&a, &b);
+        for i in 0..600u32 {
+            for j in [i % 500, 7, (i * 13) % 500] {
+                assert_eq!(fetched.cross(i, j).to_bits(), lazy.cross(i, j).to_bits(), "({i}, {j})");
+            }
+        }
     }
 
     #[test]
