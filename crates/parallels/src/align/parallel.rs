@@ -145,6 +145,11 @@ pub(super) struct Dots<'a> {
     /// sentence pairs.
     dense: Option<Vec<f32>>,
     cross: FxHashMap<u64, f32>,
+    /// Products computed at once ([`Dots::prefetch`]), by row of A: row
+    /// `i`'s `(j, a_i · b_j)` are `fetched[rows[i]..rows[i + 1]]`, by
+    /// increasing `j` (empty until then).
+    rows: Vec<u32>,
+    fetched: Vec<(u32, f32)>,
     /// `self_a[i][d-1]` = a_i · a_{i+d}, d = 1..=3.
     self_a: Vec<[f32; 3]>,
     self_b: Vec<[f32; 3]>,
@@ -197,21 +202,29 @@ fn dense_dots(a: &Vectors, b: &Vectors) -> Vec<f32> {
 impl<'a> Dots<'a> {
     pub(super) fn new(a: &'a Vectors, b: &'a Vectors) -> Dots<'a> {
         let dense = (a.len() * b.len() <= DENSE_CELLS).then(|| dense_dots(a, b));
-        Dots { a, b, dense, cross: FxHashMap::default(), self_a: self_dots(a), self_b: self_dots(b) }
+        Dots {
+            a,
+            b,
+            dense,
+            cross: FxHashMap::default(),
+            rows: Vec::new(),
+            fetched: Vec::new(),
+            self_a: self_dots(a),
+            self_b: self_dots(b),
+        }
     }
 
     /// Compute the dot products `a_i · b_j` of the pairs `keys`
-    /// (`i << 32 | j`) that are not known yet, all at once and in parallel
-    /// (rayon), so that [`Dots::cross`] finds them cached. The values are
-    /// those `cross` would compute one by one.
+    /// (`i << 32 | j`), all at once and in parallel (rayon), so that
+    /// [`Dots::cross`] finds them by row instead of computing them one by
+    /// one (the same values). Once: a second call does nothing.
     fn prefetch(&mut self, mut keys: Vec<u64>) {
         use rayon::prelude::*;
-        if self.dense.is_some() {
+        if self.dense.is_some() || !self.rows.is_empty() {
             return;
         }
         keys.sort_unstable();
         keys.dedup();
-        keys.retain(|k| !self.cross.contains_key(k));
         if keys.is_empty() {
             return;
         }
@@ -268,13 +281,26 @@ impl<'a> Dots<'a> {
                 },
             )
             .collect();
-        self.cross.reserve(keys.len());
-        self.cross.extend(keys.into_iter().zip(values.into_iter().flatten()));
+        let mut rows = vec![0u32; a.len() + 1];
+        for &k in &keys {
+            rows[(k >> 32) as usize + 1] += 1;
+        }
+        for i in 0..a.len() {
+            rows[i + 1] += rows[i];
+        }
+        self.rows = rows;
+        self.fetched = keys.iter().map(|&k| k as u32).zip(values.into_iter().flatten()).collect();
     }
 
     fn cross(&mut self, i: u32, j: u32) -> f32 {
         if let Some(d) = &self.dense {
             return d[i as usize * self.b.len() + j as usize];
+        }
+        if let Some(&r) = self.rows.get(i as usize) {
+            let row = &self.fetched[r as usize..self.rows[i as usize + 1] as usize];
+            if let Ok(at) = row.binary_search_by_key(&j, |x| x.0) {
+                return row[at].1;
+            }
         }
         let key = ((i as u64) << 32) | j as u64;
         if let Some(&d) = self.cross.get(&key) {
