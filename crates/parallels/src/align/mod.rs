@@ -298,7 +298,12 @@ impl Aligner {
             _ => (Mode::Lexical, None),
         };
         let across = mode == Mode::MeaningFirst;
-        let found = modes::align_sentences_in(mode, va, vb, &self.opts.parallel, meaning.as_mut());
+        // Copies are found in the texts' tokens, whatever the chains: on
+        // the other core meanwhile.
+        let (found, copies) = rayon::join(
+            || modes::align_sentences_in(mode, va, vb, &self.opts.parallel, meaning.as_mut()),
+            || verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim),
+        );
         let heading = |l: &chain::SentLink| {
             (l.a1 - l.a0 == 1 && sa[l.a0 as usize].heading) || (l.b1 - l.b0 == 1 && sb[l.b0 as usize].heading)
         };
@@ -361,7 +366,6 @@ impl Aligner {
                 p
             })
             .collect();
-        let copies = verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim);
         let limits = CopyLimits {
             isolated_tokens: if self.opts.isolated { self.opts.verbatim.isolated_tokens } else { 0 },
             within_tokens: self.opts.verbatim.isolated_tokens,

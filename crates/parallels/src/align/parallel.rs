@@ -214,35 +214,36 @@ impl<'a> Dots<'a> {
         }
     }
 
-    /// Compute the dot products `a_i · b_j` of the pairs `keys`
-    /// (`i << 32 | j`), all at once and in parallel (rayon), so that
-    /// [`Dots::cross`] finds them by row instead of computing them one by
-    /// one (the same values). Once: a second call does nothing.
-    fn prefetch(&mut self, mut keys: Vec<u64>) {
+    /// Compute the dot products `a_i · b_j` for every `j` of `wanted[i]`
+    /// (in any order, repeats allowed), all at once and in parallel
+    /// (rayon), so that [`Dots::cross`] finds them by row instead of
+    /// computing them one by one (the same values). Once: a second call
+    /// does nothing.
+    fn prefetch(&mut self, mut wanted: Vec<Vec<u32>>) {
         use rayon::prelude::*;
         if self.dense.is_some() || !self.rows.is_empty() {
             return;
         }
-        keys.sort_unstable();
-        keys.dedup();
-        if keys.is_empty() {
-            return;
-        }
         let (a, b) = (self.a, self.b);
+        wanted.resize(a.len(), Vec::new());
+        wanted.par_iter_mut().for_each(|row| {
+            row.sort_unstable();
+            row.dedup();
+        });
         // The features of B numbered, so that a sentence of A is spread
         // over a table once and its products with the sentences of B are
         // read from it: a row of A meets several sentences of B.
-        let mut ids: FxHashMap<Feature, u32> = FxHashMap::default();
-        let mut wanted = vec![false; b.len()];
-        for &k in &keys {
-            wanted[k as u32 as usize] = true;
+        let mut used = vec![false; b.len()];
+        for &j in wanted.iter().flatten() {
+            used[j as usize] = true;
         }
+        let mut ids: FxHashMap<Feature, u32> = FxHashMap::default();
         let b_ids: Vec<Vec<(u32, f32)>> = b
             .vecs
             .iter()
-            .zip(&wanted)
-            .map(|(v, &wanted)| {
-                if !wanted {
+            .zip(&used)
+            .map(|(v, &used)| {
+                if !used {
                     return Vec::new();
                 }
                 v.iter()
@@ -253,14 +254,17 @@ impl<'a> Dots<'a> {
                     .collect()
             })
             .collect();
-        let rows: Vec<&[u64]> = keys.chunk_by(|x, y| x >> 32 == y >> 32).collect();
-        let values: Vec<Vec<f32>> = rows
+        let values: Vec<Vec<(u32, f32)>> = wanted
             .par_iter()
+            .enumerate()
             .with_min_len(64)
             .map_init(
                 || vec![0f32; ids.len()],
-                |table, row| {
-                    let a_i = &a.vecs[(row[0] >> 32) as usize];
+                |table, (i, row)| {
+                    if row.is_empty() {
+                        return Vec::new();
+                    }
+                    let a_i = &a.vecs[i];
                     for &(f, w) in a_i {
                         if let Some(&id) = ids.get(&f) {
                             table[id as usize] = w;
@@ -270,7 +274,7 @@ impl<'a> Dots<'a> {
                     // shared ones (the others add zero): the same value.
                     let out = row
                         .iter()
-                        .map(|&k| b_ids[k as u32 as usize].iter().fold(0f32, |s, &(id, w)| s + table[id as usize] * w))
+                        .map(|&j| (j, b_ids[j as usize].iter().fold(0f32, |s, &(id, w)| s + table[id as usize] * w)))
                         .collect();
                     for &(f, _) in a_i {
                         if let Some(&id) = ids.get(&f) {
@@ -281,15 +285,13 @@ impl<'a> Dots<'a> {
                 },
             )
             .collect();
-        let mut rows = vec![0u32; a.len() + 1];
-        for &k in &keys {
-            rows[(k >> 32) as usize + 1] += 1;
-        }
-        for i in 0..a.len() {
-            rows[i + 1] += rows[i];
+        let mut rows = Vec::with_capacity(a.len() + 1);
+        rows.push(0u32);
+        for row in &values {
+            rows.push(rows[rows.len() - 1] + row.len() as u32);
         }
         self.rows = rows;
-        self.fetched = keys.iter().map(|&k| k as u32).zip(values.into_iter().flatten()).collect();
+        self.fetched = values.into_iter().flatten().collect();
     }
 
     fn cross(&mut self, i: u32, j: u32) -> f32 {
@@ -617,15 +619,15 @@ pub(super) fn lexical_chains(
     cells_ij.sort_unstable();
     cells_ij.dedup();
     // Every dot product the cells' windows may ask for, at once.
-    let mut keys = Vec::with_capacity(cells_ij.len() * WINDOW.len());
+    let mut wanted: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for &(i, j) in &cells_ij {
         for (x, y) in WINDOW {
             if x <= i && y <= j {
-                keys.push((((i - x) as u64) << 32) | (j - y) as u64);
+                wanted[(i - x) as usize].push(j - y);
             }
         }
     }
-    dots.prefetch(keys);
+    dots.prefetch(wanted);
 
     let mut cells: Vec<Cell> = Vec::new();
     // rows[i] = (j, cell index) of stored cells in row i, by increasing j.
@@ -842,8 +844,9 @@ mod tests {
         let (a, b) = (vectors(3, 600), vectors(5, 500));
         let mut fetched = Dots::new(&a, &b);
         assert!(fetched.dense.is_none());
-        let keys: Vec<u64> = (0..600u64).flat_map(|i| [i << 32 | (i % 500), i << 32 | 7]).collect();
-        fetched.prefetch(keys);
+        // Rows in any order, with repeats; row 599 left out.
+        let wanted: Vec<Vec<u32>> = (0..599u32).map(|i| vec![7, i % 500, 7]).collect();
+        fetched.prefetch(wanted);
         let mut lazy = Dots::new(&a, &b);
         for i in 0..600u32 {
             for j in [i % 500, 7, (i * 13) % 500] {
