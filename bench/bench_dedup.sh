@@ -192,6 +192,15 @@ report=$bench/out/dedup-$stamp.md
         "$(echo "${wall[rensa]} / ${wall[parallels]}" | bc -l)" \
         "$(echo "${wall[rensa]} / ${wall[parallels-1-thread]}" | bc -l)"
     echo
+    # What a core costs: CPU seconds (user + sys) of the median runs, the
+    # figure that a busy machine moves least.
+    printf 'Ratios of CPU seconds (user+sys, median runs): datasketch / parallels = %.1f×, rensa / parallels = %.1f×; rensa / single-threaded parallels = %.1f×.\n' \
+        "$(echo "${cpu[datasketch]} / ${cpu[parallels]}" | bc -l)" \
+        "$(echo "${cpu[rensa]} / ${cpu[parallels]}" | bc -l)" \
+        "$(echo "${cpu[rensa]} / ${cpu[parallels-1-thread]}" | bc -l)"
+    echo
+    echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
     echo "Accuracy of the last round's outputs against exact-Jaccard truth (bench/score_kept.py):"
     echo
     "$py" "$bench/score_kept.py" --data "$DATA/dedup-$SPEED_SIZE-s$SEED" --bin "$bin" \

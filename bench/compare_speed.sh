@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Wall time and peak memory of two builds on the same jobs, run in turns
-# (before, after, before, after, …) so that a busy machine slows both
-# alike; the ratio of medians is the figure to read.
+# Wall time, CPU time (user + sys) and peak memory of two builds on the
+# same jobs, run in turns (before, after, before, after, …) so that a busy
+# machine slows both alike; the ratio of medians is the figure to read, and
+# on a shared machine the CPU seconds' more than the wall clock's.
 #
 #   bash bench/compare_speed.sh BEFORE_BIN AFTER_BIN
 #
@@ -32,13 +33,13 @@ mkdir -p "$data"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# one timed run: prints "seconds max_rss_kb"
+# one timed run: prints "seconds max_rss_kb cpu_seconds"
 timed() {
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || {
     cat "$work/stderr" >&2
     exit 1
   }
-  cat "$work/time"
+  awk '{printf "%s %s %.2f\n", $1, $2, $3 + $4}' "$work/time"
 }
 
 job() { # job build-name binary
@@ -52,16 +53,18 @@ job() { # job build-name binary
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| job | before: wall s | after: wall s | median ratio after/before | peak RSS before → after (MB) |"
-echo "|---|---|---|---|---|"
+echo "| job | before: wall s | after: wall s | median ratio after/before | before: CPU s | after: CPU s | median CPU ratio after/before | peak RSS before → after (MB) |"
+echo "|---|---|---|---|---|---|---|---|"
 for j in $JOBS; do
-  b_times=() a_times=() b_rss=0 a_rss=0
+  b_times=() a_times=() b_cpu=() a_cpu=() b_rss=0 a_rss=0
   for _ in $(seq "$RUNS"); do
-    read -r t m < <(job before "$before" "$j"); b_times+=("$t"); ((m > b_rss)) && b_rss=$m
-    read -r t m < <(job after "$after" "$j"); a_times+=("$t"); ((m > a_rss)) && a_rss=$m
+    read -r t m c < <(job before "$before" "$j"); b_times+=("$t"); b_cpu+=("$c"); ((m > b_rss)) && b_rss=$m
+    read -r t m c < <(job after "$after" "$j"); a_times+=("$t"); a_cpu+=("$c"); ((m > a_rss)) && a_rss=$m
   done
   median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
   bm=$(median "${b_times[@]}") am=$(median "${a_times[@]}")
-  echo "| $j | ${b_times[*]} | ${a_times[*]} | $(awk -v a="$am" -v b="$bm" 'BEGIN {printf "%.2f", a / b}') | $((b_rss / 1024)) → $((a_rss / 1024)) |"
+  bc=$(median "${b_cpu[@]}") ac=$(median "${a_cpu[@]}")
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+  echo "| $j | ${b_times[*]} | ${a_times[*]} | $(ratio "$am" "$bm") | ${b_cpu[*]} | ${a_cpu[*]} | $(ratio "$ac" "$bc") | $((b_rss / 1024)) → $((a_rss / 1024)) |"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

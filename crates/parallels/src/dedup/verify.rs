@@ -261,11 +261,50 @@ impl ShingleCache {
     /// The exact set of document `doc`, if the cache holds its shingles.
     fn set(&self, doc: u32) -> Option<Box<[u32]>> {
         let (start, end) = (*self.spans.get(doc as usize)?)?;
-        let mut set = self.values[start..end].to_vec();
-        set.sort_unstable();
-        set.dedup();
-        Some(set.into_boxed_slice())
+        Some(sorted_set(self.values[start..end].to_vec()))
     }
+}
+
+/// Values of a document's shingles (repeats kept, any order) as its exact
+/// set: sorted, without repeats.
+///
+/// Sorted by radix (four passes of a byte) when there are many: the
+/// comparison sort of every set the exact check needs was 2.5 % of
+/// `dedup`'s CPU time (`perf`, 30M corpus); the set is the same. (Three
+/// passes of 11 bits were slower on sets of a few hundred values: the
+/// prefix sums over 3 × 2,048 counts cost as much as the passes.)
+fn sorted_set(mut values: Vec<u32>) -> Box<[u32]> {
+    /// Below this many values the comparison sort is as fast.
+    const RADIX_FROM: usize = 256;
+    const BITS: u32 = 8;
+    const PASSES: usize = 4;
+    const DIGITS: usize = 1 << BITS;
+    if values.len() < RADIX_FROM {
+        values.sort_unstable();
+    } else {
+        let mut counts = [[0u32; DIGITS]; PASSES];
+        for &v in &values {
+            for (pass, count) in counts.iter_mut().enumerate() {
+                count[(v >> (BITS * pass as u32)) as usize & (DIGITS - 1)] += 1;
+            }
+        }
+        let mut other = vec![0u32; values.len()];
+        for (pass, count) in counts.iter_mut().enumerate() {
+            let shift = BITS * pass as u32;
+            let mut at = 0;
+            for c in count.iter_mut() {
+                (*c, at) = (at, at + *c);
+            }
+            for &v in &values {
+                let slot = &mut count[(v >> shift) as usize & (DIGITS - 1)];
+                other[*slot as usize] = v;
+                *slot += 1;
+            }
+            std::mem::swap(&mut values, &mut other);
+        }
+    }
+    values.dedup();
+    values.into_boxed_slice()
 }
 
 /// Shingle hashes as the cache and the exact sets keep them: the high 32
@@ -279,10 +318,7 @@ type Made = Result<Box<[u32]>, String>;
 
 /// The exact shingle set of a token sequence, as stored.
 fn set_of(hasher: &MinHasher, tokens: &[u64]) -> Box<[u32]> {
-    let mut set = cached_form(&hasher.shingles_of(tokens));
-    set.sort_unstable();
-    set.dedup();
-    set.into_boxed_slice()
+    sorted_set(cached_form(&hasher.shingles_of(tokens)))
 }
 
 /// The exact shingle set of a text as the exact check keeps it (sorted
@@ -465,6 +501,33 @@ mod tests {
         assert_eq!(text_of(&crlf, &origin, &corpus).unwrap(), "甲\u{fffd}乙");
         let gone = text_of(br#"{"id": "a", "body": "x"}"#, &origin, &corpus).unwrap_err();
         assert!(gone.contains("no longer reads as it did") && gone.contains("text"), "{gone}");
+    }
+
+    /// The radix sort and the comparison sort give one set, at every size
+    /// around the switch, with repeats and values that differ only in one
+    /// digit of the radix.
+    #[test]
+    fn sorted_sets_are_the_sorted_values_without_repeats() {
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 32) as u32
+        };
+        for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
+            let mut values: Vec<u32> = (0..len).map(|_| next()).collect();
+            // Repeats, and neighbours in the low and high digits.
+            for k in 0..len / 4 {
+                let v = values[k];
+                values.push(v);
+                values.push(v ^ 1);
+                values.push(v ^ (1 << 31));
+            }
+            values.extend([0, u32::MAX, 0, u32::MAX].iter().take(len.min(4)));
+            let mut expected = values.clone();
+            expected.sort_unstable();
+            expected.dedup();
+            assert_eq!(&*sorted_set(values), &expected[..], "{len} values");
+        }
     }
 
     /// A set taken from the cache is the set the second pass makes from the

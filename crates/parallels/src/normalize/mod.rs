@@ -211,30 +211,20 @@ impl Normalizer {
         let mut pos = 0usize;
         let mut idx: u32 = 0;
         while pos < bytes.len() && idx < len {
+            // The bulk of Chinese text: runs of characters of the CJK
+            // unified block (U+4E00–U+9FFF, three bytes led by E4 B8…E9),
+            // decoded here directly, a whole run in one tight loop. They
+            // have no width form, no case and are never combining marks;
+            // only the script table applies.
+            if han_at(bytes, pos) {
+                (pos, idx) = match self.table {
+                    Some(t) => han_run(bytes, pos, idx, len, out, triggers, |c| t.get_han(c)),
+                    None => han_run(bytes, pos, idx, len, out, triggers, |c| c),
+                };
+                continue;
+            }
             let start = idx;
             idx += 1;
-            let b0 = bytes[pos];
-            // The bulk of Chinese text: a character of the CJK unified block
-            // (U+4E00–U+9FFF, three bytes led by E4 B8…E9), decoded here
-            // directly. It has no width form, no case and is never a
-            // combining mark; only the script table applies.
-            if (0xE5..=0xE9).contains(&b0) || (b0 == 0xE4 && bytes.get(pos + 1).is_some_and(|&b| b >= 0xB8)) {
-                if let (Some(&b1), Some(&b2)) = (bytes.get(pos + 1), bytes.get(pos + 2)) {
-                    let u = (u32::from(b0) & 0x0F) << 12 | (u32::from(b1) & 0x3F) << 6 | (u32::from(b2) & 0x3F);
-                    if let Some(c) = char::from_u32(u) {
-                        let ch = match self.table {
-                            Some(t) => t.get_han(c),
-                            None => c,
-                        };
-                        // In the CJK unified block only 注 starts a footnote
-                        // marker (traditional 註 becomes it).
-                        triggers.footnote |= ch == '注';
-                        out.push(NChar { ch, start, end: idx, mark: Mark::Text });
-                        pos += 3;
-                        continue;
-                    }
-                }
-            }
             let Some(c) = text.get(pos..).and_then(|rest| rest.chars().next()) else {
                 break;
             };
@@ -286,6 +276,59 @@ impl Normalizer {
             push(c);
         }
     }
+}
+
+/// Whether the UTF-8 text `bytes` has a character of the CJK unified block
+/// (U+4E00–U+9FFF: lead byte E5–E9, or E4 followed by B8 or more) at byte
+/// `pos`, all three of its bytes there.
+#[inline(always)]
+fn han_at(bytes: &[u8], pos: usize) -> bool {
+    match bytes.get(pos..pos + 3) {
+        Some(&[b0, b1, _]) => (0xE5..=0xE9).contains(&b0) || (b0 == 0xE4 && b1 >= 0xB8),
+        _ => false,
+    }
+}
+
+/// The run of CJK unified characters of the UTF-8 text `bytes` from byte
+/// `pos` (at least one, [`han_at`]), the first of them original character
+/// `idx`, at most up to character `len`: each put out as `fold` maps it,
+/// spanning itself. Returns the byte and character positions after the run.
+///
+/// One tight loop for what is most of Chinese text (the rule of the
+/// character pass for these characters, written once for a run, with the
+/// table chosen outside it): the general loop decided the kind of every
+/// character anew, with its table lookup behind an `Option`.
+#[inline(always)]
+fn han_run(
+    bytes: &[u8],
+    mut pos: usize,
+    mut idx: u32,
+    len: u32,
+    out: &mut Vec<NChar>,
+    triggers: &mut Triggers,
+    fold: impl Fn(char) -> char,
+) -> (usize, u32) {
+    // Every character of the run takes three bytes.
+    out.reserve((bytes.len() - pos) / 3);
+    let mut footnote = false;
+    while idx < len {
+        let Some(&[b0, b1, b2]) = bytes.get(pos..pos + 3) else { break };
+        if !((0xE5..=0xE9).contains(&b0) || (b0 == 0xE4 && b1 >= 0xB8)) {
+            break;
+        }
+        let u = (u32::from(b0) & 0x0F) << 12 | (u32::from(b1) & 0x3F) << 6 | (u32::from(b2) & 0x3F);
+        // U+4E00–U+9FFF: never a surrogate, so always a char.
+        let Some(c) = char::from_u32(u) else { break };
+        let ch = fold(c);
+        // In the CJK unified block only 注 starts a footnote marker
+        // (traditional 註 becomes it).
+        footnote |= ch == '注';
+        out.push(NChar { ch, start: idx, end: idx + 1, mark: Mark::Text });
+        pos += 3;
+        idx += 1;
+    }
+    triggers.footnote |= footnote;
+    (pos, idx)
 }
 
 /// Test input for a single rule: each character of `s` as itself, spanning

@@ -5,12 +5,17 @@
 //! both texts, so `戰爭`/`战争`, `裏`/`裡`/`里` and `乾`/`幹`/`干` all meet in one
 //! form even where a phrase-level converter would choose differently.
 //!
-//! * The script table is derived once per process from the `ferrous-opencc`
-//!   crate's `t2s` converter: every code point of the CJK blocks is converted
-//!   on its own (one call on a newline-separated string, so no phrase can
-//!   match across two code points) and every single-char result that differs
-//!   from its input becomes an entry.  Chains (`a → b → c`) are resolved so
-//!   the map is idempotent.
+//! * The script table is derived from the `ferrous-opencc` crate's `t2s`
+//!   converter: every code point of the CJK blocks is converted on its own
+//!   (one call on a newline-separated string, so no phrase can match across
+//!   two code points) and every single-char result that differs from its
+//!   input becomes an entry.  Chains (`a → b → c`) are resolved so the map
+//!   is idempotent.  The derivation's result is stored in `t2s_pairs.txt`
+//!   (one pair a line) and read from there: deriving it converted 200,000
+//!   code points, about 10 ms of CPU at the start of every process (1.5 % of
+//!   a `dedup` of 30 MB), reading the file takes a fraction of a
+//!   millisecond. A test derives it again and compares (after an update of
+//!   `ferrous-opencc`, `PARALLELS_BLESS=1` writes the new file).
 //! * [`VARIANTS`] is our own short list of variant characters that OpenCC's
 //!   t2s leaves alone (or only folds with the script rule on).
 //! * The two are combined into one lookup table per option combination,
@@ -18,7 +23,9 @@
 
 use std::sync::OnceLock;
 
-use crate::chars::{is_han_unified, HanSet, HAN_FIRST, HAN_LAST};
+use crate::chars::{is_han_unified, HanSet};
+#[cfg(test)]
+use crate::chars::{HAN_FIRST, HAN_LAST};
 
 /// A char → char map as a two-level page table: `index[c >> 8]` names a page
 /// of 256 targets (page 0 means "no entry on this page", i.e. identity).
@@ -126,6 +133,7 @@ pub(crate) const VARIANTS: &[(char, char)] = &[
 ];
 
 /// Code point ranges scanned when deriving the script table.
+#[cfg(test)]
 const SCAN_RANGES: &[(u32, u32)] = &[
     (0x2E80, 0x33FF),      // radicals, CJK symbols, kana, enclosed, compatibility
     (0x3400, 0x4DBF),      // Extension A
@@ -134,13 +142,35 @@ const SCAN_RANGES: &[(u32, u32)] = &[
     (0x20000, 0x323AF),    // Extensions B–H
 ];
 
-/// `(traditional, simplified)` pairs from OpenCC's t2s, chains resolved.
-/// Empty if the converter cannot be built (never panics).
+/// `(traditional, simplified)` pairs from OpenCC's t2s, chains resolved,
+/// as [`build_script_pairs`] derives them: stored in [`STORED_PAIRS`].
 fn script_pairs() -> &'static [(char, char)] {
     static PAIRS: OnceLock<Vec<(char, char)>> = OnceLock::new();
-    PAIRS.get_or_init(build_script_pairs)
+    PAIRS.get_or_init(|| parse_pairs(STORED_PAIRS))
 }
 
+/// The pairs of [`build_script_pairs`], one a line: the traditional
+/// character, then the simplified one; sorted. Checked against the
+/// derivation by the test `the_stored_pairs_are_the_derived_ones`.
+const STORED_PAIRS: &str = include_str!("t2s_pairs.txt");
+
+/// The pairs of a file in the form of [`STORED_PAIRS`] (a line that is not
+/// two characters is skipped).
+fn parse_pairs(text: &str) -> Vec<(char, char)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut it = line.chars();
+            match (it.next(), it.next(), it.next()) {
+                (Some(from), Some(to), None) => Some((from, to)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// `(traditional, simplified)` pairs from OpenCC's t2s, chains resolved,
+/// sorted. Empty if the converter cannot be built (never panics).
+#[cfg(test)]
 fn build_script_pairs() -> Vec<(char, char)> {
     use ferrous_opencc::{config::BuiltinConfig, OpenCC};
     let cc = match OpenCC::from_config(BuiltinConfig::T2s) {
@@ -210,6 +240,7 @@ fn build_script_pairs() -> Vec<(char, char)> {
     resolved
 }
 
+#[cfg(test)]
 fn push_single(pairs: &mut Vec<(char, char)>, from: char, converted: &str) {
     let mut it = converted.chars();
     if let (Some(to), None) = (it.next(), it.next()) {
@@ -336,11 +367,36 @@ mod tests {
         assert!(script_pairs().len() > 3000, "{}", script_pairs().len());
     }
 
+    /// The stored pairs are what `ferrous-opencc` gives today; with
+    /// `PARALLELS_BLESS=1`, a difference rewrites the file instead.
+    #[test]
+    fn the_stored_pairs_are_the_derived_ones() {
+        let derived = build_script_pairs();
+        assert!(derived.len() > 3000, "{}", derived.len());
+        let text: String = derived.iter().map(|&(from, to)| format!("{from}{to}\n")).collect();
+        if std::env::var_os("PARALLELS_BLESS").is_some() && text != STORED_PAIRS {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/normalize/t2s_pairs.txt");
+            std::fs::write(&path, &text).unwrap();
+            return;
+        }
+        assert!(
+            text == STORED_PAIRS,
+            "src/normalize/t2s_pairs.txt is not what ferrous-opencc derives ({} pairs stored, {} derived); \
+             PARALLELS_BLESS=1 rewrites it",
+            parse_pairs(STORED_PAIRS).len(),
+            derived.len()
+        );
+        assert_eq!(parse_pairs(&text), derived);
+    }
+
     #[test]
     #[ignore]
     fn script_table_init_cost() {
         let t0 = std::time::Instant::now();
         let n = build_script_pairs().len();
-        eprintln!("t2s char table: {n} pairs in {:?}", t0.elapsed());
+        eprintln!("t2s char table: {n} pairs derived in {:?}", t0.elapsed());
+        let t0 = std::time::Instant::now();
+        let n = parse_pairs(STORED_PAIRS).len();
+        eprintln!("t2s char table: {n} pairs read in {:?}", t0.elapsed());
     }
 }
