@@ -548,6 +548,16 @@ fn overlaps(x: Span, y: Span) -> bool {
     x[0] < y[1] && y[0] < x[1]
 }
 
+/// The links of a parallel passage that meet a copy at `ca`, `cb` (overlap
+/// it on both sides), in order. A parallel passage's links run forward in
+/// A (both ends), so those overlapping `ca` are one run, found by a search:
+/// a long pair with many copies costs the links near each copy, not all.
+fn meeting(links: &[Link], ca: Span, cb: Span) -> impl Iterator<Item = &Link> {
+    debug_assert!(links.windows(2).all(|w| w[0].a[0] <= w[1].a[0] && w[0].a[1] <= w[1].a[1]));
+    let from = links.partition_point(|l| l.a[1] <= ca[0]);
+    links[from..].iter().take_while(move |l| l.a[0] < ca[1]).filter(move |l| overlaps(l.b, cb))
+}
+
 fn clip(x: Span, to: Span) -> Span {
     [x[0].max(to[0]), x[1].min(to[1])]
 }
@@ -621,17 +631,17 @@ fn merge_copies(
         if inside(ca, |t| t.0) && inside(cb, |t| t.1) {
             continue;
         }
-        let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
+        let meets = |p: &Passage| meeting(&p.links, ca, cb).next().is_some();
         let parallel = || passages.iter().filter(|p| p.kind == PassageKind::Parallel);
-        let met: Vec<&Link> = parallel().flat_map(|p| p.links.iter()).filter(|l| meets(l)).collect();
+        let met: Vec<&Link> = parallel().flat_map(|p| meeting(&p.links, ca, cb)).collect();
         // Met only by passages linked for the copy alone (no more than a
         // link beyond it): the copy is what those texts share.
         // A loose copy (a close paraphrase of a sentence or two) counts
         // alone only inside lone links.
         let tight = c.identity >= TIGHT_COPY;
-        let lone = parallel().filter(|p| p.links.iter().any(meets)).all(|p| {
+        let lone = parallel().filter(|p| meets(p)).all(|p| {
             if tight {
-                p.links.iter().filter(|l| !meets(l)).count() < VERSION_LINKS
+                p.links.len() - meeting(&p.links, ca, cb).count() < VERSION_LINKS
             } else {
                 p.links.len() == 1
             }
@@ -667,7 +677,7 @@ fn merge_copies(
         let mut rest: Vec<Passage> = Vec::new();
         let mut cut = false;
         for p in passages.drain(..) {
-            if p.kind == PassageKind::Verbatim || !p.links.iter().any(meets) {
+            if p.kind == PassageKind::Verbatim || !meets(&p) {
                 rest.push(p);
             } else {
                 let (pieces, was_cut) = cut_at_copy(p, ca, cb, &remainder);
@@ -709,7 +719,7 @@ fn take_over(
     let mut taken: Vec<Link> = Vec::new();
     let mut rest: Vec<Passage> = Vec::new();
     for p in passages {
-        if p.kind == PassageKind::Verbatim || !p.links.iter().any(meets) {
+        if p.kind == PassageKind::Verbatim || meeting(&p.links, ca, cb).next().is_none() {
             rest.push(p);
             continue;
         }
@@ -894,7 +904,7 @@ fn cut_at_copy(p: Passage, ca: Span, cb: Span, remainder: &Remainder) -> (Vec<Pa
     let meets = |l: &Link| overlaps(l.a, ca) && overlaps(l.b, cb);
     // Two versions linked beyond the copy say the rest of a sentence in
     // their own words: what is left of a link there holds as a translation's.
-    let beyond = p.links.iter().filter(|l| !meets(l)).count();
+    let beyond = p.links.len() - meeting(&p.links, ca, cb).count();
     let remainder = Remainder { across: remainder.across || beyond >= VERSION_LINKS, ..*remainder };
     // What is left of a met link before and after the copy, when the link
     // is cut (`None`: two versions of one sentence around a shared run, the
@@ -906,7 +916,7 @@ fn cut_at_copy(p: Passage, ca: Span, cb: Span, remainder: &Remainder) -> (Vec<Pa
         let whole = rests.contains(&Rest::Holds) && !rests.contains(&Rest::Fails);
         (!whole).then(|| [(pre, rests[0]), (post, rests[1])].map(|(x, r)| (r == Rest::Holds).then_some(x)))
     };
-    if !p.links.iter().any(|l| meets(l) && cut_link(l).is_some()) {
+    if !meeting(&p.links, ca, cb).any(|l| cut_link(l).is_some()) {
         return (vec![p], false);
     }
     let (mut before, mut after) = (Vec::new(), Vec::new());
