@@ -150,11 +150,13 @@
 //! tokens of evidence (on 240 quotations of 20–400 characters cut
 //! anywhere in People's Daily articles, `query` finds 237; EVALUATION.md).
 
+mod hits;
 mod lock;
 mod manifest;
 mod query;
 mod segment;
 
+pub use hits::{align_output, trim, Asked};
 pub use query::{Hit, QueryTimings};
 
 use crate::align::features::CorpusDf;
@@ -328,6 +330,17 @@ pub enum IndexError {
     /// A query was stopped (its client went away, or its time ran out).
     #[error("the query was stopped")]
     Stopped,
+    /// A hit names a document the index does not hold.
+    #[error("a hit names a document the index does not hold")]
+    NoDocument(u32),
+    /// The text of a document a hit names cannot be read.
+    #[error("document {doc}: cannot read its text: {error}")]
+    Text {
+        /// The document's number.
+        doc: u32,
+        /// Why (in the message, not a separate cause).
+        error: Box<IndexError>,
+    },
     /// Reading or writing failed.
     #[error("{path}: {error}")]
     Io {

@@ -75,7 +75,9 @@
 //!   batches share;
 //! * `cluster`: clusters of passages by overlapping spans;
 //! * `jsonl_out` and [`parquet_out`]: the writers of the tables
-//!   ([`write_jsonl`], [`write_parquet`]);
+//!   ([`write_jsonl`], [`write_parquet`]); `results`, their reader
+//!   ([`ScanTables::read`], the texts again from the recorded inputs:
+//!   [`ScanTables::texts`]);
 //! * [`batch`]: the same steps over one batch, for a distributed driver;
 //! * `zero_runs`: runs of empty buckets in `df.bin`.
 
@@ -85,6 +87,7 @@ mod jsonl_out;
 mod options;
 mod pairs;
 pub mod parquet_out;
+mod results;
 mod schema;
 pub(crate) mod seeds;
 pub mod significance;
@@ -110,6 +113,7 @@ use std::path::{Path, PathBuf};
 pub use jsonl_out::write_jsonl;
 pub use options::{ScanOptions, MAX_DF_BITS, MIN_CHAIN, MIN_DF_BITS, MIN_MEMORY, MIN_VERBATIM_TOKENS};
 pub use parquet_out::write_parquet;
+pub use results::{ResultsError, ScanTables, SourceTexts};
 pub use schema::{
     ClusterMember, InputFile, Passages, ScanCluster, ScanDocument, ScanFields, ScanPassage, ScanResult, ScanStats,
     ScanSummary, Template, SCAN_SCHEMA, TEMPLATES_LISTED,
