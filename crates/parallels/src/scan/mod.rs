@@ -89,15 +89,14 @@ mod pairs;
 pub mod parquet_out;
 mod results;
 mod schema;
-pub(crate) mod seeds;
+pub mod seeds;
 pub mod significance;
 mod store;
 mod work;
 mod zero_runs;
 
-pub(crate) use pairs::{align_prepared, can_reach, ChunkDoc};
 use store::{read_text, Store};
-use work::{clear_work, open_work, read_json, Aligned, CandidatesDone, DocRecord, ReadDone, SeedDfIndex};
+use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone, SeedDfIndex};
 
 use crate::align::features::CorpusDf;
 use crate::align::{covered_chars, Aligner, Span};
@@ -123,7 +122,8 @@ pub use significance::{
     seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
     MIN_SPECIFICITY, PROSE_RATIO,
 };
-pub use work::{InputKey, Resumed, Work};
+pub use pairs::{align_prepared, can_reach, ChunkDoc};
+pub use work::{Aligned, InputKey, Resumed, Work};
 
 /// A batch of documents read holds at most [`ScanOptions::batch`]
 /// documents, and fewer once it holds this many bytes of JSON Lines.

@@ -89,19 +89,24 @@ pub(super) struct CandidatesDone {
     pub(super) boilerplate: Vec<(u32, String)>,
 }
 
-/// The pairs of one aligned chunk that have passages.
+/// One pair of an aligned chunk that has passages, as the chunk files
+/// (`aligned.NNNNNN.jsonl`) hold it and [`super::align_prepared`] returns
+/// it.
 #[derive(Serialize, Deserialize)]
-pub(crate) struct Aligned {
-    pub(crate) a: u32,
-    pub(crate) b: u32,
-    pub(crate) passages: Vec<Passage>,
+pub struct Aligned {
+    /// The first document's number.
+    pub a: u32,
+    /// The other document's number.
+    pub b: u32,
+    /// The passages reported.
+    pub passages: Vec<Passage>,
     /// The significance of each passage.
     #[serde(default)]
-    pub(crate) significance: Vec<f64>,
+    pub significance: Vec<f64>,
     /// Passages found and not reported, as template key, document
     /// frequency and text (a key of 0: no template).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) dropped: Vec<(u64, u32, String)>,
+    pub dropped: Vec<(u64, u32, String)>,
 }
 
 /// `/4`: seeds' document frequencies (`seed_df.bin`, `seed_df.idx`) and
