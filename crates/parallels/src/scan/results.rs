@@ -222,3 +222,103 @@ impl ScanTables {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{write_jsonl, Passages, ScanResult, ScanStats};
+    use super::*;
+    use crate::corpus::Summary;
+
+    fn doc(id: &str, source: Source, chars: u64) -> ScanDocument {
+        ScanDocument {
+            id: id.into(),
+            source,
+            chars,
+            encoding: "utf-8".into(),
+            group: None,
+            passages: 0,
+            shared: 0.0,
+            meta: Default::default(),
+        }
+    }
+
+    /// What `write_jsonl` writes reads back as it was, and the texts come
+    /// again from the recorded files only while they are unchanged.
+    #[test]
+    fn written_results_read_back_and_their_texts_only_from_unchanged_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        std::fs::write(&a, "天下大势，分久必合。").unwrap();
+        std::fs::write(&b, "合久必分。").unwrap();
+        let documents = vec![doc("a", Source::whole(&a), 10), doc("b", Source::whole(&b), 5)];
+        let result = ScanResult {
+            documents: documents.clone(),
+            passages: Passages::Memory(Vec::new()),
+            clusters: Vec::new(),
+            stats: ScanStats { documents: 2, ..Default::default() },
+            corpus: Summary::default(),
+            resumed: Default::default(),
+            fields: Default::default(),
+            work: None,
+        };
+        let out = dir.path().join("results");
+        write_jsonl(&result, &out).unwrap();
+        let tables = ScanTables::read(&out).unwrap();
+        assert_eq!(tables.documents, documents);
+        assert!(tables.passages.is_empty() && tables.clusters.is_empty());
+        assert_eq!(tables.summary.inputs.as_ref().map(Vec::len), Some(2));
+
+        let needed: FxHashSet<&Source> = tables.documents.iter().map(|d| &d.source).collect();
+        let got = tables.texts(&needed);
+        assert_eq!(got.files, vec![a.clone(), b.clone()]);
+        assert_eq!(got.texts.len(), 2);
+        assert!(got.missing.is_empty() && got.changed.is_empty());
+
+        // One file changed, the other gone: neither text is read.
+        std::fs::write(&a, "天下大勢，分久必合。").unwrap();
+        std::fs::remove_file(&b).unwrap();
+        let got = tables.texts(&needed);
+        assert!(got.texts.is_empty());
+        assert_eq!(got.missing, vec![b]);
+        assert_eq!(got.changed.len(), 1);
+        assert!(got.changed[0].contains("differ from the scan's"), "{:?}", got.changed);
+    }
+
+    /// A document whose source the summary does not record is refused, and
+    /// so is a folder that holds no results, each named.
+    #[test]
+    fn a_source_not_recorded_and_a_folder_without_results_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        std::fs::write(&a, "天下大势").unwrap();
+        let result = ScanResult {
+            documents: vec![doc("a", Source::whole(&a), 4)],
+            passages: Passages::Memory(Vec::new()),
+            clusters: Vec::new(),
+            stats: ScanStats::default(),
+            corpus: Summary::default(),
+            resumed: Default::default(),
+            fields: Default::default(),
+            work: None,
+        };
+        let out = dir.path().join("results");
+        write_jsonl(&result, &out).unwrap();
+        let table = out.join("documents.jsonl");
+        let edited = std::fs::read_to_string(&table).unwrap().replace("a.txt", "elsewhere.txt");
+        std::fs::write(&table, edited).unwrap();
+        match ScanTables::read(&out) {
+            Err(ResultsError::Unrecorded { id, file, .. }) => {
+                assert_eq!(id, "a");
+                assert!(file.ends_with("elsewhere.txt"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(ScanTables::read(dir.path()), Err(ResultsError::NotResults { .. })));
+        std::fs::write(out.join("passages.jsonl"), "{\"not\": \"a passage\"}\n").unwrap();
+        std::fs::write(&table, std::fs::read_to_string(&table).unwrap().replace("elsewhere.txt", "a.txt")).unwrap();
+        match ScanTables::read(&out) {
+            Err(e @ ResultsError::Row { line: 1, .. }) => assert!(e.to_string().contains("passages.jsonl:1"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
