@@ -111,6 +111,7 @@ use std::path::{Path, PathBuf};
 
 pub use jsonl_out::write_jsonl;
 pub use options::{ScanOptions, MAX_DF_BITS, MIN_CHAIN, MIN_DF_BITS, MIN_MEMORY, MIN_VERBATIM_TOKENS};
+pub use pairs::{align_prepared, can_reach, ChunkDoc};
 pub use parquet_out::write_parquet;
 pub use results::{ResultsError, ScanTables, SourceTexts};
 pub use schema::{
@@ -122,7 +123,6 @@ pub use significance::{
     seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
     MIN_SPECIFICITY, PROSE_RATIO,
 };
-pub use pairs::{align_prepared, can_reach, ChunkDoc};
 pub use work::{Aligned, InputKey, Resumed, Work};
 
 /// A batch of documents read holds at most [`ScanOptions::batch`]
