@@ -46,7 +46,7 @@ pub struct Decoded {
     pub replaced: usize,
 }
 
-/// Why a byte string is not text. [`ReadError`] adds the path.
+/// Why a byte string is not text. [`ReadError`](super::ReadError) adds the path.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
     /// NUL bytes, or too many control characters.

@@ -44,7 +44,7 @@
 //! `candidates.bin`), and one `aligned.NNNNNN.jsonl` per chunk of candidate
 //! pairs. `manifest.json` records what the results depend on, typed and
 //! compared as such: the [`InputKey`] (every input file's size and
-//! modification time, and the [`CorpusOptions`]) and the options (the
+//! modification time, and the [`CorpusOptions`](crate::corpus::CorpusOptions)) and the options (the
 //! alignment options in their `Debug` form until `align::Options` has a
 //! serde form). A run with [`Work::resume`] and the same manifest takes
 //! over every finished stage and chunk and redoes only the rest; as the

@@ -13,7 +13,7 @@ use super::{Aligned, ScanOptions};
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{Aligner, Passage, PassageKind, Prepared, Span, TIGHT_COPY};
 
-/// [`align_chunk`] on documents already prepared (`cache`: every document
+/// What scan's `align_chunk` does, on documents already prepared (`cache`: every document
 /// of the chunk by number), for callers that hold them (the index's
 /// queries). When `stop` says so, the pairs not begun yet are left
 /// unaligned (a query whose client went away; the caller discards the
