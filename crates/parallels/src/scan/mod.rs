@@ -63,11 +63,13 @@
 //! This file is the stage sequence; the rest is in rooms of its own:
 //!
 //! * `options`: [`ScanOptions`], its defaults and [`ScanOptions::check`];
+//! * `error`: [`ScanError`];
 //! * `schema`: the rows of `parallels.scan/1` ([`ScanDocument`],
-//!   [`ScanPassage`], [`ScanCluster`], [`ScanSummary`] …) and
-//!   [`ScanResult`];
-//! * `work`: the work folder ([`Work`], [`InputKey`], [`Resumed`]), its
-//!   manifest and the checkpoint records each stage leaves there;
+//!   [`ScanPassage`], [`ScanCluster`], [`ScanSummary`] …),
+//!   [`ScanResult`] (with [`Resumed`]) and the record of an aligned
+//!   chunk's pair ([`Aligned`]);
+//! * `work`: the work folder ([`Work`], [`InputKey`]), its manifest and
+//!   the checkpoint records each stage leaves there;
 //! * `store`: the texts' store (`texts.bin`), read back by offset;
 //! * `seeds`: winnowed seeds and the candidate pairs they make;
 //! * `significance`: what a passage is worth ([`significance()`]);
@@ -83,6 +85,7 @@
 
 pub mod batch;
 mod cluster;
+mod error;
 mod jsonl_out;
 mod options;
 mod pairs;
@@ -100,7 +103,7 @@ use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone
 
 use crate::align::features::CorpusDf;
 use crate::align::{covered_chars, Aligner, Span};
-use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Problem, Summary};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Summary};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -109,54 +112,26 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+pub use error::ScanError;
 pub use jsonl_out::write_jsonl;
 pub use options::{ScanOptions, MAX_DF_BITS, MIN_CHAIN, MIN_DF_BITS, MIN_MEMORY, MIN_VERBATIM_TOKENS};
 pub use pairs::{align_prepared, can_reach, ChunkDoc};
 pub use parquet_out::write_parquet;
 pub use results::{ResultsError, ScanTables, SourceTexts};
 pub use schema::{
-    ClusterMember, InputFile, Passages, ScanCluster, ScanDocument, ScanFields, ScanPassage, ScanResult, ScanStats,
-    ScanSummary, Template, SCAN_SCHEMA, TEMPLATES_LISTED,
+    Aligned, ClusterMember, InputFile, Passages, Resumed, ScanCluster, ScanDocument, ScanFields, ScanPassage,
+    ScanResult, ScanStats, ScanSummary, Template, SCAN_SCHEMA, TEMPLATES_LISTED,
 };
 pub use seeds::SeedParams;
 pub use significance::{
     seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
     MIN_SPECIFICITY, PROSE_RATIO,
 };
-pub use work::{Aligned, InputKey, Resumed, Work};
+pub use work::{InputKey, Work};
 
 /// A batch of documents read holds at most [`ScanOptions::batch`]
 /// documents, and fewer once it holds this many bytes of JSON Lines.
 const BATCH_BYTES: usize = 8 << 20;
-
-/// What scanning failed on.
-#[derive(Debug, thiserror::Error)]
-pub enum ScanError {
-    /// The corpus cannot be read.
-    #[error("{0}")]
-    Corpus(#[from] crate::corpus::CorpusError),
-    /// Reading or writing the work folder failed; what it holds can be
-    /// taken over with [`Work::resume`] once the cause is fixed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The error.
-        source: io::Error,
-    },
-    /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
-    #[error("{0}; stopped at the first problem (`strict`), nothing was written")]
-    Strict(Problem),
-    /// Options that cannot work ([`ScanOptions::check`]).
-    #[error("{0}")]
-    Options(String),
-    /// More documents than the 32-bit document numbers can count.
-    #[error("more than {max} documents; split the corpus")]
-    TooManyDocuments {
-        /// The most documents a scan takes.
-        max: u64,
-    },
-}
 
 /// Scan a corpus, keeping intermediate results in `work.dir` (spill files,
 /// the text store, and a checkpoint after each stage and each aligned

@@ -3,9 +3,9 @@
 //! ([`ScanOptions::check`]), which the command line, Python and Spark call
 //! instead of stating the bounds again.
 
+use super::error::ScanError;
 use super::seeds::SeedParams;
 use super::significance::{MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
-use super::ScanError;
 use crate::align::Options;
 
 /// Lowest chain score of a parallel passage in a scan (`align` keeps

@@ -3,7 +3,6 @@
 //! `summary.json`; the Parquet tables of [`super::parquet_out`] hold the
 //! same rows), and [`ScanResult`], which holds them until they are written.
 
-use super::work::{Aligned, Resumed};
 use crate::align::{Passage, Span};
 use crate::corpus::{Source, Summary};
 use crate::plumbing::AtomicFile;
@@ -368,6 +367,40 @@ impl ScanResult {
             None => Ok(()),
         }
     }
+}
+
+/// What a resumed scan took over from an interrupted one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Resumed {
+    /// The work folder held an interrupted run of the same inputs and
+    /// options.
+    pub matched: bool,
+    /// Reading (documents, seeds, feature counts) was done.
+    pub read: bool,
+    /// Candidate pairs were found.
+    pub candidates: bool,
+    /// Chunks of candidate pairs already aligned, of all chunks.
+    pub chunks: (u64, u64),
+}
+
+/// One pair of an aligned chunk that has passages, as the chunk files
+/// (`aligned.NNNNNN.jsonl`) hold it and [`super::align_prepared`] returns
+/// it.
+#[derive(Serialize, Deserialize)]
+pub struct Aligned {
+    /// The first document's number.
+    pub a: u32,
+    /// The other document's number.
+    pub b: u32,
+    /// The passages reported.
+    pub passages: Vec<Passage>,
+    /// The significance of each passage.
+    #[serde(default)]
+    pub significance: Vec<f64>,
+    /// Passages found and not reported, as template key, document
+    /// frequency and text (a key of 0: no template).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<(u64, u32, String)>,
 }
 
 #[cfg(test)]

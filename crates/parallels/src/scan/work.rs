@@ -5,7 +5,6 @@
 
 use super::seeds::{self, SeedParams};
 use super::{ScanOptions, ScanStats};
-use crate::align::Passage;
 use crate::corpus::{fingerprint, CorpusOptions, FileStamp, Input, Source, Summary};
 use crate::plumbing::sort::Sorter;
 use crate::plumbing::{read_exact_at, write_atomic, AtomicFile};
@@ -59,20 +58,6 @@ impl InputKey {
     }
 }
 
-/// What a resumed scan took over from an interrupted one.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Resumed {
-    /// The work folder held an interrupted run of the same inputs and
-    /// options.
-    pub matched: bool,
-    /// Reading (documents, seeds, feature counts) was done.
-    pub read: bool,
-    /// Candidate pairs were found.
-    pub candidates: bool,
-    /// Chunks of candidate pairs already aligned, of all chunks.
-    pub chunks: (u64, u64),
-}
-
 /// What reading leaves for the later stages: written last, so its presence
 /// says the stage is complete.
 #[derive(Serialize, Deserialize)]
@@ -87,26 +72,6 @@ pub(super) struct ReadDone {
 pub(super) struct CandidatesDone {
     pub(super) count: u64,
     pub(super) boilerplate: Vec<(u32, String)>,
-}
-
-/// One pair of an aligned chunk that has passages, as the chunk files
-/// (`aligned.NNNNNN.jsonl`) hold it and [`super::align_prepared`] returns
-/// it.
-#[derive(Serialize, Deserialize)]
-pub struct Aligned {
-    /// The first document's number.
-    pub a: u32,
-    /// The other document's number.
-    pub b: u32,
-    /// The passages reported.
-    pub passages: Vec<Passage>,
-    /// The significance of each passage.
-    #[serde(default)]
-    pub significance: Vec<f64>,
-    /// Passages found and not reported, as template key, document
-    /// frequency and text (a key of 0: no template).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub dropped: Vec<(u64, u32, String)>,
 }
 
 /// `/4`: seeds' document frequencies (`seed_df.bin`, `seed_df.idx`) and
