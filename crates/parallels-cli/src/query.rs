@@ -5,8 +5,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::Prepared;
 use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
-use parallels::index::{Hit, Index};
-use parallels::output::{AlignOutput, DocumentInfo, PairOutput};
+use parallels::index::{align_output, trim, Asked, Hit, Index};
+use parallels::output::AlignOutput;
 use parallels::plumbing::{check_outputs, OutputFile};
 use parallels::read::{shown, Document};
 use parallels::report::text::TextView;
@@ -68,84 +68,10 @@ pub enum QueryFormat {
     Json,
 }
 
-/// One text asked.
-pub(crate) struct Asked {
-    pub id: String,
-    pub path: PathBuf,
-    pub encoding: String,
-    pub text: String,
-}
-
-/// The hits of one text cut to `top` documents and passages of at least
-/// `min_chars` characters in the text.
-pub(crate) fn trim(mut hits: Vec<Hit>, top: usize, min_chars: u32) -> Vec<Hit> {
-    for h in &mut hits {
-        let keep: Vec<bool> = h.passages.iter().map(|p| p.a[1] - p.a[0] >= min_chars).collect();
-        let mut k = keep.iter();
-        h.passages.retain(|_| *k.next().unwrap_or(&false));
-        let mut k = keep.iter();
-        h.significance.retain(|_| *k.next().unwrap_or(&false));
-    }
-    hits.retain(|h| !h.passages.is_empty());
-    hits.truncate(top);
-    hits
-}
-
-/// The `align` output of texts and their hits, with every document's
-/// text (for the text view and the HTML report). Library
-/// documents are listed once, after the texts asked; an id met twice gets
-/// ` (N)` appended (ids are unique in the schema).
+/// The `align` output of texts and their hits, as the library makes it
+/// ([`parallels::index::align_output`]).
 pub(crate) fn output(index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<(AlignOutput, Vec<Document>)> {
-    let mut infos = Vec::new();
-    let mut docs = Vec::new();
-    let mut seen: rustc_hash::FxHashMap<String, u32> = rustc_hash::FxHashMap::default();
-    let mut unique = |id: &str| {
-        let n = seen.entry(id.to_string()).or_insert(0);
-        *n += 1;
-        if *n == 1 {
-            id.to_string()
-        } else {
-            format!("{id} ({n})")
-        }
-    };
-    for a in asked {
-        let id = unique(&a.id);
-        infos.push(DocumentInfo {
-            id: id.clone(),
-            path: a.path.clone(),
-            chars: a.text.chars().count() as u64,
-            encoding: a.encoding.clone(),
-        });
-        docs.push(Document {
-            id,
-            path: a.path.clone(),
-            text: a.text.clone(),
-            encoding: a.encoding.clone(),
-            replaced: 0,
-        });
-    }
-    let mut lib_id: rustc_hash::FxHashMap<u32, String> = rustc_hash::FxHashMap::default();
-    let mut pairs = Vec::new();
-    for (k, hs) in hits.iter().enumerate() {
-        for h in hs {
-            if let std::collections::hash_map::Entry::Vacant(slot) = lib_id.entry(h.doc) {
-                let d = index.doc(h.doc).context("a hit names a document the index does not hold")?;
-                let id = unique(&d.id);
-                let path = PathBuf::from(d.source.to_string());
-                let text = index.text(h.doc).with_context(|| format!("document {}: cannot read its text", h.doc))?;
-                infos.push(DocumentInfo {
-                    id: id.clone(),
-                    path: path.clone(),
-                    chars: d.chars,
-                    encoding: d.encoding.clone(),
-                });
-                docs.push(Document { id: id.clone(), path, text, encoding: d.encoding.clone(), replaced: 0 });
-                slot.insert(id);
-            }
-            pairs.push(PairOutput { a: infos[k].id.clone(), b: lib_id[&h.doc].clone(), passages: h.passages.clone() });
-        }
-    }
-    Ok((AlignOutput::new(infos, pairs), docs))
+    Ok(align_output(index, asked, hits)?)
 }
 
 /// Every document prepared as the index prepares it.

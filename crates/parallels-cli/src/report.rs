@@ -4,7 +4,7 @@ use crate::progress::Bars;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
-use parallels::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
+use parallels::corpus::Source;
 use parallels::plumbing::{check_outputs, commit_all, AtomicFile, OutputFile, Progress};
 use parallels::read::shown;
 use parallels::report::scan::{
@@ -12,11 +12,10 @@ use parallels::report::scan::{
     MAX_PASSAGES,
 };
 use parallels::report::ReportDoc;
-use parallels::scan::{InputFile, ScanCluster, ScanDocument, ScanPassage, ScanSummary};
+use parallels::scan::{ResultsError, ScanDocument, ScanTables, SourceTexts};
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::de::DeserializeOwned;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
@@ -34,125 +33,34 @@ pub struct ReportArgs {
     max_pairs: usize,
 }
 
-/// One JSON object per line; an error names the file and line.
-fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", shown(path)))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(k, l)| {
-            serde_json::from_str(l)
-                .with_context(|| format!("{}:{}: not a row of a `parallels scan` table", shown(path), k + 1))
-        })
-        .collect()
-}
-
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let dir = &args.results;
-    if !dir.join("documents.jsonl").exists() {
-        if dir.join("documents.parquet").exists() {
-            bail!(
-                "{}: the report reads the JSON Lines tables; run `parallels scan` without --format parquet",
-                shown(dir)
-            );
-        }
-        bail!("{}: not a `parallels scan` results folder (no documents.jsonl)", shown(dir));
-    }
-    let documents: Vec<ScanDocument> = read_lines(&dir.join("documents.jsonl"))?;
-    let passages: Vec<ScanPassage> = read_lines(&dir.join("passages.jsonl"))?;
-    let clusters: Vec<ScanCluster> = read_lines(&dir.join("clusters.jsonl"))?;
-    let summary_path = dir.join("summary.json");
-    let summary: ScanSummary = serde_json::from_slice(
-        &std::fs::read(&summary_path).with_context(|| format!("{}: cannot read", shown(&summary_path)))?,
-    )
-    .with_context(|| format!("{}: not the summary.json of a `parallels scan`", shown(&summary_path)))?;
-
-    // The files the scan read: the only ones read again, and every
-    // document's source must be one of them.
-    let Some(recorded) = &summary.inputs else {
-        bail!(
-            "{}: written by a version of parallels that did not record the scan's input files, \
-             and `report` reads back only recorded inputs; run `parallels scan` again",
-            shown(&summary_path)
-        );
+    let tables = match ScanTables::read(dir) {
+        Ok(tables) => tables,
+        Err(ResultsError::Parquet { dir }) => bail!(
+            "{}: the report reads the JSON Lines tables; run `parallels scan` without --format parquet",
+            shown(&dir)
+        ),
+        Err(e) => return Err(e.into()),
     };
-    let inputs: FxHashMap<&Path, &InputFile> = recorded.iter().map(|f| (f.path.as_path(), f)).collect();
-    if let Some(d) = documents.iter().find(|d| !inputs.contains_key(&*d.source.file)) {
-        bail!(
-            "{}: document {:?} names the source {}, which is not among the input files the scan recorded in {}; \
-             `report` reads only those (was the results folder edited?); nothing was written",
-            shown(&dir.join("documents.jsonl")),
-            d.id,
-            shown(&d.source.file),
-            shown(&summary_path)
-        );
-    }
+    let ScanTables { documents, passages, clusters, summary } = &tables;
 
     // The texts the pages show: the top pairs (prepared for their pages),
     // the passages the index lists and the members of the clusters listed
     // (for their excerpts).
     let by_id: FxHashMap<&str, &ScanDocument> = documents.iter().map(|d| (d.id.as_str(), d)).collect();
-    let top = top_pairs(&passages, args.max_pairs);
+    let top = top_pairs(passages, args.max_pairs);
     let paired: FxHashSet<&str> = top.iter().flat_map(|(a, b, _, _)| [a.as_str(), b.as_str()]).collect();
     let mut listed: FxHashSet<&str> = paired.clone();
-    for k in listed_passages(&passages, MAX_PASSAGES) {
+    for k in listed_passages(passages, MAX_PASSAGES) {
         listed.insert(&passages[k].a_doc);
         listed.insert(&passages[k].b_doc);
     }
-    for (c, _) in ranked_clusters(&clusters, &passages, MAX_CLUSTERS) {
+    for (c, _) in ranked_clusters(clusters, passages, MAX_CLUSTERS) {
         listed.extend(clusters[c].members.iter().take(MAX_MEMBERS).map(|m| m.doc.as_str()));
     }
     let needed: FxHashSet<&Source> = listed.iter().filter_map(|id| by_id.get(id)).map(|d| &d.source).collect();
-    let mut files: Vec<&Source> = needed.iter().copied().collect();
-    files.sort_by(|x, y| x.file.cmp(&y.file));
-    files.dedup_by(|x, y| x.file == y.file);
-    let options = CorpusOptions {
-        id_field: summary.fields.id.clone(),
-        text_field: summary.fields.text.clone(),
-        ..Default::default()
-    };
-    let mut texts: Vec<(Source, String)> = Vec::new();
-    let (mut missing, mut changed) = (Vec::new(), Vec::new());
-    for source in &files {
-        let file: &Path = &source.file;
-        // Only a file the scan read, and only while it holds the bytes it
-        // held then: never a folder walked, never a pattern expanded.
-        let recorded = &inputs[file];
-        let bytes = match std::fs::read(file) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                missing.push(file.to_owned());
-                continue;
-            }
-            Err(e) => {
-                changed.push(format!("{} ({e})", shown(file)));
-                continue;
-            }
-        };
-        if InputFile::of_bytes(file, &bytes) != **recorded {
-            changed.push(format!("{} (its size or contents differ from the scan's)", shown(file)));
-            continue;
-        }
-        drop(bytes);
-        let path = file.to_path_buf();
-        let input = match source.position {
-            Position::Whole => Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path },
-            Position::Line(_) => Input::Jsonl(path),
-            Position::Row(_) => Input::Parquet(path),
-        };
-        let reader = match CorpusReader::new(vec![input], options.clone()) {
-            Ok(reader) => reader,
-            Err(e) => {
-                changed.push(format!("{} ({e})", shown(file)));
-                continue;
-            }
-        };
-        for d in reader.flatten() {
-            if needed.contains(&d.origin.source) {
-                texts.push((d.origin.source, d.text));
-            }
-        }
-    }
+    let SourceTexts { texts, files, missing, changed } = tables.texts(&needed);
     if !missing.is_empty() {
         eprintln!(
             "parallels: warning: {} source file(s) not found, e.g. {} (sources are paths as the scan saw them: run `report` from the folder `scan` ran in); their pairs get no page",
@@ -189,10 +97,10 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         })
         .collect();
     let site = SiteInput {
-        documents: &documents,
-        passages: &passages,
-        clusters: &clusters,
-        summary: &summary,
+        documents,
+        passages,
+        clusters,
+        summary,
         texts: &report_docs,
         originals: &originals,
         max_pairs: args.max_pairs,
@@ -201,8 +109,8 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     // Nothing is written (not even the folder) when a page would overwrite
     // a table or a text it was made from.
     let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
-    let tables = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
-    check_outputs(&outputs, tables.iter().cloned().chain(files.iter().map(|s| s.file.to_path_buf())))?;
+    let tables_read = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
+    check_outputs(&outputs, tables_read.iter().cloned().chain(files))?;
     crate::remove_stale(&outputs);
     // The pages are written as a set: each under a temporary name, and
     // renamed into place only once all are written, `index.html` last.

@@ -48,7 +48,7 @@
 //! would any program mapping files; the index itself never rewrites a
 //! file.
 
-use crate::query::{html, output, prepare, trim, Asked};
+use crate::query::{html, output, prepare};
 use anyhow::{Context, Result};
 use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -57,7 +57,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use clap::Args;
-use parallels::index::{Hit, Index, IndexError};
+use parallels::index::{trim, Asked, Hit, Index, IndexError};
 use parallels::read::shown;
 use serde::{Deserialize, Serialize};
 use std::net::{IpAddr, SocketAddr};

@@ -282,3 +282,24 @@ def test_spark_group_keys_land_in_partitions_of_their_own(spark):
         keys = ps._keys_of_partitions(n, parts)
         rows = spark.createDataFrame([(k,) for k in keys], "k long").select(F.pmod(F.hash("k"), F.lit(parts)).alias("p")).collect()
         assert len(keys) == n and len({r["p"] for r in rows}) == n
+
+
+def test_spark_reads_the_awkward_records_as_the_cli(spark, cli, tmp_path):
+    # The corpus of test_awkward.py (blank texts, ids used twice, an empty
+    # id, a numeric one, a lone surrogate, a very long line): the same
+    # documents, passages, clusters, kept and removed records as the CLI.
+    from test_awkward import _awkward, _cli_dedup, _cli_scan, _clusters, _documents, _passages
+
+    path = _awkward(tmp_path)
+    want = _cli_scan(cli, path, tmp_path / "scan")
+    df = spark.read.json(str(path)).coalesce(1)
+    got = parallels_spark().scan(df)
+    as_rows = lambda t: [r.asDict(recursive=True) for r in t.collect()]  # noqa: E731
+    assert _passages(as_rows(got["passages"])) == _passages(want["passages"])
+    assert _clusters(as_rows(got["clusters"].orderBy("id"))) == _clusters(want["clusters"])
+    assert _documents(as_rows(got["documents"])) == _documents(want["documents"])
+
+    kept, removed = _cli_dedup(cli, path, tmp_path / "dedup")
+    got = parallels_spark().dedup(df)
+    assert [str(r["id"]) for r in got["kept"].collect()] == kept
+    assert [(r["id"], r["reason"], r["duplicate_of"], r["similarity"]) for r in got["removed"].collect()] == removed

@@ -26,7 +26,9 @@
 //!   [`report`] shows an alignment as text ([`report::text`]) or as a
 //!   self-contained HTML page, and a scan's results as a folder of pages;
 //!   [`diff`] marks, inside aligned spans, what two texts have in common.
-//! * [`eval`] scores alignments against gold links.
+//! * [`eval`] scores alignments against gold links; [`ladder`] writes two
+//!   texts' beads as sentence indices (`[0, 1]:[0]`) and scores beads
+//!   against a gold.
 //!
 //! Two commands run over whole corpora, reading documents through
 //! [`corpus`] (folders of text files, JSON Lines, Parquet; each document
@@ -40,15 +42,20 @@
 //! * [`dedup`] removes exact and near-duplicate documents (MinHash, LSH)
 //!   and repeated paragraphs.
 //!
+//! [`index`] keeps a corpus as a persistent library (immutable segments,
+//! one writer) that new texts are looked up in with scan's seeds, bound
+//! and aligner (`parallels index`, `query`, `serve`). The pieces a
+//! distributed driver runs per batch are [`scan::batch`] and
+//! [`dedup::batch`].
+//!
 //! Under the stages is a ground floor that any of them may use and none
 //! owns: [`chars`], the character classes they share (is this a CJK token,
 //! a letter or digit, a digit of what value), with the fast paths for
 //! Chinese text measured and explained there; and [`plumbing`]: the
 //! external sorter, the union–find, the [`Progress`](plumbing::Progress)
 //! trait, files written whole or not at all, and the Parquet writer
-//! settings. Nothing on the ground floor depends on a stage (but for the
-//! read stage's `Problem` that progress hands on), and no stage reaches
-//! into another's internals.
+//! settings, and the `Problem` a long stage reports. Nothing on the ground
+//! floor depends on a stage.
 //!
 //! Every offset that leaves the library is a half-open range of Unicode code
 //! points into the original decoded text.

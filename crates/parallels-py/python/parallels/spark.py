@@ -157,11 +157,13 @@ def _check(options: Dict[str, Any]) -> None:
 
 def _is_document() -> Any:
     """The rows the library's reader takes as documents, as a column: an id
-    and a text that is not blank (a text of white space only, Unicode's
-    White_Space as Rust's ``str::trim`` reads it, is skipped as empty)."""
+    that is not empty and a text that is not blank (a text of white space
+    only, Unicode's White_Space as Rust's ``str::trim`` reads it, is skipped
+    as empty)."""
     from pyspark.sql import functions as F
 
-    return F.col("id").isNotNull() & F.coalesce(F.col("text").rlike(r"(?U)\S"), F.lit(False))
+    named = F.col("id").isNotNull() & (F.length(F.col("id").cast("string")) > 0)
+    return named & F.coalesce(F.col("text").rlike(r"(?U)\S"), F.lit(False))
 
 
 def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]:

@@ -77,6 +77,7 @@
 //! exact check joins its pairs in sorted order. The result is the same for
 //! any number of threads.
 
+pub mod batch;
 mod cluster;
 pub mod lsh;
 pub mod minhash;

@@ -150,9 +150,13 @@
 //! tokens of evidence (on 240 quotations of 20–400 characters cut
 //! anywhere in People's Daily articles, `query` finds 237; EVALUATION.md).
 
+mod hits;
+mod lock;
+mod manifest;
 mod query;
 mod segment;
 
+pub use hits::{align_output, trim, Asked};
 pub use query::{Hit, QueryTimings};
 
 use crate::align::features::CorpusDf;
@@ -162,8 +166,13 @@ use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Problem, Source};
 use crate::normalize::NormalizeOptions;
 use crate::plumbing::Progress;
 use crate::scan::{ScanOptions, SeedParams};
+use lock::WriteLock;
+use manifest::{
+    df_name, foreign_entry, read_manifest, remove_leftovers, segment_name, write_manifest, Manifest, SegmentEntry,
+    MANIFEST,
+};
 use rayon::prelude::*;
-use segment::{Segment, SegmentWriter, Sum, Sums};
+use segment::{Segment, SegmentWriter, Sum};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io;
@@ -171,43 +180,6 @@ use std::path::{Path, PathBuf};
 
 /// The schema tag of `manifest.json`.
 pub const INDEX_SCHEMA: &str = "parallels.index/2";
-
-/// The committed state.
-const MANIFEST: &str = "manifest.json";
-/// The manifest being written (under the writer's lock, so one name).
-const MANIFEST_TMP: &str = ".tmp.manifest.json";
-/// The writer's lock (present only while a writer runs, or after one was
-/// killed).
-const LOCK: &str = "lock";
-
-/// The folder of the segment of generation `g`.
-fn segment_name(g: u64) -> String {
-    format!("seg.{g:06}")
-}
-
-/// The feature table after generation `g`.
-fn df_name(g: u64) -> String {
-    format!("df.{g:06}.zst")
-}
-
-/// The generation a name the index makes stands for (`seg.000003`,
-/// `df.000003.zst`, and either with `.tmp.` before it), written exactly as
-/// the index writes it; `None` for any other name.
-fn generation_of(name: &str) -> Option<u64> {
-    let bare = name.strip_prefix(".tmp.").unwrap_or(name);
-    let digits = bare.strip_prefix("seg.").or_else(|| bare.strip_prefix("df.")?.strip_suffix(".zst"))?;
-    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let g: u64 = digits.parse().ok()?;
-    let canonical = if bare.starts_with("seg.") { segment_name(g) } else { df_name(g) };
-    (canonical == bare).then_some(g)
-}
-
-/// Whether the index makes entries of this name (see the layout).
-fn is_index_entry(name: &str) -> bool {
-    name == MANIFEST || name == MANIFEST_TMP || name == LOCK || generation_of(name).is_some()
-}
 
 /// The significance from which a query reports a tight copy of 20
 /// characters or more whose words are the two documents' own
@@ -292,40 +264,6 @@ impl IndexOptions {
     }
 }
 
-/// One segment as the manifest lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct SegmentEntry {
-    /// Its folder's name.
-    name: String,
-    /// The number of its first document.
-    first: u32,
-    /// Its documents.
-    docs: u32,
-    /// Length and CRC-32 of each of its files.
-    sums: Sums,
-}
-
-/// `manifest.json`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Manifest {
-    schema: String,
-    /// Incremented by every build or add.
-    generation: u64,
-    options: IndexOptions,
-    /// The alignment options in their `Debug` form, to refuse an index made
-    /// by a version that aligns otherwise.
-    align: String,
-    segments: Vec<SegmentEntry>,
-    /// The feature table's file.
-    df: String,
-    /// Its length and CRC-32.
-    df_sum: Sum,
-    /// Documents in all segments.
-    documents: u64,
-    /// Characters in all documents.
-    chars: u64,
-}
-
 /// What to do about an index that cannot be read.
 const REBUILD: &str = "restore the folder from a copy, or build a new index in another folder \
                        (`parallels index build CORPUS --index NEW`)";
@@ -392,6 +330,17 @@ pub enum IndexError {
     /// A query was stopped (its client went away, or its time ran out).
     #[error("the query was stopped")]
     Stopped,
+    /// A hit names a document the index does not hold.
+    #[error("a hit names a document the index does not hold")]
+    NoDocument(u32),
+    /// The text of a document a hit names cannot be read.
+    #[error("document {doc}: cannot read its text: {error}")]
+    Text {
+        /// The document's number.
+        doc: u32,
+        /// Why (in the message, not a separate cause).
+        error: Box<IndexError>,
+    },
     /// Reading or writing failed.
     #[error("{path}: {error}")]
     Io {
@@ -403,11 +352,11 @@ pub enum IndexError {
     },
 }
 
-fn io_at(path: &Path) -> impl Fn(io::Error) -> IndexError + '_ {
+pub(super) fn io_at(path: &Path) -> impl Fn(io::Error) -> IndexError + '_ {
     move |error| IndexError::Io { path: path.to_path_buf(), error }
 }
 
-fn damaged(path: PathBuf, what: impl Into<String>) -> IndexError {
+pub(super) fn damaged(path: PathBuf, what: impl Into<String>) -> IndexError {
     IndexError::Damaged { path, what: what.into() }
 }
 
@@ -427,200 +376,6 @@ pub struct AddStats {
     pub already: u64,
     /// Documents in the index after.
     pub total: u64,
-}
-
-/// The writer's lock on an index folder: an OS lock (`flock`,
-/// `LockFileEx`) on the file `lock`, held for the writer's life, released
-/// by the kernel when the process dies. It guards the folder only while
-/// the path `lock` names the locked file, so that is checked when it is
-/// taken (a writer that opened a file another one then removed would hold
-/// a lock nobody else sees) and again before the commit. The file holds
-/// the writer's process id, and is removed when the writer ends.
-struct WriteLock {
-    file: File,
-    path: PathBuf,
-    dir: PathBuf,
-}
-
-/// Whether `path` names the open `file`.
-fn names_file(path: &Path, file: &File) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::symlink_metadata(path), file.metadata()) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        // Elsewhere an open file cannot be removed or replaced.
-        let _ = file;
-        path.exists()
-    }
-}
-
-impl WriteLock {
-    fn take(dir: &Path) -> Result<WriteLock, IndexError> {
-        let path = dir.join(LOCK);
-        for _ in 0..8 {
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .read(true)
-                .write(true)
-                .open(&path)
-                .map_err(io_at(&path))?;
-            match fs4::FileExt::try_lock(&file) {
-                Ok(()) => {}
-                Err(fs4::TryLockError::WouldBlock) => {
-                    let mut pid = String::new();
-                    let _ = io::Read::read_to_string(&mut file, &mut pid);
-                    let pid = pid.trim();
-                    let who = if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) {
-                        format!(" (process {pid})")
-                    } else {
-                        String::new()
-                    };
-                    return Err(IndexError::Locked(dir.to_path_buf(), who));
-                }
-                Err(fs4::TryLockError::Error(e)) => return Err(io_at(&path)(e)),
-            }
-            if names_file(&path, &file) {
-                file.set_len(0).map_err(io_at(&path))?;
-                io::Write::write_all(&mut file, format!("{}\n", std::process::id()).as_bytes())
-                    .map_err(io_at(&path))?;
-                return Ok(WriteLock { file, path, dir: dir.to_path_buf() });
-            }
-            // Removed or replaced between the open and the lock: again.
-        }
-        Err(IndexError::Locked(dir.to_path_buf(), String::new()))
-    }
-
-    /// Whether the lock still guards the folder.
-    fn check(&self) -> Result<(), IndexError> {
-        if names_file(&self.path, &self.file) {
-            Ok(())
-        } else {
-            Err(IndexError::LockLost(self.dir.clone()))
-        }
-    }
-}
-
-impl Drop for WriteLock {
-    fn drop(&mut self) {
-        // Removed while still held, so that no one locks it in between.
-        if names_file(&self.path, &self.file) {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// The manifest at `dir`, checked: its schema, its options, and every name
-/// in it one the index makes (so that nothing outside the folder is read
-/// or removed), its segments numbered without a gap.
-fn read_manifest(dir: &Path) -> Result<Option<Manifest>, IndexError> {
-    let path = dir.join(MANIFEST);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_at(&path)(e)),
-    };
-    let bad = |what: String| damaged(path.clone(), what);
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(INDEX_SCHEMA) => {}
-        Some(other) => return Err(IndexError::Version(dir.to_path_buf(), format!("format {other}"))),
-        None => return Err(bad("it has no schema".into())),
-    }
-    let m: Manifest = serde_json::from_value(value).map_err(|e| bad(e.to_string()))?;
-    if !(8..=30).contains(&m.options.df_bits) {
-        return Err(bad(format!("df_bits {} is not between 8 and 30", m.options.df_bits)));
-    }
-    if generation_of(&m.df).is_none_or(|g| df_name(g) != m.df || g != m.generation) {
-        return Err(bad(format!("{:?} is not the feature table of generation {}", m.df, m.generation)));
-    }
-    let mut next: u64 = 0;
-    let mut last = 0;
-    for s in &m.segments {
-        let g = generation_of(&s.name).filter(|&g| segment_name(g) == s.name && g > last && g <= m.generation);
-        let Some(g) = g else { return Err(bad(format!("{:?} is not a segment of this index", s.name))) };
-        last = g;
-        if u64::from(s.first) != next {
-            return Err(bad(format!("segment {} starts at document {} where {next} was expected", s.name, s.first)));
-        }
-        next += u64::from(s.docs);
-    }
-    if next != m.documents || next >= u64::from(u32::MAX) {
-        return Err(bad(format!("{} documents in its segments, {} in its count", next, m.documents)));
-    }
-    Ok(Some(m))
-}
-
-/// Write `m` as the committed state: a temporary file of one name (the
-/// writer holds the lock), synced, renamed, the folder synced.
-fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), IndexError> {
-    let tmp = dir.join(MANIFEST_TMP);
-    let bytes = serde_json::to_vec_pretty(m).map_err(|e| io_at(&tmp)(e.into()))?;
-    // A new file (never another writer's, whose lock file was removed).
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(io_at(&tmp))?;
-    let written = io::Write::write_all(&mut f, &bytes).and_then(|()| f.sync_all());
-    drop(f);
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io_at(&tmp)(e));
-    }
-    let path = dir.join(MANIFEST);
-    std::fs::rename(&tmp, &path).map_err(io_at(&path))?;
-    sync_dir(dir);
-    Ok(())
-}
-
-/// Remove what a killed writer can have left (only called under the
-/// lock): the files of the generation after the committed one, the
-/// manifest's temporary file, and the feature table of the generation
-/// before (a writer killed after its commit). Named one by one: nothing
-/// else in the folder is touched, whatever its name.
-fn remove_leftovers(dir: &Path, m: Option<&Manifest>) -> Result<(), IndexError> {
-    let g = m.map_or(0, |m| m.generation);
-    let mut names = vec![
-        format!(".tmp.{}", segment_name(g + 1)),
-        segment_name(g + 1),
-        format!(".tmp.{}", df_name(g + 1)),
-        df_name(g + 1),
-        MANIFEST_TMP.to_string(),
-    ];
-    if g >= 1 {
-        names.push(df_name(g - 1));
-    }
-    for name in names {
-        let path = dir.join(&name);
-        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
-        let r = if meta.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
-        match r {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(io_at(&path)(e)),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// The first entry of `dir` the index does not make, if any.
-fn foreign_entry(dir: &Path) -> Result<Option<String>, IndexError> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_at(dir)(e)),
-    };
-    let mut names = Vec::new();
-    for entry in entries {
-        let name = entry.map_err(io_at(dir))?.file_name().to_string_lossy().into_owned();
-        if !is_index_entry(&name) {
-            names.push(name);
-        }
-    }
-    names.sort();
-    Ok(names.into_iter().next())
 }
 
 /// Make a new index at `dir` from the documents of `reader` (the folder is
@@ -947,7 +702,7 @@ fn ingest(
 
 /// Make the renames in `dir` durable (where the platform allows syncing a
 /// folder).
-fn sync_dir(dir: &Path) {
+pub(super) fn sync_dir(dir: &Path) {
     #[cfg(unix)]
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
@@ -1129,49 +884,5 @@ impl Index {
             }
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Only the names the index writes, exactly as it writes them, are
-    /// its own: what a user puts in the folder under a similar name is
-    /// not, and is never removed.
-    #[test]
-    fn only_the_exact_names_the_index_writes_are_its_own() {
-        for (name, g) in [
-            ("seg.000001", 1),
-            (".tmp.seg.000002", 2),
-            ("df.000003.zst", 3),
-            (".tmp.df.000004.zst", 4),
-            ("seg.1000000", 1_000_000),
-        ] {
-            assert_eq!(generation_of(name), Some(g), "{name}");
-            assert!(is_index_entry(name), "{name}");
-        }
-        for name in [
-            "seg.01",
-            "seg.photos",
-            "seg.01.jsonl",
-            "seg.0000001",
-            "df.csv",
-            "df.000003.zst.bak",
-            "df.000003",
-            ".tmp.draft.txt",
-            ".tmp.seg.x",
-            "seg.000001/../x",
-            "../other.idx/seg.000001",
-            "seg.-00001",
-            "lock.old",
-            "manifest.json.bak",
-        ] {
-            assert_eq!(generation_of(name), None, "{name}");
-            assert!(!is_index_entry(name), "{name}");
-        }
-        for name in ["manifest.json", ".tmp.manifest.json", "lock"] {
-            assert!(is_index_entry(name), "{name}");
-        }
     }
 }

@@ -44,7 +44,7 @@
 //! `candidates.bin`), and one `aligned.NNNNNN.jsonl` per chunk of candidate
 //! pairs. `manifest.json` records what the results depend on, typed and
 //! compared as such: the [`InputKey`] (every input file's size and
-//! modification time, and the [`CorpusOptions`]) and the options (the
+//! modification time, and the [`CorpusOptions`](crate::corpus::CorpusOptions)) and the options (the
 //! alignment options in their `Debug` form until `align::Options` has a
 //! serde form). A run with [`Work::resume`] and the same manifest takes
 //! over every finished stage and chunk and redoes only the rest; as the
@@ -57,724 +57,81 @@
 //! `align_stage`), then `assemble`. The text store is read back with
 //! positioned reads (`pread` on Unix, `seek_read` on Windows, a locked
 //! seek elsewhere), so that aligning threads share one file handle.
+//!
+//! # Where each part lives
+//!
+//! This file is the stage sequence; the rest is in rooms of its own:
+//!
+//! * `options`: [`ScanOptions`], its defaults and [`ScanOptions::check`];
+//! * `error`: [`ScanError`];
+//! * `schema`: the rows of `parallels.scan/1` ([`ScanDocument`],
+//!   [`ScanPassage`], [`ScanCluster`], [`ScanSummary`] …),
+//!   [`ScanResult`] (with [`Resumed`]) and the record of an aligned
+//!   chunk's pair ([`Aligned`]);
+//! * `work`: the work folder ([`Work`], [`InputKey`]), its manifest and
+//!   the checkpoint records each stage leaves there;
+//! * `store`: the texts' store (`texts.bin`), read back by offset;
+//! * `seeds`: winnowed seeds and the candidate pairs they make;
+//! * `significance`: what a passage is worth ([`significance()`]);
+//! * `pairs`: the pair aligner `scan`, the index's queries and Spark's
+//!   batches share;
+//! * `cluster`: clusters of passages by overlapping spans;
+//! * `jsonl_out` and [`parquet_out`]: the writers of the tables
+//!   ([`write_jsonl`], [`write_parquet`]); `results`, their reader
+//!   ([`ScanTables::read`], the texts again from the recorded inputs:
+//!   [`ScanTables::texts`]);
+//! * [`batch`]: the same steps over one batch, for a distributed driver;
+//! * `zero_runs`: runs of empty buckets in `df.bin`.
 
 pub mod batch;
 mod cluster;
+mod error;
+mod jsonl_out;
+mod options;
 mod pairs;
 pub mod parquet_out;
-pub(crate) mod seeds;
+mod results;
+mod schema;
+pub mod seeds;
 pub mod significance;
 mod store;
+mod work;
 mod zero_runs;
 
-pub(crate) use pairs::{align_prepared, can_reach, ChunkDoc};
 use store::{read_text, Store};
+use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone, SeedDfIndex};
 
 use crate::align::features::CorpusDf;
-use crate::align::{covered_chars, Aligner, Options, Passage, Span};
-use crate::corpus::{
-    fingerprint, BatchStop, CorpusDoc, CorpusOptions, CorpusReader, FileStamp, Input, Problem, Source, Summary,
-};
+use crate::align::{covered_chars, Aligner, Span};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Summary};
 use crate::plumbing::sort::{Sorted, Sorter};
-use crate::plumbing::{commit_all, read_exact_at, write_atomic, AtomicFile, Progress};
+use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+pub use error::ScanError;
+pub use jsonl_out::write_jsonl;
+pub use options::{ScanOptions, MAX_DF_BITS, MIN_CHAIN, MIN_DF_BITS, MIN_MEMORY, MIN_VERBATIM_TOKENS};
+pub use pairs::{align_prepared, can_reach, ChunkDoc};
 pub use parquet_out::write_parquet;
+pub use results::{ResultsError, ScanTables, SourceTexts};
+pub use schema::{
+    Aligned, ClusterMember, InputFile, Passages, Resumed, ScanCluster, ScanDocument, ScanFields, ScanPassage,
+    ScanResult, ScanStats, ScanSummary, Template, SCAN_SCHEMA, TEMPLATES_LISTED,
+};
 pub use seeds::SeedParams;
 pub use significance::{
     seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
     MIN_SPECIFICITY, PROSE_RATIO,
 };
-
-/// The schema tag written in `documents.jsonl`'s companion `summary.json`.
-pub const SCAN_SCHEMA: &str = "parallels.scan/1";
+pub use work::{InputKey, Work};
 
 /// A batch of documents read holds at most [`ScanOptions::batch`]
 /// documents, and fewer once it holds this many bytes of JSON Lines.
 const BATCH_BYTES: usize = 8 << 20;
-
-/// Lowest chain score of a parallel passage in a scan (`align` keeps
-/// 0.08): about two good links, or one near copy. Measured on the
-/// `gen_scan.py` corpus at 10 MB: 0.08 → 0.5 removes two thirds of the
-/// passages between unrelated news items and keeps all planted copies.
-pub const MIN_CHAIN: f32 = 0.5;
-/// Shortest verbatim passage in a scan, in tokens (`align` keeps 12).
-pub const MIN_VERBATIM_TOKENS: u32 = 20;
-
-/// Everything that decides a scan.
-#[derive(Clone, Debug)]
-pub struct ScanOptions {
-    /// How each candidate pair is aligned (stricter than `align`'s defaults: [`MIN_CHAIN`], [`MIN_VERBATIM_TOKENS`]).
-    pub align: Options,
-    /// How seeds are taken and which pairs they make candidates.
-    pub seeds: SeedParams,
-    /// Memory for sorting, in bytes (spilled to disk beyond it).
-    pub memory: u64,
-    /// Documents prepared per batch while reading.
-    pub batch: usize,
-    /// Candidate pairs aligned per chunk.
-    pub chunk: usize,
-    /// Feature frequencies are counted in `2^df_bits` buckets (4 bytes each).
-    pub df_bits: u32,
-    /// Passages less significant than this are not reported (see
-    /// [`significance`](mod@significance); 0 reports every passage).
-    pub min_significance: f64,
-    /// The significance the `parallel` passages of a pair must reach
-    /// together ([`MIN_PARALLEL_PAIR`]; not asked when
-    /// `min_significance` is 0).
-    pub min_parallel_pair: f64,
-    /// The specificity (rarity of the wording their links share) a pair's
-    /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
-    /// `min_significance` is 0).
-    pub min_specificity: f64,
-    /// The significance from which a tight copy (a `verbatim` passage whose
-    /// seeds cover [`TIGHT_COPY`](crate::align::TIGHT_COPY) of it, at least
-    /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
-    /// characters a side) is reported under `min_significance`, when its
-    /// words are the two documents' own ([`significance::own_copy`]); the
-    /// bound takes such a copy by what its shared seeds cover, seeds in
-    /// more than [`COPY_MAX_DF`] documents weighing nothing. `scan` asks
-    /// the same of every passage (this is [`MIN_SIGNIFICANCE`] too); a
-    /// query asks less ([`crate::index::MIN_QUERY_COPY`]), as `align`
-    /// reports a quotation of 20 characters between two texts.
-    pub min_copy_significance: f64,
-}
-
-impl Default for ScanOptions {
-    fn default() -> Self {
-        let mut align = Options::default();
-        // Across a corpus, stock phrases and formulaic sentences abound: a
-        // passage must be worth more than a chance match of one sentence.
-        align.parallel.min_chain = MIN_CHAIN;
-        // Once a pair holds one such passage, it is related: further
-        // passages need only what `align` asks.
-        align.parallel.min_chain_related = Options::default().parallel.min_chain;
-        align.verbatim.min_tokens = MIN_VERBATIM_TOKENS;
-        // Meaning is for a few pairs aligned closely, not for a corpus.
-        align.meaning = false;
-        ScanOptions {
-            align,
-            seeds: SeedParams::default(),
-            memory: 512 << 20,
-            batch: 512,
-            chunk: 4096,
-            df_bits: 24,
-            min_significance: MIN_SIGNIFICANCE,
-            min_parallel_pair: MIN_PARALLEL_PAIR,
-            min_specificity: MIN_SPECIFICITY,
-            min_copy_significance: MIN_SIGNIFICANCE,
-        }
-    }
-}
-
-impl ScanOptions {
-    /// Options that cannot work, named as the fields are named here (the
-    /// bounds every front end asks: the command line, Python and Spark
-    /// call this instead of stating them again).
-    pub fn check(&self) -> Result<(), ScanError> {
-        let bad = |what: String| Err(ScanError::Options(what));
-        let p = &self.seeds;
-        if p.max_df < 2 {
-            return bad(format!(
-                "max_df = {}: must be at least 2 (a seed in one document is shared by none)",
-                p.max_df
-            ));
-        }
-        if p.min_seeds < 1 {
-            return bad("min_seeds = 0: must be at least 1".into());
-        }
-        if p.n < 1 || p.window < 1 {
-            return bad(format!("seeds of {} tokens, window {}: both must be at least 1", p.n, p.window));
-        }
-        for (name, x) in [
-            ("min_significance", self.min_significance),
-            ("min_parallel_pair", self.min_parallel_pair),
-            ("min_copy_significance", self.min_copy_significance),
-        ] {
-            if !x.is_finite() || x < 0.0 {
-                return bad(format!("{name} = {x}: must be a finite number, at least 0"));
-            }
-        }
-        if !(0.0..=1.0).contains(&self.min_specificity) {
-            return bad(format!("min_specificity = {}: must be from 0 to 1", self.min_specificity));
-        }
-        if self.memory < MIN_MEMORY {
-            return bad(format!("memory = {} MiB: must be at least {} MiB", self.memory >> 20, MIN_MEMORY >> 20));
-        }
-        if !(MIN_DF_BITS..=MAX_DF_BITS).contains(&self.df_bits) {
-            return bad(format!("df_bits = {}: must be from {MIN_DF_BITS} to {MAX_DF_BITS}", self.df_bits));
-        }
-        if self.batch < 1 || self.chunk < 1 {
-            return bad(format!("batch = {}, chunk = {}: both must be at least 1", self.batch, self.chunk));
-        }
-        Ok(())
-    }
-}
-
-/// The least sorting memory a scan takes ([`ScanOptions::memory`]).
-pub const MIN_MEMORY: u64 = 16 << 20;
-/// The smallest and largest feature tables ([`ScanOptions::df_bits`]).
-pub const MIN_DF_BITS: u32 = 8;
-/// See [`MIN_DF_BITS`].
-pub const MAX_DF_BITS: u32 = 30;
-
-/// One document as `documents.jsonl` describes it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScanDocument {
-    /// Its id in the corpus.
-    pub id: String,
-    /// Written `path`, `path:line` or `path#row` (see [`Source`]).
-    pub source: Source,
-    /// Length of its text in code points.
-    pub chars: u64,
-    /// The encoding its text was decoded from.
-    pub encoding: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    /// Its group, if the corpus has groups.
-    pub group: Option<String>,
-    /// Passages this document takes part in.
-    pub passages: u64,
-    /// Share of its characters inside some passage, in [0, 1].
-    pub shared: f64,
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    /// The other fields of its record.
-    pub meta: serde_json::Map<String, serde_json::Value>,
-}
-
-/// One line of `passages.jsonl`: an aligned passage between two documents.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScanPassage {
-    /// The id of the first document (the earlier one read).
-    pub a_doc: String,
-    /// The id of the other document.
-    pub b_doc: String,
-    /// The cluster it belongs to (an id of `clusters.jsonl`).
-    pub cluster: u32,
-    /// How strong a sign of reuse it is: its length in tokens that few
-    /// other documents of the corpus share, times its score (see
-    /// [`significance`](mod@significance)).
-    #[serde(default)]
-    pub significance: f64,
-    #[serde(flatten)]
-    /// The passage, as `align` gives it (flattened into the row).
-    pub passage: Passage,
-}
-
-/// One place of a cluster.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ClusterMember {
-    /// The document id.
-    pub doc: String,
-    /// The span in its text.
-    pub span: Span,
-}
-
-/// One line of `clusters.jsonl`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScanCluster {
-    /// Its id: clusters are numbered from 0 in order of their first member
-    /// (by document, then position).
-    pub id: u32,
-    /// Number of places (members).
-    pub size: u32,
-    /// The places, sorted by document and span.
-    pub members: Vec<ClusterMember>,
-    /// The start of the longest member's text.
-    pub excerpt: String,
-}
-
-/// `summary.json`: what `scan` writes beside its tables and `report` reads
-/// back.
-///
-/// Written with its keys, and those of [`ScanStats`], in alphabetical order
-/// (as `parallels.scan/1` has always had them), whatever the order of the
-/// fields here.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScanSummary {
-    /// [`SCAN_SCHEMA`].
-    pub schema: String,
-    #[serde(default)]
-    /// Counts of the scan.
-    pub stats: ScanStats,
-    /// Where the texts are: `parallels report` reads them back from the
-    /// documents' sources with these fields.
-    #[serde(default)]
-    pub fields: ScanFields,
-    /// The files the documents were read from, with their sizes and
-    /// hashes: the only files `parallels report` reads back, and only
-    /// while they are unchanged. `None` in the summaries of versions
-    /// before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<Vec<InputFile>>,
-}
-
-impl ScanSummary {
-    /// The summary of `result`: its counts, and every file its documents
-    /// came from, read again to be hashed ([`InputFile::of`]).
-    pub fn of(result: &ScanResult) -> io::Result<ScanSummary> {
-        let mut files: Vec<&Path> = Vec::new();
-        let mut seen: rustc_hash::FxHashSet<&Path> = rustc_hash::FxHashSet::default();
-        for d in &result.documents {
-            if seen.insert(&d.source.file) {
-                files.push(&d.source.file);
-            }
-        }
-        let inputs = files.par_iter().map(|f| InputFile::of(f)).collect::<io::Result<Vec<_>>>()?;
-        Ok(ScanSummary {
-            schema: SCAN_SCHEMA.to_string(),
-            stats: result.stats.clone(),
-            fields: result.fields.clone(),
-            inputs: Some(inputs),
-        })
-    }
-
-    /// Write it to `path` (through an [`AtomicFile`]).
-    pub fn write(&self, path: &Path) -> io::Result<()> {
-        self.write_uncommitted(path)?.commit()
-    }
-
-    /// Write it to a temporary file for `path`, to commit with the tables.
-    fn write_uncommitted(&self, path: &Path) -> io::Result<AtomicFile> {
-        // Through a `Value`, whose maps keep their keys sorted, but for the
-        // input files: a path that is not UTF-8 is written with escapes a
-        // `Value` cannot hold (`corpus::json_path`), so they are written
-        // from their own type, in the place of their key.
-        let value = serde_json::to_value(ScanSummary { inputs: None, ..self.clone() })?;
-        let sorted = SummaryJson { value: &value, inputs: self.inputs.as_deref() };
-        let mut f = AtomicFile::create(path)?;
-        f.write_all(&serde_json::to_vec_pretty(&sorted)?)?;
-        Ok(f)
-    }
-}
-
-/// A summary's `Value` with its input files put back in key order.
-struct SummaryJson<'a> {
-    value: &'a serde_json::Value,
-    inputs: Option<&'a [InputFile]>,
-}
-
-impl Serialize for SummaryJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let Some(object) = self.value.as_object() else { return self.value.serialize(serializer) };
-        let mut keys: Vec<&str> = object.keys().map(String::as_str).collect();
-        if self.inputs.is_some() {
-            keys.push("inputs");
-        }
-        keys.sort_unstable();
-        let mut map = serializer.serialize_map(Some(keys.len()))?;
-        for key in keys {
-            match (key, self.inputs) {
-                ("inputs", Some(inputs)) => map.serialize_entry(key, inputs)?,
-                _ => map.serialize_entry(key, &object[key])?,
-            }
-        }
-        map.end()
-    }
-}
-
-/// One file a scan read, as `summary.json` records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InputFile {
-    /// The path as the documents' sources write it ([`Source::file`]; not
-    /// necessarily UTF-8, written as [`crate::corpus::json_path`] writes
-    /// it).
-    #[serde(with = "crate::corpus::json_path")]
-    pub path: PathBuf,
-    /// Its size in bytes.
-    pub size: u64,
-    /// XXH3-128 of its bytes, 32 hexadecimal digits. Not a cryptographic
-    /// hash: it tells a changed file from the one scanned, and `report`
-    /// embeds a file's text only if it matches (so only text whose exact
-    /// bytes the results' author had).
-    pub xxh3_128: String,
-}
-
-impl InputFile {
-    /// Read the file at `path` and record its size and hash.
-    pub fn of(path: &Path) -> io::Result<InputFile> {
-        let bytes =
-            std::fs::read(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", crate::read::shown(path))))?;
-        Ok(InputFile::of_bytes(path, &bytes))
-    }
-
-    /// The record of a file `path` holding `bytes`.
-    pub fn of_bytes(path: &Path, bytes: &[u8]) -> InputFile {
-        let hash = twox_hash::XxHash3_128::oneshot(bytes);
-        InputFile { path: path.to_path_buf(), size: bytes.len() as u64, xxh3_128: format!("{hash:032x}") }
-    }
-}
-
-/// The id and text fields of JSON Lines and Parquet input.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScanFields {
-    /// The id field (`--id`).
-    pub id: String,
-    /// The text field (`--text`).
-    pub text: String,
-}
-
-impl Default for ScanFields {
-    /// `id` and `text`, the defaults of [`crate::corpus::CorpusOptions`].
-    fn default() -> Self {
-        let corpus = crate::corpus::CorpusOptions::default();
-        ScanFields { id: corpus.id_field, text: corpus.text_field }
-    }
-}
-
-/// Counts for the summary.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ScanStats {
-    /// Documents read.
-    pub documents: u64,
-    /// Records, files and folders skipped (problems).
-    pub skipped: u64,
-    /// Characters read, in code points.
-    pub chars: u64,
-    /// Seeds taken (winnowed n-grams).
-    pub seeds: u64,
-    /// Pairs sharing enough seeds to be aligned.
-    pub candidate_pairs: u64,
-    /// Candidate pairs with at least one passage.
-    pub aligned_pairs: u64,
-    /// Passages found.
-    pub passages: u64,
-    /// Clusters of passages.
-    pub clusters: u64,
-    /// Most frequent boilerplate n-grams (over `max_df` documents): document
-    /// frequency and the text of one occurrence.
-    pub boilerplate: Vec<(u32, String)>,
-    /// Passages found but not reported as less significant than
-    /// [`ScanOptions::min_significance`].
-    #[serde(default)]
-    pub insignificant: u64,
-    /// The templates most of those passages were made of, most passages
-    /// first (at most [`TEMPLATES_LISTED`]).
-    #[serde(default)]
-    pub templates: Vec<Template>,
-}
-
-/// How many templates `summary.json` lists.
-pub const TEMPLATES_LISTED: usize = 20;
-
-/// Text that many documents share with other figures, names or dates: the
-/// passages a scan found but did not report because they were mostly made
-/// of it, grouped by their most widespread n-gram (numbers as one slot).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Template {
-    /// Passages found and not reported that it makes.
-    pub passages: u64,
-    /// Documents of the corpus holding its most widespread n-gram.
-    pub documents: u32,
-    /// The first such passage's text (in the first document, at most 80
-    /// characters).
-    pub text: String,
-}
-
-/// The passages of a scan, in output order. A scan leaves them on disk,
-/// in the aligned chunks of its work folder, and they are read back one
-/// chunk at a time when written: memory holds only their spans.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Passages {
-    /// Held in memory (tests, small results).
-    Memory(Vec<ScanPassage>),
-    /// The chunk files in order, the document ids, and each passage's
-    /// cluster.
-    Chunks {
-        /// The chunk files (`aligned.NNNNNN.jsonl`), in order.
-        files: Vec<PathBuf>,
-        /// Document ids by index.
-        ids: Vec<String>,
-        /// The cluster of each passage, in order.
-        cluster_of: Vec<u32>,
-    },
-}
-
-impl Passages {
-    /// Hand every passage to `f`, in order.
-    pub fn for_each(&self, mut f: impl FnMut(ScanPassage) -> io::Result<()>) -> io::Result<()> {
-        match self {
-            Passages::Memory(v) => v.iter().try_for_each(|p| f(p.clone())),
-            Passages::Chunks { files, ids, cluster_of } => {
-                let mut k = 0usize;
-                for path in files {
-                    let bytes = std::fs::read(path)?;
-                    for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
-                        let x: Aligned = serde_json::from_slice(line)?;
-                        for (i, passage) in x.passages.into_iter().enumerate() {
-                            let cluster = *cluster_of.get(k).ok_or_else(|| {
-                                io::Error::new(
-                                    io::ErrorKind::InvalidData,
-                                    format!("{}: more passages than counted", path.display()),
-                                )
-                            })?;
-                            k += 1;
-                            f(ScanPassage {
-                                a_doc: ids[x.a as usize].clone(),
-                                b_doc: ids[x.b as usize].clone(),
-                                cluster,
-                                significance: x.significance.get(i).copied().unwrap_or(0.0),
-                                passage,
-                            })?;
-                        }
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// All passages in memory.
-    pub fn to_vec(&self) -> io::Result<Vec<ScanPassage>> {
-        let mut v = Vec::new();
-        self.for_each(|p| {
-            v.push(p);
-            Ok(())
-        })?;
-        Ok(v)
-    }
-}
-
-/// The whole result of a scan.
-///
-/// It owns the scan's work folder, where its passages stay until they are
-/// written: [`ScanResult::remove_work`] removes the folder and consumes the
-/// result, so nothing can read the passages after. A result dropped without
-/// it leaves the folder for a resumed run (a failed write, say). Not
-/// `Clone`, for the same reason.
-#[derive(Debug, PartialEq)]
-pub struct ScanResult {
-    /// Every document read, in input order.
-    pub documents: Vec<ScanDocument>,
-    /// Every passage, in output order.
-    pub passages: Passages,
-    /// Every cluster, by id.
-    pub clusters: Vec<ScanCluster>,
-    /// Counts.
-    pub stats: ScanStats,
-    /// What the corpus reader read and skipped.
-    pub corpus: Summary,
-    /// What was taken over from an interrupted run.
-    pub resumed: Resumed,
-    /// The id and text fields of JSON Lines and Parquet input.
-    pub fields: ScanFields,
-    /// The work folder the passages are read from, if any.
-    work: Option<PathBuf>,
-}
-
-impl ScanResult {
-    /// Remove the work folder, once the tables are written; the passages,
-    /// kept there, go with it.
-    pub fn remove_work(self) -> io::Result<()> {
-        match &self.work {
-            Some(dir) => std::fs::remove_dir_all(dir),
-            None => Ok(()),
-        }
-    }
-}
-
-/// What scanning failed on.
-#[derive(Debug, thiserror::Error)]
-pub enum ScanError {
-    /// The corpus cannot be read.
-    #[error("{0}")]
-    Corpus(#[from] crate::corpus::CorpusError),
-    /// Reading or writing the work folder failed; what it holds can be
-    /// taken over with [`Work::resume`] once the cause is fixed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The error.
-        source: io::Error,
-    },
-    /// The first problem met with [`crate::corpus::CorpusOptions::strict`].
-    #[error("{0}; stopped at the first problem (`strict`), nothing was written")]
-    Strict(Problem),
-    /// Options that cannot work ([`ScanOptions::check`]).
-    #[error("{0}")]
-    Options(String),
-    /// More documents than the 32-bit document numbers can count.
-    #[error("more than {max} documents; split the corpus")]
-    TooManyDocuments {
-        /// The most documents a scan takes.
-        max: u64,
-    },
-}
-
-/// Per document, kept in memory during a scan.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct DocRecord {
-    pub(crate) id: String,
-    pub(crate) source: Source,
-    pub(crate) encoding: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) group: Option<String>,
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub(crate) meta: serde_json::Map<String, serde_json::Value>,
-    pub(crate) chars: u64,
-    /// Byte offset and length of the text in the store.
-    pub(crate) offset: u64,
-    pub(crate) len: u64,
-}
-
-/// The folder a scan keeps its intermediate results in, and what they were
-/// made from.
-#[derive(Clone, Debug)]
-pub struct Work {
-    /// The folder (made if missing; emptied unless resuming).
-    pub dir: PathBuf,
-    /// What the results depend on besides [`ScanOptions`].
-    pub key: InputKey,
-    /// Reuse what an interrupted run with the same key and options left.
-    pub resume: bool,
-}
-
-/// What a scan's results depend on besides [`ScanOptions`]: the inputs'
-/// contents (see [`fingerprint`]) and how they are read.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct InputKey {
-    /// Every file under the inputs, with its size and modification time.
-    pub files: Vec<FileStamp>,
-    /// How the inputs are read (fields, groups, extensions, limits).
-    pub corpus: CorpusOptions,
-}
-
-impl InputKey {
-    /// The key of `inputs` read with `corpus`.
-    pub fn new(inputs: &[Input], corpus: &CorpusOptions) -> InputKey {
-        InputKey { files: fingerprint(inputs, corpus), corpus: corpus.clone() }
-    }
-}
-
-/// What a resumed scan took over from an interrupted one.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Resumed {
-    /// The work folder held an interrupted run of the same inputs and
-    /// options.
-    pub matched: bool,
-    /// Reading (documents, seeds, feature counts) was done.
-    pub read: bool,
-    /// Candidate pairs were found.
-    pub candidates: bool,
-    /// Chunks of candidate pairs already aligned, of all chunks.
-    pub chunks: (u64, u64),
-}
-
-/// What reading leaves for the later stages: written last, so its presence
-/// says the stage is complete.
-#[derive(Serialize, Deserialize)]
-struct ReadDone {
-    stats: ScanStats,
-    corpus: Summary,
-    runs: Vec<String>,
-}
-
-/// What the candidate stage leaves.
-#[derive(Serialize, Deserialize)]
-struct CandidatesDone {
-    count: u64,
-    boilerplate: Vec<(u32, String)>,
-}
-
-/// The pairs of one aligned chunk that have passages.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Aligned {
-    pub(crate) a: u32,
-    pub(crate) b: u32,
-    pub(crate) passages: Vec<Passage>,
-    /// The significance of each passage.
-    #[serde(default)]
-    pub(crate) significance: Vec<f64>,
-    /// Passages found and not reported, as template key, document
-    /// frequency and text (a key of 0: no template).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) dropped: Vec<(u64, u32, String)>,
-}
-
-/// `/4`: seeds' document frequencies (`seed_df.bin`, `seed_df.idx`) and
-/// the passages' significance; a work folder of `/3` is not taken over.
-const WORK_SCHEMA: &str = "parallels.scan.work/4";
-
-/// `manifest.json`: everything that decides a scan's results (not the
-/// memory budget, nor the batch size). A run resumes only from a work
-/// folder whose manifest is equal; one that does not read as a `Manifest`
-/// (an older version's) is never resumed.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-struct Manifest {
-    schema: String,
-    inputs: InputKey,
-    seeds: SeedParams,
-    chunk: usize,
-    df_bits: u32,
-    min_significance: f64,
-    min_parallel_pair: f64,
-    min_specificity: f64,
-    min_copy_significance: f64,
-    /// The alignment options in their `Debug` form: `align::Options` has
-    /// no serde form yet. A renamed field there makes an interrupted run
-    /// start again, which costs time but never mixes results.
-    align: String,
-}
-
-impl Manifest {
-    fn new(work: &Work, opts: &ScanOptions) -> Manifest {
-        Manifest {
-            schema: WORK_SCHEMA.to_owned(),
-            inputs: work.key.clone(),
-            seeds: opts.seeds.clone(),
-            chunk: opts.chunk,
-            df_bits: opts.df_bits,
-            min_significance: opts.min_significance,
-            min_parallel_pair: opts.min_parallel_pair,
-            min_specificity: opts.min_specificity,
-            min_copy_significance: opts.min_copy_significance,
-            align: format!("{:?}", opts.align),
-        }
-    }
-}
-
-/// Open the work folder: keep its contents when resuming a run of the same
-/// key and options, else empty it and write the manifest.
-fn open_work(work: &Work, opts: &ScanOptions) -> io::Result<bool> {
-    let manifest = Manifest::new(work, opts);
-    let path = work.dir.join("manifest.json");
-    if work.resume && read_json::<Manifest>(&path).is_some_and(|old| old == manifest) {
-        return Ok(true);
-    }
-    if work.dir.exists() {
-        std::fs::remove_dir_all(&work.dir)?;
-    }
-    std::fs::create_dir_all(&work.dir)?;
-    write_atomic(&path, &serde_json::to_vec_pretty(&manifest)?)?;
-    Ok(false)
-}
-
-/// Empty the work folder but for its manifest (a stage to redo from the
-/// start).
-fn clear_work(dir: &Path) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_name() != "manifest.json" {
-            let path = entry.path();
-            if entry.file_type()?.is_dir() {
-                std::fs::remove_dir_all(path)?;
-            } else {
-                std::fs::remove_file(path)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
-}
 
 /// Scan a corpus, keeping intermediate results in `work.dir` (spill files,
 /// the text store, and a checkpoint after each stage and each aligned
@@ -1048,60 +405,6 @@ fn candidate_stage(
     Ok((candidates, done.boilerplate, seed_df))
 }
 
-/// Where each document's shared seeds are in `seed_df.bin`: `(position,
-/// document frequency)` pairs of 8 bytes, by document and position, for
-/// every seed found in two documents or more. `seed_df.idx` holds the
-/// offsets (one more than there are documents, 8 bytes each).
-pub(crate) struct SeedDfIndex {
-    pub(crate) file: File,
-    pub(crate) offsets: Vec<u64>,
-}
-
-impl SeedDfIndex {
-    /// Write the sorted records of `shared` and their index into `dir`.
-    fn write(shared: Sorter<seeds::SeedDf>, docs: usize, dir: &Path) -> io::Result<SeedDfIndex> {
-        let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("seed_df.bin"))?);
-        let mut offsets = Vec::with_capacity(docs + 1);
-        offsets.push(0u64);
-        let mut at = 0u64;
-        for r in shared.finish()? {
-            let r = r?;
-            while offsets.len() <= r.doc as usize {
-                offsets.push(at);
-            }
-            w.write_all(&r.pos.to_le_bytes())?;
-            w.write_all(&r.df.to_le_bytes())?;
-            at += 8;
-        }
-        while offsets.len() <= docs {
-            offsets.push(at);
-        }
-        w.into_inner().map_err(|e| e.into_error())?.commit()?;
-        let bytes: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
-        write_atomic(&dir.join("seed_df.idx"), &bytes)?;
-        Ok(SeedDfIndex { file: File::open(dir.join("seed_df.bin"))?, offsets })
-    }
-
-    /// The index an earlier run wrote into `dir`.
-    fn open(dir: &Path, docs: usize) -> io::Result<SeedDfIndex> {
-        let bytes = std::fs::read(dir.join("seed_df.idx"))?;
-        let offsets: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-        if offsets.len() != docs + 1 {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "seed_df.idx does not match the documents"));
-        }
-        Ok(SeedDfIndex { file: File::open(dir.join("seed_df.bin"))?, offsets })
-    }
-
-    /// The shared seeds of document `doc`: `(position, df)`, by position.
-    fn of(&self, doc: u32) -> io::Result<Vec<(u32, u32)>> {
-        let (lo, hi) = (self.offsets[doc as usize], self.offsets[doc as usize + 1]);
-        let mut buf = vec![0u8; hi.saturating_sub(lo) as usize];
-        read_exact_at(&self.file, &mut buf, lo)?;
-        let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
-        Ok(buf.chunks_exact(8).map(|c| (word(&c[..4]), word(&c[4..]))).collect())
-    }
-}
-
 /// What the align stage leaves for clustering.
 struct AlignedChunks {
     /// Pairs with at least one passage.
@@ -1302,56 +605,12 @@ fn assemble(
     })
 }
 
-/// Write `documents.jsonl`, `passages.jsonl`, `clusters.jsonl` and
-/// `summary.json` into `dir` as a set ([`commit_all`]): each under a
-/// temporary name first, and none renamed into place unless all were
-/// written. After an error the folder holds what it held before.
-pub fn write_jsonl(result: &ScanResult, dir: &Path) -> io::Result<()> {
-    fn lines<T: Serialize>(dir: &Path, name: &str, rows: &[T]) -> io::Result<AtomicFile> {
-        let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join(name))?);
-        for r in rows {
-            serde_json::to_writer(&mut w, r)?;
-            w.write_all(b"\n")?;
-        }
-        w.into_inner().map_err(|e| e.into_error())
-    }
-    std::fs::create_dir_all(dir)?;
-    let summary = ScanSummary::of(result)?;
-    let documents = lines(dir, "documents.jsonl", &result.documents)?;
-    let mut w = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("passages.jsonl"))?);
-    result.passages.for_each(|p| {
-        serde_json::to_writer(&mut w, &p)?;
-        w.write_all(b"\n")
-    })?;
-    let passages = w.into_inner().map_err(|e| e.into_error())?;
-    let clusters = lines(dir, "clusters.jsonl", &result.clusters)?;
-    let summary = summary.write_uncommitted(&dir.join("summary.json"))?;
-    commit_all(vec![documents, passages, clusters, summary])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::corpus::resolve;
+    use crate::corpus::{resolve, CorpusOptions};
     use crate::plumbing::Quiet;
-
-    /// The bounds every front end asks are the library's: a bad option is
-    /// named, the defaults pass.
-    #[test]
-    fn options_that_cannot_work_are_named() {
-        assert!(ScanOptions::default().check().is_ok());
-        let named = |opts: ScanOptions| opts.check().unwrap_err().to_string();
-        let d = ScanOptions::default;
-        assert!(named(ScanOptions { seeds: SeedParams { max_df: 1, ..SeedParams::default() }, ..d() })
-            .starts_with("max_df = 1"));
-        assert!(named(ScanOptions { seeds: SeedParams { min_seeds: 0, ..SeedParams::default() }, ..d() })
-            .starts_with("min_seeds = 0"));
-        assert!(named(ScanOptions { min_significance: f64::NAN, ..d() }).starts_with("min_significance = NaN"));
-        assert!(named(ScanOptions { min_specificity: 1.5, ..d() }).starts_with("min_specificity = 1.5"));
-        assert!(named(ScanOptions { memory: 1 << 20, ..d() }).starts_with("memory = 1 MiB"));
-        assert!(named(ScanOptions { df_bits: 40, ..d() }).starts_with("df_bits = 40"));
-    }
 
     /// The bundled example texts, copied into `dir`.
     fn examples(dir: &Path) -> Vec<String> {
@@ -1403,91 +662,5 @@ mod tests {
         assert!(work.join("manifest.json").exists());
         fresh.remove_work().unwrap();
         assert!(!work.exists());
-    }
-
-    #[test]
-    fn a_manifest_of_another_version_is_not_resumed() {
-        let dir = tempfile::tempdir().unwrap();
-        let work = Work {
-            dir: dir.path().join("work"),
-            key: InputKey { files: Vec::new(), corpus: CorpusOptions::default() },
-            resume: true,
-        };
-        let opts = ScanOptions::default();
-        assert!(!open_work(&work, &opts).unwrap());
-        assert!(open_work(&work, &opts).unwrap());
-        std::fs::write(work.dir.join("manifest.json"), r#"{"schema": "parallels.scan.work/1", "key": {}}"#).unwrap();
-        assert!(!open_work(&work, &opts).unwrap());
-        assert_eq!(read_json::<Manifest>(&work.dir.join("manifest.json")), Some(Manifest::new(&work, &opts)));
-    }
-
-    #[test]
-    fn stored_texts_read_back_from_any_offset_on_several_threads() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::create(dir.path()).unwrap();
-        let texts: Vec<String> = (0..200).map(|i| format!("第{i}篇：{}", "字".repeat(i % 17))).collect();
-        let at: Vec<(u64, u64)> = texts.iter().map(|t| store.push(t).unwrap()).collect();
-        store.finish().unwrap();
-        let file = File::open(dir.path().join("texts.bin")).unwrap();
-        let back: Vec<String> =
-            at.par_iter().rev().map(|&(offset, len)| read_text(&file, offset, len).unwrap()).collect();
-        assert_eq!(back.into_iter().rev().collect::<Vec<_>>(), texts);
-    }
-
-    #[test]
-    fn the_summary_is_written_with_sorted_keys_and_reads_back() {
-        let summary = ScanSummary {
-            schema: SCAN_SCHEMA.to_string(),
-            stats: ScanStats {
-                documents: 3,
-                passages: 14,
-                boilerplate: vec![(120, "本报讯".into())],
-                ..Default::default()
-            },
-            fields: ScanFields { id: "url".into(), text: "body".into() },
-            inputs: Some(vec![InputFile::of_bytes(Path::new("corpus/a.txt"), "本报讯".as_bytes())]),
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("summary.json");
-        summary.write(&path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let keys: Vec<&str> =
-            text.lines().filter_map(|l| l.trim_start().strip_prefix('"')?.split_once("\":")).map(|(k, _)| k).collect();
-        let stats_keys = &keys[keys.iter().position(|&k| k == "stats").unwrap() + 1..];
-        assert_eq!(&keys[..8], ["fields", "id", "text", "inputs", "path", "size", "xxh3_128", "schema"]);
-        let mut sorted = stats_keys.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(stats_keys, sorted);
-        assert_eq!(serde_json::from_str::<ScanSummary>(&text).unwrap(), summary);
-    }
-
-    #[test]
-    fn a_summary_without_fields_reads_with_the_default_fields() {
-        let mut written = serde_json::to_value(ScanSummary {
-            schema: SCAN_SCHEMA.to_string(),
-            stats: ScanStats::default(),
-            fields: ScanFields { id: "url".into(), text: "body".into() },
-            inputs: None,
-        })
-        .unwrap();
-        written.as_object_mut().unwrap().remove("fields");
-        let s: ScanSummary = serde_json::from_value(written).unwrap();
-        assert_eq!(s.fields, ScanFields { id: "id".into(), text: "text".into() });
-        assert_eq!(s.inputs, None);
-    }
-
-    #[test]
-    fn an_input_file_is_recorded_with_its_size_and_hash() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.txt");
-        std::fs::write(&path, "天下大势").unwrap();
-        let f = InputFile::of(&path).unwrap();
-        assert_eq!(f.path, path.display().to_string());
-        assert_eq!(f.size, 12);
-        assert_eq!(f.xxh3_128.len(), 32);
-        assert_eq!(f, InputFile::of_bytes(&f.path, "天下大势".as_bytes()));
-        assert_ne!(f.xxh3_128, InputFile::of_bytes(&f.path, "天下大勢".as_bytes()).xxh3_128);
-        let err = InputFile::of(&dir.path().join("gone.txt")).unwrap_err();
-        assert!(err.to_string().contains("gone.txt"), "{err}");
     }
 }

@@ -13,12 +13,12 @@ use super::{Aligned, ScanOptions};
 use crate::align::features::{corpus_vectors, CorpusDf, Vectors};
 use crate::align::{Aligner, Passage, PassageKind, Prepared, Span, TIGHT_COPY};
 
-/// [`align_chunk`] on documents already prepared (`cache`: every document
+/// What scan's `align_chunk` does, on documents already prepared (`cache`: every document
 /// of the chunk by number), for callers that hold them (the index's
 /// queries). When `stop` says so, the pairs not begun yet are left
 /// unaligned (a query whose client went away; the caller discards the
 /// result).
-pub(crate) fn align_prepared(
+pub fn align_prepared(
     chunk: &[seeds::Candidate],
     mut cache: FxHashMap<u32, ChunkDoc>,
     aligner: &Aligner,
@@ -106,7 +106,7 @@ pub(crate) fn align_prepared(
 }
 
 /// One document as a chunk of the align stage needs it.
-pub(crate) struct ChunkDoc {
+pub struct ChunkDoc {
     text: String,
     p: Prepared,
     /// Its sentence vectors, when a pair of the chunk is aligned.
@@ -129,7 +129,7 @@ impl ChunkDoc {
     /// A document of `text` prepared as `p`, with every seed `all`
     /// (`(hash, position)`, by position) and those in two documents or
     /// more (`shared`: `(position, df)`, by position).
-    pub(crate) fn new(
+    pub fn new(
         text: String,
         p: Prepared,
         mut all: Vec<(u64, u32)>,
@@ -171,7 +171,7 @@ impl ChunkDoc {
 
     /// Weigh its tokens (again) from its seeds `all` (by position) and
     /// the frequencies of those in two documents or more (`shared`).
-    pub(crate) fn weigh(&mut self, all: &[(u64, u32)], shared: &[(u32, u32)], opts: &ScanOptions) {
+    pub fn weigh(&mut self, all: &[(u64, u32)], shared: &[(u32, u32)], opts: &ScanOptions) {
         self.weights = TokenWeights::new(&self.p.seg, all, shared, &opts.seeds);
         self.copy = std::sync::OnceLock::new();
         // The hash of each shared seed, for the templates.
@@ -245,7 +245,7 @@ const TEMPLATE_CHARS: usize = 80;
 /// every passage is reported (a bar of 0). The bound is measured, not
 /// proven: on news-all and the planted 10 MB and 100 MB corpora every pair
 /// with a reported passage was kept (BENCHMARKS.md, issue 17).
-pub(crate) fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
+pub fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
     if opts.min_significance <= 0.0 {
         return true;
     }

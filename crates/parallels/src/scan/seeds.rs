@@ -46,8 +46,11 @@ impl Default for SeedParams {
 /// A kept seed of one document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Seed {
+    /// The hash of its n-gram.
     pub hash: u64,
+    /// The document's number.
     pub doc: u32,
+    /// The position of its first token.
     pub pos: u32,
 }
 
@@ -70,7 +73,9 @@ impl Record for Seed {
 /// One vote for a document pair (`a < b`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Vote {
+    /// The first document's number.
     pub a: u32,
+    /// The other's (greater).
     pub b: u32,
 }
 
@@ -90,8 +95,11 @@ impl Record for Vote {
 /// significance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SeedDf {
+    /// The document's number.
     pub doc: u32,
+    /// The seed's position in it.
     pub pos: u32,
+    /// The number of documents holding the seed.
     pub df: u32,
 }
 

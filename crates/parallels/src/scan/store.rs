@@ -40,3 +40,22 @@ pub(crate) fn read_text(file: &File, offset: u64, len: u64) -> io::Result<String
     read_exact_at(file, &mut buf, offset)?;
     String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn stored_texts_read_back_from_any_offset_on_several_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::create(dir.path()).unwrap();
+        let texts: Vec<String> = (0..200).map(|i| format!("第{i}篇：{}", "字".repeat(i % 17))).collect();
+        let at: Vec<(u64, u64)> = texts.iter().map(|t| store.push(t).unwrap()).collect();
+        store.finish().unwrap();
+        let file = File::open(dir.path().join("texts.bin")).unwrap();
+        let back: Vec<String> =
+            at.par_iter().rev().map(|&(offset, len)| read_text(&file, offset, len).unwrap()).collect();
+        assert_eq!(back.into_iter().rev().collect::<Vec<_>>(), texts);
+    }
+}

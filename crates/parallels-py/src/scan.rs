@@ -1,0 +1,167 @@
+//! `parallels.scan`: a whole corpus scanned as `parallels scan` scans it,
+//! and the scan options from Python's keywords (checked by the library).
+
+use crate::{interruptible, ipc, normalize, value_error};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
+use parallels::plumbing::Quiet;
+use parallels::scan::parquet_out::{clusters_batch, documents_batch, passages_batch};
+use parallels::scan::{scan as run_scan, write_jsonl, write_parquet, InputKey, ScanOptions, ScanSummary, Work};
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::path::PathBuf;
+
+/// The scan options from the keyword arguments.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_options(
+    max_df: Option<u32>,
+    min_seeds: Option<u32>,
+    min_significance: Option<f64>,
+    min_specificity: Option<f64>,
+    all: bool,
+    memory_mib: Option<u64>,
+    script: bool,
+    numbers: bool,
+    footnotes: bool,
+    boilerplate: bool,
+) -> PyResult<ScanOptions> {
+    let mut opts = ScanOptions::default();
+    opts.align.normalize = normalize(script, numbers, footnotes, boilerplate);
+    if let Some(m) = max_df {
+        opts.seeds.max_df = m;
+    }
+    if let Some(m) = min_seeds {
+        opts.seeds.min_seeds = m;
+    }
+    if let Some(s) = min_significance {
+        // Below 0 is 0 (every passage), as on the command line; not a
+        // number is refused by the check.
+        opts.min_significance = if s.is_finite() { s.max(0.0) } else { s };
+    }
+    if let Some(s) = min_specificity {
+        opts.min_specificity = s;
+    }
+    if all {
+        opts.min_significance = 0.0;
+    }
+    if let Some(m) = memory_mib {
+        opts.memory = m.saturating_mul(1 << 20);
+    }
+    // The library's bounds (its messages name the fields as the keywords
+    // are named).
+    opts.check().map_err(value_error)?;
+    Ok(opts)
+}
+
+/// Check scan options as `scan` would (for the Spark driver, which asks
+/// before it starts its jobs): a `ValueError` naming the first bad one.
+#[pyfunction]
+#[pyo3(signature = (*, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None))]
+pub(crate) fn check_scan_options(
+    max_df: Option<u32>,
+    min_seeds: Option<u32>,
+    min_significance: Option<f64>,
+    min_specificity: Option<f64>,
+    all: bool,
+    memory_mib: Option<u64>,
+) -> PyResult<()> {
+    scan_options(max_df, min_seeds, min_significance, min_specificity, all, memory_mib, true, true, true, true)
+        .map(|_| ())
+}
+
+/// The three scan tables as Arrow IPC streams, and the summary as JSON.
+type ScanTables<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, String);
+
+/// Scan the corpus `inputs` (files, folders, globs) as `parallels scan`
+/// does. Returns the documents, passages and clusters tables as Arrow IPC
+/// streams and `summary.json` as JSON text; with `output`, also writes the
+/// CLI's tables there (`format` "jsonl" or "parquet").
+#[pyfunction]
+#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan<'py>(
+    py: Python<'py>,
+    inputs: Vec<PathBuf>,
+    id: String,
+    text: String,
+    group: Option<String>,
+    group_by_dir: bool,
+    strict: bool,
+    max_df: Option<u32>,
+    min_seeds: Option<u32>,
+    min_significance: Option<f64>,
+    min_specificity: Option<f64>,
+    all: bool,
+    memory_mib: Option<u64>,
+    script: bool,
+    numbers: bool,
+    footnotes: bool,
+    boilerplate: bool,
+    output: Option<PathBuf>,
+    format: String,
+    work_dir: Option<PathBuf>,
+) -> PyResult<ScanTables<'py>> {
+    let opts = scan_options(
+        max_df,
+        min_seeds,
+        min_significance,
+        min_specificity,
+        all,
+        memory_mib,
+        script,
+        numbers,
+        footnotes,
+        boilerplate,
+    )?;
+    if !matches!(format.as_str(), "jsonl" | "parquet") {
+        return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
+    }
+    let (d, p, c, s) = interruptible(py, move || -> PyResult<_> {
+        let inputs = resolve(&inputs).map_err(value_error)?;
+        let corpus = CorpusOptions {
+            id_field: id,
+            text_field: text,
+            group_field: group,
+            group_by_dir,
+            strict,
+            ..CorpusOptions::default()
+        };
+        let parent = match (&work_dir, &output) {
+            (Some(w), _) => w.clone(),
+            (None, Some(o)) => {
+                std::fs::create_dir_all(o).map_err(|e| PyOSError::new_err(format!("{}: {e}", o.display())))?;
+                o.clone()
+            }
+            (None, None) => std::env::temp_dir(),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".parallels-scan-")
+            .tempdir_in(&parent)
+            .map_err(|e| PyOSError::new_err(format!("{}: {e}", parent.display())))?;
+        let work = Work { dir: tmp.path().join("work"), key: InputKey::new(&inputs, &corpus), resume: false };
+        let mut reader = CorpusReader::new(inputs, corpus).map_err(value_error)?;
+        let result = run_scan(&mut reader, &opts, &work, &Quiet).map_err(value_error)?;
+        if result.stats.documents == 0 {
+            return Err(value_error(format!(
+                "no document was read ({} skipped); nothing to scan",
+                result.corpus.skipped_total()
+            )));
+        }
+        if let Some(o) = &output {
+            match format.as_str() {
+                "parquet" => write_parquet(&result, o),
+                _ => write_jsonl(&result, o),
+            }
+            .map_err(|e| PyOSError::new_err(format!("{}: cannot write the results: {e}", o.display())))?;
+        }
+        let passages = result.passages.to_vec().map_err(value_error)?;
+        let documents = ipc(&[documents_batch(&result.documents).map_err(value_error)?]).map_err(value_error)?;
+        let passages = ipc(&[passages_batch(&passages).map_err(value_error)?]).map_err(value_error)?;
+        let clusters = ipc(&[clusters_batch(&result.clusters).map_err(value_error)?]).map_err(value_error)?;
+        let summary = serde_json::to_string(&ScanSummary::of(&result).map_err(value_error)?).map_err(value_error)?;
+        result.remove_work().map_err(value_error)?;
+        drop(tmp);
+        Ok((documents, passages, clusters, summary))
+    })?;
+    Ok((PyBytes::new(py, &d), PyBytes::new(py, &p), PyBytes::new(py, &c), s))
+}

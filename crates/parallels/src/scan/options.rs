@@ -1,0 +1,156 @@
+//! What decides a scan: [`ScanOptions`], its defaults (stricter than
+//! `align`'s: [`MIN_CHAIN`], [`MIN_VERBATIM_TOKENS`]) and its one check
+//! ([`ScanOptions::check`]), which the command line, Python and Spark call
+//! instead of stating the bounds again.
+
+use super::error::ScanError;
+use super::seeds::SeedParams;
+use super::significance::{MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
+use crate::align::Options;
+
+/// Lowest chain score of a parallel passage in a scan (`align` keeps
+/// 0.08): about two good links, or one near copy. Measured on the
+/// `gen_scan.py` corpus at 10 MB: 0.08 → 0.5 removes two thirds of the
+/// passages between unrelated news items and keeps all planted copies.
+pub const MIN_CHAIN: f32 = 0.5;
+/// Shortest verbatim passage in a scan, in tokens (`align` keeps 12).
+pub const MIN_VERBATIM_TOKENS: u32 = 20;
+
+/// Everything that decides a scan.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// How each candidate pair is aligned (stricter than `align`'s defaults: [`MIN_CHAIN`], [`MIN_VERBATIM_TOKENS`]).
+    pub align: Options,
+    /// How seeds are taken and which pairs they make candidates.
+    pub seeds: SeedParams,
+    /// Memory for sorting, in bytes (spilled to disk beyond it).
+    pub memory: u64,
+    /// Documents prepared per batch while reading.
+    pub batch: usize,
+    /// Candidate pairs aligned per chunk.
+    pub chunk: usize,
+    /// Feature frequencies are counted in `2^df_bits` buckets (4 bytes each).
+    pub df_bits: u32,
+    /// Passages less significant than this are not reported (see
+    /// [`significance`](mod@super::significance); 0 reports every passage).
+    pub min_significance: f64,
+    /// The significance the `parallel` passages of a pair must reach
+    /// together ([`MIN_PARALLEL_PAIR`]; not asked when
+    /// `min_significance` is 0).
+    pub min_parallel_pair: f64,
+    /// The specificity (rarity of the wording their links share) a pair's
+    /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
+    /// `min_significance` is 0).
+    pub min_specificity: f64,
+    /// The significance from which a tight copy (a `verbatim` passage whose
+    /// seeds cover [`TIGHT_COPY`](crate::align::TIGHT_COPY) of it, at least
+    /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
+    /// characters a side) is reported under `min_significance`, when its
+    /// words are the two documents' own ([`significance::own_copy`](super::significance::own_copy)); the
+    /// bound takes such a copy by what its shared seeds cover, seeds in
+    /// more than [`COPY_MAX_DF`](super::COPY_MAX_DF) documents weighing nothing. `scan` asks
+    /// the same of every passage (this is [`MIN_SIGNIFICANCE`] too); a
+    /// query asks less ([`crate::index::MIN_QUERY_COPY`]), as `align`
+    /// reports a quotation of 20 characters between two texts.
+    pub min_copy_significance: f64,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        let mut align = Options::default();
+        // Across a corpus, stock phrases and formulaic sentences abound: a
+        // passage must be worth more than a chance match of one sentence.
+        align.parallel.min_chain = MIN_CHAIN;
+        // Once a pair holds one such passage, it is related: further
+        // passages need only what `align` asks.
+        align.parallel.min_chain_related = Options::default().parallel.min_chain;
+        align.verbatim.min_tokens = MIN_VERBATIM_TOKENS;
+        // Meaning is for a few pairs aligned closely, not for a corpus.
+        align.meaning = false;
+        ScanOptions {
+            align,
+            seeds: SeedParams::default(),
+            memory: 512 << 20,
+            batch: 512,
+            chunk: 4096,
+            df_bits: 24,
+            min_significance: MIN_SIGNIFICANCE,
+            min_parallel_pair: MIN_PARALLEL_PAIR,
+            min_specificity: MIN_SPECIFICITY,
+            min_copy_significance: MIN_SIGNIFICANCE,
+        }
+    }
+}
+
+impl ScanOptions {
+    /// Options that cannot work, named as the fields are named here (the
+    /// bounds every front end asks: the command line, Python and Spark
+    /// call this instead of stating them again).
+    pub fn check(&self) -> Result<(), ScanError> {
+        let bad = |what: String| Err(ScanError::Options(what));
+        let p = &self.seeds;
+        if p.max_df < 2 {
+            return bad(format!(
+                "max_df = {}: must be at least 2 (a seed in one document is shared by none)",
+                p.max_df
+            ));
+        }
+        if p.min_seeds < 1 {
+            return bad("min_seeds = 0: must be at least 1".into());
+        }
+        if p.n < 1 || p.window < 1 {
+            return bad(format!("seeds of {} tokens, window {}: both must be at least 1", p.n, p.window));
+        }
+        for (name, x) in [
+            ("min_significance", self.min_significance),
+            ("min_parallel_pair", self.min_parallel_pair),
+            ("min_copy_significance", self.min_copy_significance),
+        ] {
+            if !x.is_finite() || x < 0.0 {
+                return bad(format!("{name} = {x}: must be a finite number, at least 0"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.min_specificity) {
+            return bad(format!("min_specificity = {}: must be from 0 to 1", self.min_specificity));
+        }
+        if self.memory < MIN_MEMORY {
+            return bad(format!("memory = {} MiB: must be at least {} MiB", self.memory >> 20, MIN_MEMORY >> 20));
+        }
+        if !(MIN_DF_BITS..=MAX_DF_BITS).contains(&self.df_bits) {
+            return bad(format!("df_bits = {}: must be from {MIN_DF_BITS} to {MAX_DF_BITS}", self.df_bits));
+        }
+        if self.batch < 1 || self.chunk < 1 {
+            return bad(format!("batch = {}, chunk = {}: both must be at least 1", self.batch, self.chunk));
+        }
+        Ok(())
+    }
+}
+
+/// The least sorting memory a scan takes ([`ScanOptions::memory`]).
+pub const MIN_MEMORY: u64 = 16 << 20;
+/// The smallest and largest feature tables ([`ScanOptions::df_bits`]).
+pub const MIN_DF_BITS: u32 = 8;
+/// See [`MIN_DF_BITS`].
+pub const MAX_DF_BITS: u32 = 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bounds every front end asks are the library's: a bad option is
+    /// named, the defaults pass.
+    #[test]
+    fn options_that_cannot_work_are_named() {
+        assert!(ScanOptions::default().check().is_ok());
+        let named = |opts: ScanOptions| opts.check().unwrap_err().to_string();
+        let d = ScanOptions::default;
+        assert!(named(ScanOptions { seeds: SeedParams { max_df: 1, ..SeedParams::default() }, ..d() })
+            .starts_with("max_df = 1"));
+        assert!(named(ScanOptions { seeds: SeedParams { min_seeds: 0, ..SeedParams::default() }, ..d() })
+            .starts_with("min_seeds = 0"));
+        assert!(named(ScanOptions { min_significance: f64::NAN, ..d() }).starts_with("min_significance = NaN"));
+        assert!(named(ScanOptions { min_specificity: 1.5, ..d() }).starts_with("min_specificity = 1.5"));
+        assert!(named(ScanOptions { memory: 1 << 20, ..d() }).starts_with("memory = 1 MiB"));
+        assert!(named(ScanOptions { df_bits: 40, ..d() }).starts_with("df_bits = 40"));
+    }
+}
