@@ -1,7 +1,7 @@
 //! `parallels report`: the HTML report of a scan's results folder.
 
 use crate::progress::Bars;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use parallels::align::{Aligner, Options, Prepared};
 use parallels::corpus::Source;
@@ -12,7 +12,7 @@ use parallels::report::scan::{
     MAX_PASSAGES,
 };
 use parallels::report::ReportDoc;
-use parallels::scan::{ResultsError, ScanDocument, ScanTables, SourceTexts};
+use parallels::scan::{ScanDocument, ScanTables, SourceTexts};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ use std::process::ExitCode;
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// A `parallels scan` results folder (documents.jsonl, passages.jsonl,
-    /// clusters.jsonl, summary.json).
+    /// clusters.jsonl, summary.json; or the tables of --format parquet).
     #[arg(value_name = "RESULTS")]
     results: PathBuf,
     /// Folder for the report: index.html and pairs/NNNN.html.
@@ -35,14 +35,7 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let dir = &args.results;
-    let tables = match ScanTables::read(dir) {
-        Ok(tables) => tables,
-        Err(ResultsError::Parquet { dir }) => bail!(
-            "{}: the report reads the JSON Lines tables; run `parallels scan` without --format parquet",
-            shown(&dir)
-        ),
-        Err(e) => return Err(e.into()),
-    };
+    let tables = ScanTables::read(dir)?;
     let ScanTables { documents, passages, clusters, summary } = &tables;
 
     // The texts the pages show: the top pairs (prepared for their pages),
@@ -109,8 +102,7 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     // Nothing is written (not even the folder) when a page would overwrite
     // a table or a text it was made from.
     let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
-    let tables_read = ["documents.jsonl", "passages.jsonl", "clusters.jsonl", "summary.json"].map(|t| dir.join(t));
-    check_outputs(&outputs, tables_read.iter().cloned().chain(files))?;
+    check_outputs(&outputs, ScanTables::files(dir).into_iter().chain(files))?;
     crate::remove_stale(&outputs);
     // The pages are written as a set: each under a temporary name, and
     // renamed into place only once all are written, `index.html` last.

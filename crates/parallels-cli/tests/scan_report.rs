@@ -178,3 +178,36 @@ fn the_graph_draws_each_cluster_together_and_links_to_pair_pages() {
             .len()
     );
 }
+
+/// Every file of a report folder, by its path in the folder.
+fn site(sb: &Sandbox, rel: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for name in sb.list(rel) {
+        let path = format!("{rel}/{name}");
+        if sb.path().join(&path).is_dir() {
+            files.extend(site(sb, &path).into_iter().map(|(p, b)| (format!("{name}/{p}"), b)));
+        } else {
+            files.push((name, sb.read(&path)));
+        }
+    }
+    files
+}
+
+/// `scan --format parquet` results give the report the JSON Lines results
+/// give, page for page and byte for byte (the tables read back are the
+/// same rows).
+#[test]
+fn the_report_of_parquet_results_is_the_report_of_json_lines_results() {
+    let sb = Sandbox::new();
+    corpus(&sb);
+    sb.run(&["scan", "corpus", "-o", "results"]).success();
+    sb.run(&["report", "results", "-o", "site-jsonl"]).success();
+    std::fs::remove_dir_all(sb.path().join("results")).unwrap();
+    sb.run(&["scan", "corpus", "-o", "results", "--format", "parquet"]).success();
+    assert_eq!(sb.list("results"), ["clusters.parquet", "documents.parquet", "passages.parquet", "summary.json"]);
+    sb.run(&["report", "results", "-o", "site-parquet"]).success();
+    let pages = site(&sb, "site-jsonl");
+    assert!(pages.iter().any(|(p, _)| p.starts_with("pairs/")), "{:?}", pages.iter().map(|p| &p.0).collect::<Vec<_>>());
+    assert!(pages.iter().any(|(p, _)| p == "index.html"));
+    assert_eq!(site(&sb, "site-parquet"), pages);
+}

@@ -3,9 +3,9 @@
 //! candidate pairs aligned, clusters; sketches, pairs settled, exact
 //! similarities) or `dedup::keeper`, its rows in and out as Arrow IPC.
 
+use crate::convert::{int64_blocks, int64_schema, ipc, py_blocks, value_error};
 use crate::dedup::{dedup_options, verify_of};
 use crate::scan::scan_options;
-use crate::{int64_blocks, int64_schema, ipc, py_blocks, value_error};
 use arrow_array::builder::{FixedSizeBinaryBuilder, ListBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch, UInt32Array, UInt64Array};
 use arrow_schema::ArrowError;

@@ -1,7 +1,7 @@
 //! `parallels.dedup`: a whole corpus deduplicated as `parallels dedup`
 //! does it.
 
-use crate::{interruptible, ipc, normalize, value_error};
+use crate::convert::{interruptible, ipc, normalize, value_error};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::ArrowError;
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};

@@ -1,7 +1,7 @@
 //! `parallels.scan`: a whole corpus scanned as `parallels scan` scans it,
 //! and the scan options from Python's keywords (checked by the library).
 
-use crate::{interruptible, ipc, normalize, value_error};
+use crate::convert::{interruptible, ipc, normalize, value_error};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::Quiet;
 use parallels::scan::parquet_out::{clusters_batch, documents_batch, passages_batch};

@@ -3,7 +3,9 @@
 //! ([`align_output`]), the rules `parallels query`, `parallels serve` and
 //! any other caller share.
 
-use super::{Hit, Index, IndexError};
+use super::error::IndexError;
+use super::query::Hit;
+use super::reader::Index;
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
 use crate::read::Document;
 use rustc_hash::FxHashMap;

@@ -1,7 +1,7 @@
 //! The one writer of an index folder.
 
+use super::error::{io_at, IndexError};
 use super::manifest::LOCK;
-use super::{io_at, IndexError};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};

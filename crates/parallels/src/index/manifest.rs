@@ -3,9 +3,11 @@
 //! no other name is its own), and the clean-up of what a killed writer
 //! left.
 
+use super::error::{damaged, io_at, IndexError};
+use super::options::{IndexOptions, INDEX_SCHEMA};
 use super::segment::{Sum, Sums};
-use super::{damaged, io_at, sync_dir, IndexError, IndexOptions, INDEX_SCHEMA};
 use serde::{Deserialize, Serialize};
+use std::fs::File;
 use std::io;
 use std::path::Path;
 
@@ -138,6 +140,17 @@ pub(super) fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), IndexError>
     std::fs::rename(&tmp, &path).map_err(io_at(&path))?;
     sync_dir(dir);
     Ok(())
+}
+
+/// Make the renames in `dir` durable (where the platform allows syncing a
+/// folder).
+pub(super) fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
 }
 
 /// Remove what a killed writer can have left (only called under the

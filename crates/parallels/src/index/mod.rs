@@ -150,215 +150,41 @@
 //! tokens of evidence (on 240 quotations of 20–400 characters cut
 //! anywhere in People's Daily articles, `query` finds 237; EVALUATION.md).
 
+mod error;
 mod hits;
 mod lock;
 mod manifest;
+mod options;
 mod query;
+mod reader;
 mod segment;
 
+pub use error::IndexError;
 pub use hits::{align_output, trim, Asked};
+pub use options::{IndexOptions, INDEX_SCHEMA, MIN_QUERY_COPY};
 pub use query::{Hit, QueryTimings};
+pub use reader::{Index, IndexInfo};
+pub use segment::IndexDoc;
 
 use crate::align::features::CorpusDf;
-use crate::align::verbatim::VerbatimParams;
 use crate::align::Aligner;
-use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Problem, Source};
-use crate::normalize::NormalizeOptions;
+use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Problem};
 use crate::plumbing::Progress;
-use crate::scan::{ScanOptions, SeedParams};
+use error::io_at;
 use lock::WriteLock;
 use manifest::{
-    df_name, foreign_entry, read_manifest, remove_leftovers, segment_name, write_manifest, Manifest, SegmentEntry,
-    MANIFEST,
+    df_name, foreign_entry, read_manifest, remove_leftovers, segment_name, sync_dir, write_manifest, Manifest,
+    SegmentEntry, MANIFEST,
 };
 use rayon::prelude::*;
+use reader::check_version;
 use segment::{Segment, SegmentWriter, Sum};
-use serde::{Deserialize, Serialize};
-use std::fs::File;
+use serde::Serialize;
 use std::io;
-use std::path::{Path, PathBuf};
-
-/// The schema tag of `manifest.json`.
-pub const INDEX_SCHEMA: &str = "parallels.index/2";
-
-/// The significance from which a query reports a tight copy of 20
-/// characters or more whose words are the two documents' own
-/// ([`ScanOptions::min_copy_significance`]): the bar of the scan's bound
-/// for such copies more than a measure (the tokens a candidate's shared
-/// seeds cover, seeds in more than [`crate::scan::COPY_MAX_DF`] documents
-/// weighing nothing). At 7, 237 of 240 copies of 20–400 characters cut
-/// anywhere are found and a candidate in four is aligned (at 5: 240, and
-/// twice the alignment time of the scan's bar alone; EVALUATION.md).
-pub const MIN_QUERY_COPY: f64 = 7.0;
+use std::path::Path;
 
 /// A batch of documents read holds at most this many bytes.
 const BATCH_BYTES: usize = 8 << 20;
-
-/// The switches an index is made with, kept in its manifest: every query
-/// and every `add` uses them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IndexOptions {
-    /// Seeds: n-gram length, window, `max_df`, `min_seeds`.
-    pub seeds: SeedParams,
-    /// Feature table size (`2^df_bits` buckets).
-    pub df_bits: u32,
-    /// The scan's [`ScanOptions::min_significance`].
-    pub min_significance: f64,
-    /// The scan's [`ScanOptions::min_parallel_pair`].
-    pub min_parallel_pair: f64,
-    /// The scan's [`ScanOptions::min_specificity`].
-    #[serde(default = "default_min_specificity")]
-    pub min_specificity: f64,
-    /// Traditional/simplified and variant folding.
-    pub script: bool,
-    /// Chinese numerals read as numbers.
-    pub numbers: bool,
-    /// Footnote markers dropped.
-    pub footnotes: bool,
-    /// Serialization headers marked as boilerplate.
-    pub boilerplate: bool,
-}
-
-fn default_min_specificity() -> f64 {
-    ScanOptions::default().min_specificity
-}
-
-impl Default for IndexOptions {
-    fn default() -> Self {
-        let scan = ScanOptions::default();
-        let n = NormalizeOptions::default();
-        IndexOptions {
-            seeds: scan.seeds,
-            df_bits: scan.df_bits,
-            min_significance: scan.min_significance,
-            min_parallel_pair: scan.min_parallel_pair,
-            min_specificity: scan.min_specificity,
-            script: n.script,
-            numbers: n.numbers,
-            footnotes: n.footnotes,
-            boilerplate: n.boilerplate,
-        }
-    }
-}
-
-impl IndexOptions {
-    /// The scan options these stand for (the scan's defaults otherwise).
-    pub fn scan(&self) -> ScanOptions {
-        let mut opts = ScanOptions {
-            seeds: self.seeds.clone(),
-            df_bits: self.df_bits,
-            min_significance: self.min_significance,
-            min_parallel_pair: self.min_parallel_pair,
-            min_specificity: self.min_specificity,
-            ..ScanOptions::default()
-        };
-        opts.align.normalize = NormalizeOptions {
-            script: self.script,
-            variants: self.script,
-            numbers: self.numbers,
-            footnotes: self.footnotes,
-            boilerplate: self.boilerplate,
-            ..NormalizeOptions::default()
-        };
-        opts
-    }
-}
-
-/// What to do about an index that cannot be read.
-const REBUILD: &str = "restore the folder from a copy, or build a new index in another folder \
-                       (`parallels index build CORPUS --index NEW`)";
-
-/// What went wrong with an index.
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// Another process is writing the index.
-    #[error(
-        "{0}: another `parallels index` is writing this index{1}; wait for it to finish (only one writer at a time)"
-    )]
-    Locked(PathBuf, String),
-    /// The lock file was removed or replaced while this writer held it:
-    /// another writer may have started, so nothing is committed.
-    #[error(
-        "{0}: the lock file was removed or replaced while this `parallels index` was writing; nothing was \
-             committed and the index is as it was (run the command again once no other writer runs)"
-    )]
-    LockLost(PathBuf),
-    /// `build` on an index that exists.
-    #[error("{0}: an index is already there; use `parallels index add` to add documents, or remove it first")]
-    Exists(PathBuf),
-    /// `build` into a folder holding something else than an index.
-    #[error(
-        "{0}: the folder holds {1:?}, which is not part of an index; an index needs a folder of its own \
-             (a new or empty one). Nothing was changed"
-    )]
-    Foreign(PathBuf, String),
-    /// No index at the path.
-    #[error("{0}: no index here (make one with `parallels index build`)")]
-    Missing(PathBuf),
-    /// The index was made by another version.
-    #[error(
-        "{0}: this index was made by another version of parallels ({1}; this version reads {INDEX_SCHEMA}) and \
-             cannot be read or added to; build a new index in another folder (`parallels index build CORPUS \
-             --index NEW`), or remove this one first"
-    )]
-    Version(PathBuf, String),
-    /// A file of the index is not what was written: its checksum, its
-    /// length or its content is wrong.
-    #[error("index damaged at {path}: {what}; {REBUILD}")]
-    Damaged {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong with it.
-        what: String,
-    },
-    /// The corpus cannot be read.
-    #[error("{0}")]
-    Corpus(#[from] crate::corpus::CorpusError),
-    /// Options that cannot work ([`ScanOptions::check`]).
-    #[error("{0}")]
-    Options(String),
-    /// The first problem met with `--strict`.
-    #[error("{0}; stopped at the first problem (`strict`), the index is unchanged")]
-    Strict(Problem),
-    /// No document was read (the inputs hold none, or every one was
-    /// skipped): nothing is written.
-    #[error("no document was read ({0} record(s) or file(s) skipped); the index is unchanged")]
-    Empty(u64),
-    /// More documents than 32-bit numbers count.
-    #[error("more than {0} documents in one index")]
-    TooManyDocuments(u64),
-    /// A query was stopped (its client went away, or its time ran out).
-    #[error("the query was stopped")]
-    Stopped,
-    /// A hit names a document the index does not hold.
-    #[error("a hit names a document the index does not hold")]
-    NoDocument(u32),
-    /// The text of a document a hit names cannot be read.
-    #[error("document {doc}: cannot read its text: {error}")]
-    Text {
-        /// The document's number.
-        doc: u32,
-        /// Why (in the message, not a separate cause).
-        error: Box<IndexError>,
-    },
-    /// Reading or writing failed.
-    #[error("{path}: {error}")]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The error (in the message, not a separate cause: it would be
-        /// said twice).
-        error: io::Error,
-    },
-}
-
-pub(super) fn io_at(path: &Path) -> impl Fn(io::Error) -> IndexError + '_ {
-    move |error| IndexError::Io { path: path.to_path_buf(), error }
-}
-
-pub(super) fn damaged(path: PathBuf, what: impl Into<String>) -> IndexError {
-    IndexError::Damaged { path, what: what.into() }
-}
 
 /// What a build or an add did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -487,37 +313,6 @@ fn writer_error<T>(lock: &WriteLock, r: Result<T, IndexError>) -> Result<T, Inde
         Err(e) if !matches!(e, IndexError::LockLost(_)) => Err(lock.check().err().unwrap_or(e)),
         r => r,
     }
-}
-
-fn check_version(dir: &Path, m: &Manifest) -> Result<(), IndexError> {
-    let align = format!("{:?}", m.options.scan().align);
-    if align != m.align {
-        return Err(IndexError::Version(dir.to_path_buf(), "alignment options differ".into()));
-    }
-    Ok(())
-}
-
-fn load_df(dir: &Path, m: &Manifest) -> Result<CorpusDf, IndexError> {
-    if m.segments.is_empty() {
-        return Ok(CorpusDf::new(m.options.df_bits));
-    }
-    let path = dir.join(&m.df);
-    let file = File::open(&path).map_err(io_at(&path))?;
-    let mut packed = Vec::new();
-    io::Read::read_to_end(&mut io::Read::take(file, m.df_sum.len.saturating_add(1)), &mut packed)
-        .map_err(io_at(&path))?;
-    if Sum::of(&packed) != m.df_sum {
-        return Err(damaged(path, "its length or checksum does not match what was written"));
-    }
-    let mut z = zstd::Decoder::new(&packed[..]).map_err(io_at(&path))?;
-    let df = CorpusDf::load(&mut z).map_err(|e| damaged(path.clone(), e.to_string()))?;
-    if df.bits() != m.options.df_bits {
-        return Err(damaged(
-            path,
-            format!("a table of 2^{} buckets where 2^{} were made", df.bits(), m.options.df_bits),
-        ));
-    }
-    Ok(df)
 }
 
 /// A document ready for its segment: characters, seeds, compressed text.
@@ -698,191 +493,4 @@ fn ingest(
     }
     stats.total = m.documents;
     Ok(stats)
-}
-
-/// Make the renames in `dir` durable (where the platform allows syncing a
-/// folder).
-pub(super) fn sync_dir(dir: &Path) {
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-}
-
-/// One document of the index as its listing gives it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct IndexDoc {
-    /// Its id in its corpus.
-    pub id: String,
-    /// The hash of its text (XXH3-128, hex), by which `add` knows it.
-    pub hash: String,
-    /// Where it was read from.
-    pub source: Source,
-    /// The encoding it was decoded from.
-    pub encoding: String,
-    /// Its length in code points.
-    pub chars: u64,
-    /// The other fields of its record.
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub meta: serde_json::Map<String, serde_json::Value>,
-    /// Byte length of its text.
-    pub bytes: u64,
-    /// Offset and length of its compressed text in `texts.zst`.
-    pub at: (u64, u64),
-}
-
-/// An index opened for reading. Reading never takes the writer's lock: it
-/// sees the manifest that was in place when it was opened.
-pub struct Index {
-    dir: PathBuf,
-    manifest: Manifest,
-    segments: Vec<Segment>,
-    df: CorpusDf,
-    opts: ScanOptions,
-    /// `opts` with bars lowered by [`REACH_MARGIN`], for the bound a
-    /// query takes before it knows every frequency.
-    loose: ScanOptions,
-    aligner: Aligner,
-}
-
-/// How much lower the bars of a query's first bound are than the scan's:
-/// the bound with some weights raised is never lower in exact arithmetic,
-/// and this margin keeps floating-point rounding from making it so.
-const REACH_MARGIN: f64 = 1e-6;
-
-impl std::fmt::Debug for Index {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Index").field("dir", &self.dir).field("documents", &self.manifest.documents).finish()
-    }
-}
-
-/// What an index holds, in figures.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IndexInfo {
-    /// Documents.
-    pub documents: u64,
-    /// Their characters.
-    pub chars: u64,
-    /// Segments (one per build or add).
-    pub segments: usize,
-    /// Builds and adds so far.
-    pub generation: u64,
-    /// The options it was made with.
-    pub options: IndexOptions,
-}
-
-impl Index {
-    /// Open the index at `dir`.
-    pub fn open(dir: &Path) -> Result<Index, IndexError> {
-        // A writer that commits while this opens removes the files of the
-        // manifest read here: then the new manifest is read.
-        let mut tries = 0;
-        loop {
-            match Index::open_once(dir) {
-                Err(IndexError::Io { error, .. }) if error.kind() == io::ErrorKind::NotFound && tries < 3 => tries += 1,
-                r => return r,
-            }
-        }
-    }
-
-    fn open_once(dir: &Path) -> Result<Index, IndexError> {
-        let m = read_manifest(dir)?.ok_or_else(|| IndexError::Missing(dir.to_path_buf()))?;
-        check_version(dir, &m)?;
-        Index::from_manifest(dir, m)
-    }
-
-    /// The index `m` describes, every file checked.
-    fn from_manifest(dir: &Path, m: Manifest) -> Result<Index, IndexError> {
-        let segments = m
-            .segments
-            .iter()
-            .map(|s| Segment::open(&dir.join(&s.name), s.first, s.docs, &s.sums))
-            .collect::<Result<Vec<_>, _>>()?;
-        let df = load_df(dir, &m)?;
-        let mut opts = m.options.scan();
-        // Short quotations as `align` finds them, under the scan's bar
-        // when their words are the two documents' own.
-        opts.min_copy_significance = opts.min_significance.min(MIN_QUERY_COPY);
-        opts.align.verbatim.min_tokens = VerbatimParams::default().min_tokens;
-        let aligner = Aligner::new(opts.align.clone());
-        let loose = ScanOptions {
-            min_significance: opts.min_significance - REACH_MARGIN,
-            min_parallel_pair: opts.min_parallel_pair - REACH_MARGIN,
-            min_copy_significance: opts.min_copy_significance - REACH_MARGIN,
-            ..opts.clone()
-        };
-        Ok(Index { dir: dir.to_path_buf(), manifest: m, segments, df, opts, loose, aligner })
-    }
-
-    /// Every file the index reads (for the commands that write: none of
-    /// their outputs may be one of them).
-    pub fn files(&self) -> Vec<PathBuf> {
-        let mut out = vec![self.dir.join(MANIFEST), self.dir.join(&self.manifest.df)];
-        for s in &self.manifest.segments {
-            out.extend(segment::FILES.iter().map(|f| self.dir.join(&s.name).join(f)));
-        }
-        out
-    }
-
-    /// Its figures.
-    pub fn info(&self) -> IndexInfo {
-        IndexInfo {
-            documents: self.manifest.documents,
-            chars: self.manifest.chars,
-            segments: self.segments.len(),
-            generation: self.manifest.generation,
-            options: self.manifest.options.clone(),
-        }
-    }
-
-    /// Number of documents.
-    pub fn len(&self) -> u32 {
-        self.manifest.documents as u32
-    }
-
-    /// Whether it holds no document.
-    pub fn is_empty(&self) -> bool {
-        self.manifest.documents == 0
-    }
-
-    /// The aligner its documents were prepared with (to prepare a text the
-    /// same way for display).
-    pub fn aligner(&self) -> &Aligner {
-        &self.aligner
-    }
-
-    fn segment_of(&self, doc: u32) -> Option<&Segment> {
-        let k = self.segments.partition_point(|s| s.first <= doc);
-        let s = self.segments.get(k.checked_sub(1)?)?;
-        (doc < s.first + s.docs.len() as u32).then_some(s)
-    }
-
-    /// Document number `doc` (numbered from 0 in the order added).
-    pub fn doc(&self, doc: u32) -> Option<&IndexDoc> {
-        let s = self.segment_of(doc)?;
-        s.docs.get((doc - s.first) as usize)
-    }
-
-    /// The text of document `doc`, decompressed (and checked).
-    pub fn text(&self, doc: u32) -> Result<String, IndexError> {
-        let s = self
-            .segment_of(doc)
-            .ok_or_else(|| io_at(&self.dir)(io::Error::new(io::ErrorKind::NotFound, format!("no document {doc}"))))?;
-        s.text((doc - s.first) as usize)
-    }
-
-    /// The documents whose id is `id`.
-    pub fn find(&self, id: &str) -> Vec<u32> {
-        let mut out = Vec::new();
-        for s in &self.segments {
-            for (k, d) in s.docs.iter().enumerate() {
-                if d.id == id {
-                    out.push(s.first + k as u32);
-                }
-            }
-        }
-        out
-    }
 }

@@ -1,6 +1,7 @@
 //! [`Index::query`]: the library passages one new text shares.
 
-use super::{Index, IndexError};
+use super::error::IndexError;
+use super::reader::Index;
 use crate::align::Passage;
 use crate::scan::seeds::seeds;
 use crate::scan::{align_prepared, can_reach, ChunkDoc};

@@ -8,11 +8,12 @@
 //! zstd frame's own checksum when it is read. Every offset and length read
 //! from a file is checked against the file before anything is allocated.
 
-use super::{IndexDoc, IndexError};
+use super::error::IndexError;
 use crate::corpus::Source;
 use crate::plumbing::read_exact_at;
 use crate::plumbing::sort::{Record, Sorter};
 use crate::scan::seeds::Seed;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -28,6 +29,28 @@ fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     {
         std::os::windows::fs::FileExt::seek_read(file, buf, at)
     }
+}
+
+/// One document of the index as its listing gives it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IndexDoc {
+    /// Its id in its corpus.
+    pub id: String,
+    /// The hash of its text (XXH3-128, hex), by which `add` knows it.
+    pub hash: String,
+    /// Where it was read from.
+    pub source: Source,
+    /// The encoding it was decoded from.
+    pub encoding: String,
+    /// Its length in code points.
+    pub chars: u64,
+    /// The other fields of its record.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub meta: serde_json::Map<String, serde_json::Value>,
+    /// Byte length of its text.
+    pub bytes: u64,
+    /// Offset and length of its compressed text in `texts.zst`.
+    pub at: (u64, u64),
 }
 
 /// The files of a segment, in the order they are checked.

@@ -1,0 +1,90 @@
+//! The switches an index is made with ([`IndexOptions`], kept in its
+//! manifest), the schema tag of that manifest and the bar of a query's
+//! short copies.
+
+use crate::normalize::NormalizeOptions;
+use crate::scan::{ScanOptions, SeedParams};
+use serde::{Deserialize, Serialize};
+
+/// The schema tag of `manifest.json`.
+pub const INDEX_SCHEMA: &str = "parallels.index/2";
+
+/// The significance from which a query reports a tight copy of 20
+/// characters or more whose words are the two documents' own
+/// ([`ScanOptions::min_copy_significance`]): the bar of the scan's bound
+/// for such copies more than a measure (the tokens a candidate's shared
+/// seeds cover, seeds in more than [`crate::scan::COPY_MAX_DF`] documents
+/// weighing nothing). At 7, 237 of 240 copies of 20–400 characters cut
+/// anywhere are found and a candidate in four is aligned (at 5: 240, and
+/// twice the alignment time of the scan's bar alone; EVALUATION.md).
+pub const MIN_QUERY_COPY: f64 = 7.0;
+
+/// The switches an index is made with, kept in its manifest: every query
+/// and every `add` uses them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IndexOptions {
+    /// Seeds: n-gram length, window, `max_df`, `min_seeds`.
+    pub seeds: SeedParams,
+    /// Feature table size (`2^df_bits` buckets).
+    pub df_bits: u32,
+    /// The scan's [`ScanOptions::min_significance`].
+    pub min_significance: f64,
+    /// The scan's [`ScanOptions::min_parallel_pair`].
+    pub min_parallel_pair: f64,
+    /// The scan's [`ScanOptions::min_specificity`].
+    #[serde(default = "default_min_specificity")]
+    pub min_specificity: f64,
+    /// Traditional/simplified and variant folding.
+    pub script: bool,
+    /// Chinese numerals read as numbers.
+    pub numbers: bool,
+    /// Footnote markers dropped.
+    pub footnotes: bool,
+    /// Serialization headers marked as boilerplate.
+    pub boilerplate: bool,
+}
+
+fn default_min_specificity() -> f64 {
+    ScanOptions::default().min_specificity
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        let scan = ScanOptions::default();
+        let n = NormalizeOptions::default();
+        IndexOptions {
+            seeds: scan.seeds,
+            df_bits: scan.df_bits,
+            min_significance: scan.min_significance,
+            min_parallel_pair: scan.min_parallel_pair,
+            min_specificity: scan.min_specificity,
+            script: n.script,
+            numbers: n.numbers,
+            footnotes: n.footnotes,
+            boilerplate: n.boilerplate,
+        }
+    }
+}
+
+impl IndexOptions {
+    /// The scan options these stand for (the scan's defaults otherwise).
+    pub fn scan(&self) -> ScanOptions {
+        let mut opts = ScanOptions {
+            seeds: self.seeds.clone(),
+            df_bits: self.df_bits,
+            min_significance: self.min_significance,
+            min_parallel_pair: self.min_parallel_pair,
+            min_specificity: self.min_specificity,
+            ..ScanOptions::default()
+        };
+        opts.align.normalize = NormalizeOptions {
+            script: self.script,
+            variants: self.script,
+            numbers: self.numbers,
+            footnotes: self.footnotes,
+            boilerplate: self.boilerplate,
+            ..NormalizeOptions::default()
+        };
+        opts
+    }
+}
