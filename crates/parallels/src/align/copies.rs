@@ -3,7 +3,8 @@
 //! them over; what is left of a link beside a copy kept when it holds on
 //! its own ([`merge_copies`] says which copies count and how).
 
-use super::{passage, round4, verbatim, Link, Passage, PassageKind, Prepared, Span};
+use super::types::{passage, round4, Link, Passage, PassageKind, Prepared, Span};
+use super::verbatim;
 
 fn overlaps(x: Span, y: Span) -> bool {
     x[0] < y[1] && y[0] < x[1]
