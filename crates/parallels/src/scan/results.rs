@@ -443,6 +443,21 @@ mod tests {
         }
     }
 
+    /// Results of the documents given and nothing shared.
+    fn results_of(documents: Vec<ScanDocument>) -> ScanResult {
+        let count = documents.len() as u64;
+        ScanResult {
+            documents,
+            passages: Passages::Memory(Vec::new()),
+            clusters: Vec::new(),
+            stats: ScanStats { documents: count, ..Default::default() },
+            corpus: Summary::default(),
+            resumed: Default::default(),
+            fields: Default::default(),
+            work: None,
+        }
+    }
+
     /// What `write_jsonl` writes reads back as it was, and the texts come
     /// again from the recorded files only while they are unchanged.
     #[test]
@@ -452,16 +467,7 @@ mod tests {
         std::fs::write(&a, "天下大势，分久必合。").unwrap();
         std::fs::write(&b, "合久必分。").unwrap();
         let documents = vec![doc("a", Source::whole(&a), 10), doc("b", Source::whole(&b), 5)];
-        let result = ScanResult {
-            documents: documents.clone(),
-            passages: Passages::Memory(Vec::new()),
-            clusters: Vec::new(),
-            stats: ScanStats { documents: 2, ..Default::default() },
-            corpus: Summary::default(),
-            resumed: Default::default(),
-            fields: Default::default(),
-            work: None,
-        };
+        let result = results_of(documents.clone());
         let out = dir.path().join("results");
         write_jsonl(&result, &out).unwrap();
         let tables = ScanTables::read(&out).unwrap();
@@ -492,16 +498,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.txt");
         std::fs::write(&a, "天下大势").unwrap();
-        let result = ScanResult {
-            documents: vec![doc("a", Source::whole(&a), 4)],
-            passages: Passages::Memory(Vec::new()),
-            clusters: Vec::new(),
-            stats: ScanStats::default(),
-            corpus: Summary::default(),
-            resumed: Default::default(),
-            fields: Default::default(),
-            work: None,
-        };
+        let result = results_of(vec![doc("a", Source::whole(&a), 4)]);
         let out = dir.path().join("results");
         write_jsonl(&result, &out).unwrap();
         let table = out.join("documents.jsonl");
@@ -568,16 +565,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.txt");
         std::fs::write(&a, "天下大势").unwrap();
-        let result = ScanResult {
-            documents: vec![doc("a", Source::whole(&a), 4)],
-            passages: Passages::Memory(Vec::new()),
-            clusters: Vec::new(),
-            stats: ScanStats::default(),
-            corpus: Summary::default(),
-            resumed: Default::default(),
-            fields: Default::default(),
-            work: None,
-        };
+        let result = results_of(vec![doc("a", Source::whole(&a), 4)]);
         let out = dir.path().join("results");
         write_parquet(&result, &out).unwrap();
         assert_eq!(ScanTables::read(&out).unwrap().documents, result.documents);
