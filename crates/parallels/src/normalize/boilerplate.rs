@@ -23,7 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{Mark, NChar};
+use super::nchar::{Mark, NChar};
 use crate::chars::is_alphanumeric;
 
 /// Lines longer than this are never pattern-checked.

@@ -4,7 +4,7 @@
 //! mixed freely) becomes ONE character [`WILDCARD`] with mark
 //! [`Mark::Wildcard`] spanning the whole run.  A single `*` is ordinary text.
 
-use super::{Mark, NChar, WILDCARD};
+use super::nchar::{Mark, NChar, WILDCARD};
 
 #[inline]
 pub(crate) fn is_censor(c: char) -> bool {
@@ -40,7 +40,7 @@ mod tests {
 
     fn run(s: &str) -> Vec<NChar> {
         let mut out = Vec::new();
-        apply(&super::super::identity_chars(s), &mut out);
+        apply(&super::super::nchar::identity_chars(s), &mut out);
         out
     }
 

@@ -11,7 +11,7 @@
 //! * runs of superscript digits `¹²³⁴…⁰`, except a lone `²`/`³` right after a
 //!   Latin letter (units: `m²`, `cm³`).
 
-use super::NChar;
+use super::nchar::NChar;
 use crate::chars::{digit_value, is_alphanumeric, is_han_unified};
 
 #[inline]
@@ -116,7 +116,7 @@ mod tests {
 
     fn run(s: &str) -> (String, Vec<(u32, u32)>) {
         let mut out = Vec::new();
-        apply(&super::super::identity_chars(s), &mut out);
+        apply(&super::super::nchar::identity_chars(s), &mut out);
         (out.iter().map(|n| n.ch).collect(), out.iter().map(|n| (n.start, n.end)).collect())
     }
 

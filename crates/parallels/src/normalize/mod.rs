@@ -39,37 +39,12 @@ use crate::chars::{HAN_FIRST, HAN_LAST};
 mod boilerplate;
 mod censored;
 mod footnotes;
+mod nchar;
 mod numbers;
 mod script;
 mod width;
 
-/// The character a censored stretch becomes (OBJECT REPLACEMENT CHARACTER).
-pub const WILDCARD: char = '\u{FFFC}';
-
-/// What a normalized character is, for the stages after this one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// Ordinary text (letters, Han, digits, punctuation, spaces, newlines).
-    Text,
-    /// A censored stretch (`**`, `□□`): one wildcard character that matches nothing.
-    Wildcard,
-    /// Part of a boilerplate line (serialization header, update-time line):
-    /// never matched as content.
-    Boilerplate,
-}
-
-/// One character of normalized text and the original span it came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NChar {
-    /// The normalized character.
-    pub ch: char,
-    /// Start of the original span, in code points of the original text.
-    pub start: u32,
-    /// End (exclusive) of the original span; `start < end` always.
-    pub end: u32,
-    /// What the character is to the matchers (text, boilerplate, …).
-    pub mark: Mark,
-}
+pub use nchar::{Mark, NChar, WILDCARD};
 
 /// Normalized text: characters in original order, each with its source span.
 #[derive(Clone, Debug, Default)]
@@ -329,13 +304,6 @@ fn han_run(
     }
     triggers.footnote |= footnote;
     (pos, idx)
-}
-
-/// Test input for a single rule: each character of `s` as itself, spanning
-/// its own position.
-#[cfg(test)]
-fn identity_chars(s: &str) -> Vec<NChar> {
-    s.chars().enumerate().map(|(i, ch)| NChar { ch, start: i as u32, end: i as u32 + 1, mark: Mark::Text }).collect()
 }
 
 #[cfg(test)]

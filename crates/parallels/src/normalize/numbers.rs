@@ -34,7 +34,7 @@
 //! Converted output digits all carry the span of the whole run.  Arithmetic is
 //! checked `u128`; anything too large is left as text.
 
-use super::NChar;
+use super::nchar::NChar;
 use crate::chars::{digit_value, is_han_unified, HanSet};
 
 /// Measure words after which a single numeral character converts.
@@ -499,7 +499,7 @@ mod tests {
 
     fn run(s: &str) -> Vec<NChar> {
         let mut out = Vec::new();
-        apply(&super::super::identity_chars(s), &mut out);
+        apply(&super::super::nchar::identity_chars(s), &mut out);
         out
     }
 
