@@ -13,10 +13,8 @@ use parallels::dedup::verify::Decision;
 use parallels::dedup::{keeper, Keep};
 use parallels::scan::parquet_out::passages_batch;
 use parallels::scan::{batch, ScanOptions, ScanPassage};
-use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Fingerprints of a batch of texts: an Arrow IPC stream with `chars`
@@ -437,9 +435,9 @@ impl FeatureTable {
 /// their shared seeds (`shared_pos`, `shared_df` per document), given the
 /// corpus-wide feature table: the passages as an Arrow IPC stream with the
 /// columns of the passages table (`a_doc`, `b_doc` as the decimal
-/// document numbers; `cluster` 0).
+/// document numbers; `cluster` 0). Everything happens in memory.
 #[pyfunction]
-#[pyo3(signature = (a, b, k, docs, texts, shared_pos, shared_df, table, *, min_significance=None, min_specificity=None, all=false, script=true, numbers=true, footnotes=true, boilerplate=true, work_dir=None))]
+#[pyo3(signature = (a, b, k, docs, texts, shared_pos, shared_df, table, *, min_significance=None, min_specificity=None, all=false, script=true, numbers=true, footnotes=true, boilerplate=true))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn align_candidates<'py>(
     py: Python<'py>,
@@ -458,7 +456,6 @@ pub(crate) fn align_candidates<'py>(
     numbers: bool,
     footnotes: bool,
     boilerplate: bool,
-    work_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let opts = scan_options(
         None,
@@ -497,12 +494,7 @@ pub(crate) fn align_candidates<'py>(
             })
             .collect();
         let pairs: Vec<(i64, i64, u32)> = a.iter().zip(&b).zip(&k).map(|((&a, &b), &k)| (a, b, k)).collect();
-        let work = match &work_dir {
-            Some(w) => tempfile::Builder::new().prefix(".parallels-pairs-").tempdir_in(w),
-            None => tempfile::Builder::new().prefix("parallels-pairs-").tempdir(),
-        }
-        .map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let found = batch::align_candidates(&pairs, &docs, &df, &opts, work.path()).map_err(value_error)?;
+        let found = batch::align_candidates(&pairs, &docs, &df, &opts).map_err(value_error)?;
         let rows: Vec<ScanPassage> = found
             .into_iter()
             .map(|p| ScanPassage {

@@ -150,7 +150,6 @@ def align_candidates(
     numbers: bool = True,
     footnotes: bool = True,
     boilerplate: bool = True,
-    work_dir: Optional[_Path] = None,
 ) -> bytes: ...
 def clusters(
     passages: Sequence[Tuple[int, int, int, int, int, int]],

@@ -18,14 +18,13 @@
 //! Every function works on the batch in parallel (rayon) and returns its
 //! results in the order of the texts given.
 
-use super::{align_chunk, cluster, seeds, DocRecord, ScanOptions, SeedDfIndex, Store};
+use super::pairs::{align_prepared, ChunkDoc};
+use super::{cluster, seeds, ScanOptions};
 use crate::align::features::CorpusDf;
 use crate::align::{covered_chars, Aligner, Passage, Prepared, Span};
-use crate::corpus::Source;
-use crate::plumbing::sort::Sorter;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use std::io;
-use std::path::Path;
 
 /// The fingerprint of one document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -208,16 +207,15 @@ pub struct PairPassage {
 /// documents are `docs` (every document of a pair, once), with the
 /// corpus-wide feature table: the passages `scan` reports for these pairs,
 /// pairs in document order (by `a`, then `b`), each pair's passages in
-/// `scan`'s order. The pairs go through `scan`'s own chunk aligner in its
-/// chunks (the documents stored in `work`, a folder that must exist and be
-/// empty), so a scan split over many machines reports what one machine
-/// does.
+/// `scan`'s order. The pairs go through `scan`'s own pair aligner
+/// ([`super::pairs::align_prepared`]) in `scan`'s chunks, each chunk's
+/// documents prepared from the texts in memory, so a scan split over many
+/// machines reports what one machine does, and nothing is written to disk.
 pub fn align_candidates(
     pairs: &[(i64, i64, u32)],
     docs: &[PairDoc],
     corpus_df: &CorpusDf,
     opts: &ScanOptions,
-    work: &Path,
 ) -> io::Result<Vec<PairPassage>> {
     let bad = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
     // Local numbers in corpus order, so that `a < b` still holds.
@@ -228,29 +226,6 @@ pub fn align_candidates(
         return Err(bad("a document is given twice".into()));
     }
     let local = |d: i64| numbers.local(d).ok_or(());
-    let mut store = Store::create(work)?;
-    let mut records = Vec::with_capacity(docs.len());
-    let mut shared: Sorter<seeds::SeedDf> = Sorter::new(work, "seed_df", 1 << 16);
-    for (l, &k) in order.iter().enumerate() {
-        let d = &docs[k];
-        let (offset, len) = store.push(d.text)?;
-        records.push(DocRecord {
-            id: d.doc.to_string(),
-            source: Source::whole(""),
-            encoding: String::new(),
-            group: None,
-            meta: Default::default(),
-            chars: 0,
-            offset,
-            len,
-        });
-        for &(pos, df) in &d.shared {
-            shared.push(seeds::SeedDf { doc: l as u32, pos, df })?;
-        }
-    }
-    store.finish()?;
-    let seed_df = SeedDfIndex::write(shared, docs.len(), work)?;
-    let texts = std::fs::File::open(work.join("texts.bin"))?;
     let mut local_pairs = Vec::with_capacity(pairs.len());
     for &(a, b, k) in pairs {
         match (local(a), local(b)) {
@@ -266,7 +241,21 @@ pub fn align_candidates(
     let aligner = Aligner::new(opts.align.clone());
     let mut out = Vec::new();
     for part in local_pairs.chunks(opts.chunk.max(1)) {
-        for x in align_chunk(part, &records, &texts, &seed_df, &aligner, corpus_df, opts)? {
+        let mut needed: Vec<u32> = part.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+        needed.sort_unstable();
+        needed.dedup();
+        let prepared: Vec<ChunkDoc> = needed
+            .par_iter()
+            .map(|&l| {
+                let d = &docs[order[l as usize]];
+                // By position, then frequency: as `scan` sorts its records.
+                let mut shared = d.shared.clone();
+                shared.sort_unstable();
+                ChunkDoc::prepare(d.text.to_owned(), &shared, &aligner, opts)
+            })
+            .collect();
+        let cache: FxHashMap<u32, ChunkDoc> = needed.into_iter().zip(prepared).collect();
+        for x in align_prepared(part, cache, &aligner, corpus_df, opts, &|| false) {
             for (passage, significance) in x.passages.into_iter().zip(x.significance) {
                 out.push(PairPassage { a: numbers.global(x.a), b: numbers.global(x.b), passage, significance });
             }
@@ -316,6 +305,7 @@ pub fn shared_share(chars: u64, spans: Vec<Span>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plumbing::sort::Sorter;
 
     const A: &str = "天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。";
     const B: &str = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
@@ -419,17 +409,14 @@ mod tests {
             PairDoc { doc: 9, text: texts[1], shared: Vec::new() },
             PairDoc { doc: 4, text: texts[0], shared: Vec::new() },
         ];
-        let work = tempfile::tempdir().unwrap();
-        let got = align_candidates(&[(4, 9, 5)], &docs, &df, &opts, work.path()).unwrap();
+        let got = align_candidates(&[(4, 9, 5)], &docs, &df, &opts).unwrap();
         assert!(!got.is_empty());
         assert!(got.iter().all(|p| (p.a, p.b) == (4, 9)));
         // The passage of B holds A's text, after the unrelated opening.
         let p = &got[0].passage;
         assert_eq!(p.b[0], "无关的开头。".chars().count() as u32);
-        let work = tempfile::tempdir().unwrap();
-        assert!(align_candidates(&[(9, 4, 5)], &docs, &df, &opts, work.path()).is_err());
-        let work = tempfile::tempdir().unwrap();
-        assert!(align_candidates(&[(4, 7, 5)], &docs, &df, &opts, work.path()).is_err());
+        assert!(align_candidates(&[(9, 4, 5)], &docs, &df, &opts).is_err());
+        assert!(align_candidates(&[(4, 7, 5)], &docs, &df, &opts).is_err());
     }
 
     #[test]

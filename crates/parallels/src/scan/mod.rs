@@ -498,7 +498,7 @@ fn align_stage(
 /// align in parallel those of its pairs that can reach the reporting bar
 /// ([`can_reach`]); the pairs with passages at least
 /// [`ScanOptions::min_significance`], with their significance, in order.
-pub(crate) fn align_chunk(
+fn align_chunk(
     chunk: &[seeds::Candidate],
     docs: &[DocRecord],
     texts: &File,
@@ -516,9 +516,7 @@ pub(crate) fn align_chunk(
             let r = &docs[d as usize];
             let text = read_text(texts, r.offset, r.len)?;
             let shared = seed_df.of(d)?;
-            let p = aligner.prepare(&text);
-            let all = seeds::seeds(&p.seg, &opts.seeds);
-            Ok(ChunkDoc::new(text, p, all, &shared, opts))
+            Ok(ChunkDoc::prepare(text, &shared, aligner, opts))
         })
         .collect();
     let mut cache: FxHashMap<u32, ChunkDoc> = FxHashMap::default();

@@ -126,6 +126,15 @@ pub struct ChunkDoc {
 }
 
 impl ChunkDoc {
+    /// The document of `text` as a chunk needs it: prepared by `aligner`,
+    /// its seeds found with `opts`' parameters, `shared` its seeds found in
+    /// two documents or more (`(position, document frequency)`, sorted).
+    pub fn prepare(text: String, shared: &[(u32, u32)], aligner: &Aligner, opts: &ScanOptions) -> ChunkDoc {
+        let p = aligner.prepare(&text);
+        let all = seeds::seeds(&p.seg, &opts.seeds);
+        ChunkDoc::new(text, p, all, shared, opts)
+    }
+
     /// A document of `text` prepared as `p`, with every seed `all`
     /// (`(hash, position)`, by position) and those in two documents or
     /// more (`shared`: `(position, df)`, by position).
