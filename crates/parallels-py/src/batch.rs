@@ -101,6 +101,15 @@ pub(crate) fn minhash<'py>(
     Ok(PyBytes::new(py, &bytes.map_err(value_error)?))
 }
 
+/// The pairs `dedup` compares in buckets of documents sharing a band key
+/// (each bucket's documents in input order): each document with the
+/// earlier ones among the first `cap` of its bucket; the pairs `(a, b)`,
+/// `a < b`, as two lists (a pair met in two buckets given twice).
+#[pyfunction]
+pub(crate) fn bucket_pairs(py: Python<'_>, buckets: Vec<Vec<i64>>, cap: usize) -> (Vec<i64>, Vec<i64>) {
+    py.detach(move || buckets.iter().flat_map(|b| parallels::dedup::batch::bucket_pairs(b, cap)).unzip())
+}
+
 /// The signatures' decision on candidate pairs, as `dedup` takes it: for
 /// each pair `(a[i], b[i])` of signatures, 1 (a duplicate), 0 (none) or -1
 /// (left to `exact_similarities`), and the estimated similarity.
@@ -510,12 +519,72 @@ pub(crate) fn align_candidates<'py>(
     Ok(PyBytes::new(py, &bytes))
 }
 
-/// The characters inside the spans `(start, end)` of each document (spans
-/// that overlap counted once), as the documents table's `shared` counts
-/// them.
+/// The share of each document inside the spans `(start, end)` of its
+/// passages, given its length in characters, as the documents table's
+/// `shared` gives it (overlapping spans counted once, 4 places).
 #[pyfunction]
-pub(crate) fn covered_chars(spans: Vec<Vec<(u32, u32)>>) -> Vec<u64> {
-    spans.into_iter().map(|s| parallels::align::covered_chars(s.into_iter().map(|(a, b)| [a, b]).collect())).collect()
+pub(crate) fn shared_shares(chars: Vec<u64>, spans: Vec<Vec<(u32, u32)>>) -> PyResult<Vec<f64>> {
+    if chars.len() != spans.len() {
+        return Err(value_error("chars and spans: one value per document each"));
+    }
+    Ok(chars
+        .into_iter()
+        .zip(spans)
+        .map(|(n, s)| batch::shared_share(n, s.into_iter().map(|(a, b)| [a, b]).collect()))
+        .collect())
+}
+
+/// Every two spans of one document that are one place, as `scan`'s
+/// clusters join them: the spans are `docs[i]`, `starts[i]..ends[i]`,
+/// named `nodes[i]`; the pairs of nodes, as two lists.
+#[pyfunction]
+pub(crate) fn place_edges(
+    py: Python<'_>,
+    docs: Vec<i64>,
+    starts: Vec<u32>,
+    ends: Vec<u32>,
+    nodes: Vec<i64>,
+) -> PyResult<(Vec<i64>, Vec<i64>)> {
+    let n = docs.len();
+    if starts.len() != n || ends.len() != n || nodes.len() != n {
+        return Err(value_error("docs, starts, ends and nodes: one value per span each"));
+    }
+    if starts.iter().zip(&ends).any(|(s, e)| s > e) {
+        return Err(value_error("a span ends before it starts"));
+    }
+    Ok(py.detach(move || {
+        let spans: Vec<_> = (0..n).map(|i| (docs[i], [starts[i], ends[i]], nodes[i])).collect();
+        batch::place_edges(&spans).into_iter().unzip()
+    }))
+}
+
+/// The members of clusters, each given as the spans `(doc, start, end)`
+/// of its passages' sides: per cluster, its members (sorted, the
+/// overlapping spans of a document merged) and its excerpt's span, as
+/// `scan` gives them.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn cluster_members(
+    py: Python<'_>,
+    clusters: Vec<Vec<(i64, u32, u32)>>,
+) -> PyResult<Vec<(Vec<(i64, u32, u32)>, (i64, u32, u32))>> {
+    if clusters.iter().flatten().any(|&(_, s, e)| s > e) {
+        return Err(value_error("a span ends before it starts"));
+    }
+    if clusters.iter().any(Vec::is_empty) {
+        return Err(value_error("a cluster without spans"));
+    }
+    Ok(py.detach(move || {
+        let span = |(d, s): (i64, parallels::align::Span)| (d, s[0], s[1]);
+        clusters
+            .into_iter()
+            .map(|c| {
+                let spans: Vec<_> = c.into_iter().map(|(d, s, e)| (d, [s, e])).collect();
+                let (members, excerpt) = batch::cluster_members(&spans);
+                (members.into_iter().map(span).collect(), span(excerpt.expect("a cluster with spans")))
+            })
+            .collect()
+    }))
 }
 
 /// The clusters of passages `(a, a_start, a_end, b, b_start, b_end)` (`a`,

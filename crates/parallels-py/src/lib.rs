@@ -45,7 +45,10 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::clusters, m)?)?;
     m.add_function(wrap_pyfunction!(batch::group_seeds, m)?)?;
     m.add_function(wrap_pyfunction!(batch::scan_blocks, m)?)?;
-    m.add_function(wrap_pyfunction!(batch::covered_chars, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::shared_shares, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::place_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::cluster_members, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::bucket_pairs, m)?)?;
     m.add_class::<batch::FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

@@ -59,7 +59,7 @@ pub fn sketches(texts: &[&str], opts: &DedupOptions) -> Vec<BandedSketch> {
 /// the first [`DedupOptions::bucket_cap`]. A distributed run takes the
 /// same pairs (by each document's place in its bucket) so that its
 /// clusters are those of one machine.
-pub fn bucket_pairs(docs: &[u32], cap: usize) -> Vec<(u32, u32)> {
+pub fn bucket_pairs<T: Copy + Ord>(docs: &[T], cap: usize) -> Vec<(T, T)> {
     let mut pairs = Vec::new();
     for (j, &b) in docs.iter().enumerate() {
         for &a in &docs[..j.min(cap)] {

@@ -13,7 +13,11 @@
 //!   document's seeds shared with others and the corpus-wide feature
 //!   table, through the very function `scan` aligns its chunks with;
 //! * [`clusters`] and [`shared_share`]: the clusters of all passages and
-//!   each document's share inside some passage, as `scan` assembles them.
+//!   each document's share inside some passage, as `scan` assembles them;
+//!   for passages too many for one machine, the clusters' pieces around
+//!   the connected components: [`place_edges`] (two spans of a document
+//!   that are one place) and [`cluster_members`] (a component's members
+//!   and excerpt).
 //!
 //! Every function works on the batch in parallel (rayon) and returns its
 //! results in the order of the texts given.
@@ -21,7 +25,7 @@
 use super::pairs::{align_prepared, ChunkDoc};
 use super::{cluster, seeds, ScanOptions};
 use crate::align::features::CorpusDf;
-use crate::align::{covered_chars, Aligner, Passage, Prepared, Span};
+use crate::align::{Aligner, Passage, Prepared, Span};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::io;
@@ -266,12 +270,9 @@ pub fn align_candidates(
 
 /// The clusters of passages given as `(a, span in a, b, span in b)`, as
 /// `scan` makes them: each passage's cluster, and each cluster's members
-/// `(document, span)` sorted, and the span of its excerpt (the first 200
-/// characters of its longest member; the first among equals).
+/// `(document, span)` sorted, and the span of its excerpt
+/// ([`cluster::excerpt`]).
 pub type ClusterParts = (Vec<u32>, Vec<Vec<(i64, Span)>>, Vec<(i64, Span)>);
-
-/// Characters of a cluster's excerpt, at most (as `scan` writes it).
-const EXCERPT_CHARS: u32 = 200;
 
 /// See [`ClusterParts`].
 pub fn clusters(passages: &[(i64, Span, i64, Span)]) -> ClusterParts {
@@ -283,8 +284,8 @@ pub fn clusters(passages: &[(i64, Span, i64, Span)]) -> ClusterParts {
         .members
         .iter()
         .map(|members| {
-            let m = members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span)))).unwrap();
-            (numbers.global(m.doc), [m.span[0], m.span[0] + (m.span[1] - m.span[0]).min(EXCERPT_CHARS)])
+            let m = cluster::excerpt(members).expect("a cluster has members");
+            (numbers.global(m.doc), m.span)
         })
         .collect();
     let members =
@@ -292,15 +293,43 @@ pub fn clusters(passages: &[(i64, Span, i64, Span)]) -> ClusterParts {
     (c.of_passage, members, excerpts)
 }
 
-/// The share of a document of `chars` characters inside the spans of its
-/// passages, rounded to 4 places, as the documents table gives it.
-pub fn shared_share(chars: u64, spans: Vec<Span>) -> f64 {
-    if chars == 0 {
-        0.0
-    } else {
-        (covered_chars(spans) as f64 / chars as f64 * 10_000.0).round() / 10_000.0
-    }
+/// The clusters' pieces for passages too many for one machine, where the
+/// connected components are found elsewhere (a distributed driver's
+/// iterations). `nodes` are the spans `(document, span, node)` of one
+/// document or more: every two of one document that are one place (as
+/// [`clusters`] joins them), as pairs of their nodes.
+pub fn place_edges(nodes: &[(i64, Span, i64)]) -> Vec<(i64, i64)> {
+    let numbers = Numbers::of(nodes.iter().map(|n| n.0));
+    let mut local: Vec<(u32, Span, i64)> =
+        nodes.iter().map(|&(d, s, n)| (numbers.local(d).expect("a document of the nodes"), s, n)).collect();
+    local.sort_unstable();
+    let mut edges = Vec::new();
+    cluster::for_each_place(&local, |x, y| edges.push((x, y)));
+    edges
 }
+
+/// A span of a document: `(document, span)`.
+pub type Place = (i64, Span);
+
+/// The members of one cluster made of the spans `(document, span)` of its
+/// passages' sides (any order), as [`clusters`] gives them (sorted, the
+/// overlapping spans of a document merged), with its excerpt's span.
+pub fn cluster_members(spans: &[(i64, Span)]) -> (Vec<Place>, Option<Place>) {
+    let numbers = Numbers::of(spans.iter().map(|s| s.0));
+    let mut local: Vec<(u32, Span)> =
+        spans.iter().map(|&(d, s)| (numbers.local(d).expect("a document of the spans"), s)).collect();
+    local.sort_unstable();
+    let mut members = Vec::new();
+    for (doc, span) in local {
+        cluster::push_member(&mut members, doc, span);
+    }
+    let excerpt = cluster::excerpt(&members).map(|m| (numbers.global(m.doc), m.span));
+    (members.into_iter().map(|m| (numbers.global(m.doc), m.span)).collect(), excerpt)
+}
+
+/// The share of a document inside its passages, as the documents table
+/// gives it.
+pub use super::cluster::shared_share;
 
 #[cfg(test)]
 mod tests {
@@ -428,6 +457,60 @@ mod tests {
         assert_eq!(members[0], vec![(x, [0, 10]), (y, [5, 15]), (z, [0, 300])]);
         assert_eq!(excerpts, vec![(z, [0, 200])]);
         assert_eq!(shared_share(20, vec![[0, 5], [3, 10]]), 0.5);
+    }
+
+    #[test]
+    fn clusters_from_their_pieces_are_the_clusters() {
+        // Random passages among a few documents (numbered sparsely): the
+        // components of the passages' sides joined by `place_edges`, each
+        // made into members by `cluster_members`, are `clusters`' own.
+        let mut rng = 11u64;
+        let mut next = |m: u64| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 33) % m
+        };
+        for round in 0..20 {
+            let docs = 2 + round % 5;
+            let passages: Vec<(i64, Span, i64, Span)> = (0..5 + round * 3)
+                .map(|_| {
+                    let (a, b) = (next(docs) as i64, next(docs) as i64);
+                    let (s, t) = (next(300) as u32, next(300) as u32);
+                    let (s, t) = ([s, s + 1 + next(120) as u32], [t, t + 1 + next(120) as u32]);
+                    ((a << 20) + 9, s, (b << 20) + 9, t)
+                })
+                .collect();
+            let (of, members, excerpts) = clusters(&passages);
+            // Nodes 2k and 2k + 1: the sides of passage k.
+            let nodes: Vec<(i64, Span, i64)> = passages
+                .iter()
+                .enumerate()
+                .flat_map(|(k, &(a, s, b, t))| [(a, s, 2 * k as i64), (b, t, 2 * k as i64 + 1)])
+                .collect();
+            let mut uf = crate::plumbing::UnionFind::new(nodes.len());
+            for k in 0..passages.len() as u32 {
+                uf.union(2 * k, 2 * k + 1);
+            }
+            for (x, y) in place_edges(&nodes) {
+                uf.union(x as u32, y as u32);
+            }
+            let mut by_root: std::collections::BTreeMap<u32, Vec<Place>> = Default::default();
+            for &(d, s, n) in &nodes {
+                by_root.entry(uf.find(n as u32)).or_default().push((d, s));
+            }
+            let mut got: Vec<(Vec<Place>, Place)> = by_root
+                .values()
+                .map(|spans| {
+                    let (m, e) = cluster_members(spans);
+                    (m, e.unwrap())
+                })
+                .collect();
+            got.sort();
+            let mut want: Vec<(Vec<Place>, Place)> = members.into_iter().zip(excerpts).collect();
+            want.sort();
+            assert_eq!(got, want, "round {round}");
+            assert_eq!(of.len(), passages.len());
+        }
+        assert_eq!(cluster_members(&[]), (Vec::new(), None));
     }
 
     #[test]

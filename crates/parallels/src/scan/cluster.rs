@@ -5,7 +5,8 @@
 //! one ([`MIN_OVERLAP`]). The connected components ([`UnionFind`], whose
 //! roots do not depend on the order of unions) are the clusters. A
 //! cluster's members are its places: per document, the union of its
-//! overlapping spans.
+//! overlapping spans; its excerpt the start of its longest member. A
+//! document's `shared` share is the part of it inside its passages.
 //!
 //! passim joins spans that overlap at all, and on a newspaper that chains
 //! everything: one long article overlaps a dozen short passages it shares
@@ -15,7 +16,7 @@
 //! reprint and its copies together (their spans coincide) and a quotation
 //! of one paragraph of a long text apart from the text's reprints.
 
-use crate::align::Span;
+use crate::align::{covered_chars, Span};
 use crate::plumbing::UnionFind;
 
 /// Two spans of one document are one place when their overlap is at least
@@ -46,6 +47,54 @@ pub struct Clusters {
     pub members: Vec<Vec<Member>>,
 }
 
+/// Characters of a cluster's excerpt, at most: the first of its longest
+/// member.
+pub const EXCERPT_CHARS: u32 = 200;
+
+/// Call `f(x, y)` for every two spans of one document that are one place.
+/// `nodes` are `(document, span, id)`, sorted: each span is compared with
+/// the later-starting spans of its document that begin inside it.
+pub fn for_each_place<T: Copy>(nodes: &[(u32, Span, T)], mut f: impl FnMut(T, T)) {
+    for (k, &(doc, span, id)) in nodes.iter().enumerate() {
+        for &(d, other, j) in &nodes[k + 1..] {
+            if d != doc || other[0] >= span[1] {
+                break;
+            }
+            if same_place(span, other) {
+                f(id, j);
+            }
+        }
+    }
+}
+
+/// Add the span `span` of `doc` to the members of a cluster, in sorted
+/// order: merged into the last member when it is of the same document and
+/// they overlap.
+pub fn push_member(members: &mut Vec<Member>, doc: u32, span: Span) {
+    match members.last_mut() {
+        Some(m) if m.doc == doc && span[0] < m.span[1] => m.span[1] = m.span[1].max(span[1]),
+        _ => members.push(Member { doc, span }),
+    }
+}
+
+/// The place of a cluster's excerpt: the first [`EXCERPT_CHARS`]
+/// characters of its longest member (the first of equals, by document and
+/// position); `None` for no members.
+pub fn excerpt(members: &[Member]) -> Option<Member> {
+    let m = members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span))))?;
+    Some(Member { doc: m.doc, span: [m.span[0], m.span[0] + (m.span[1] - m.span[0]).min(EXCERPT_CHARS)] })
+}
+
+/// The share of a document of `chars` characters inside the spans of its
+/// passages, rounded to 4 places, as the documents table gives it.
+pub fn shared_share(chars: u64, spans: Vec<Span>) -> f64 {
+    if chars == 0 {
+        0.0
+    } else {
+        (covered_chars(spans) as f64 / chars as f64 * 10_000.0).round() / 10_000.0
+    }
+}
+
 /// Cluster passages given as `(a_doc, a_span, b_doc, b_span)`.
 pub fn cluster(passages: &[(u32, Span, u32, Span)]) -> Clusters {
     // Nodes: two per passage (its A side and its B side).
@@ -58,29 +107,15 @@ pub fn cluster(passages: &[(u32, Span, u32, Span)]) -> Clusters {
     for k in 0..passages.len() as u32 {
         uf.union(2 * k, 2 * k + 1);
     }
-    // Spans of one document that overlap enough are one place: each span
-    // is compared with the later-starting spans that begin inside it.
+    // Spans of one document that overlap enough are one place.
     nodes.sort_unstable();
-    for k in 0..nodes.len() {
-        let (doc, span, id) = nodes[k];
-        for &(d, other, j) in &nodes[k + 1..] {
-            if d != doc || other[0] >= span[1] {
-                break;
-            }
-            if same_place(span, other) {
-                uf.union(id, j);
-            }
-        }
-    }
+    for_each_place(&nodes, |x, y| {
+        uf.union(x, y);
+    });
     // Members per root: merged spans per document.
     let mut by_root: std::collections::BTreeMap<u32, Vec<Member>> = std::collections::BTreeMap::new();
     for &(doc, span, id) in &nodes {
-        let root = uf.find(id);
-        let list = by_root.entry(root).or_default();
-        match list.last_mut() {
-            Some(m) if m.doc == doc && span[0] < m.span[1] => m.span[1] = m.span[1].max(span[1]),
-            _ => list.push(Member { doc, span }),
-        }
+        push_member(by_root.entry(uf.find(id)).or_default(), doc, span);
     }
     // Number clusters by their first member.
     let mut clusters: Vec<(u32, Vec<Member>)> = by_root.into_iter().collect();

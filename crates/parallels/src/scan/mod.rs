@@ -102,7 +102,7 @@ use store::{read_text, Store};
 use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone, SeedDfIndex};
 
 use crate::align::features::CorpusDf;
-use crate::align::{covered_chars, Aligner, Span};
+use crate::align::{Aligner, Span};
 use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Summary};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
@@ -554,15 +554,10 @@ fn assemble(
     };
     let mut out_clusters = Vec::with_capacity(clusters.members.len());
     for (id, members) in clusters.members.iter().enumerate() {
-        let longest =
-            members.iter().max_by_key(|m| (m.span[1] - m.span[0], std::cmp::Reverse((m.doc, m.span)))).unwrap();
-        let d = &docs[longest.doc as usize];
+        let at = cluster::excerpt(members).expect("a cluster has members");
+        let d = &docs[at.doc as usize];
         let text = read_text(texts, d.offset, d.len)?;
-        let excerpt: String = text
-            .chars()
-            .skip(longest.span[0] as usize)
-            .take(((longest.span[1] - longest.span[0]) as usize).min(200))
-            .collect();
+        let excerpt: String = text.chars().skip(at.span[0] as usize).take((at.span[1] - at.span[0]) as usize).collect();
         out_clusters.push(ScanCluster {
             id: id as u32,
             size: members.len() as u32,
@@ -577,11 +572,7 @@ fn assemble(
         .into_iter()
         .zip(per_doc)
         .map(|(d, (n, spans))| ScanDocument {
-            shared: if d.chars == 0 {
-                0.0
-            } else {
-                (covered_chars(spans) as f64 / d.chars as f64 * 10_000.0).round() / 10_000.0
-            },
+            shared: cluster::shared_share(d.chars, spans),
             id: d.id,
             source: d.source,
             chars: d.chars,
