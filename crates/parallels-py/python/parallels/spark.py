@@ -45,9 +45,10 @@ document pairs, same spans, same scores):
    iterations (every node takes the smallest label among its neighbours
    and its own until none changes; one join and one aggregation a round)
    over the passages' two sides and the spans of one document that are
-   one place (overlapping by half of the longer one, as the library
-   joins them), members merged and clusters numbered by their first
-   member, and the tables made by joins, aggregations and sorts.
+   one place (found per document by the library), each component's
+   members and excerpt made by the library, clusters numbered by their
+   first member, and the tables made by joins, aggregations and sorts.
+   Either way a document's ``shared`` share is the library's.
 
 Stages 1 and 2 move many small rows (a seed is a few dozen bytes, and a
 10 MB corpus has a million seeds): their shuffles carry them packed, one
@@ -123,22 +124,6 @@ _PASSAGES_ROWS_DDL = (
     "a_doc string, b_doc string, cluster long, kind string, a_start long, a_end long, b_start long, b_end long, "
     "score double, significance double, links array<struct<a_start:long,a_end:long,b_start:long,b_end:long,"
     "score:double,meaning:double>>, a long, b long, seq long"
-)
-
-# As the library clusters: two spans of one document are one place when
-# they overlap by this share of the longer one; an excerpt has at most
-# this many characters.
-_MIN_OVERLAP = 0.5
-_EXCERPT_CHARS = 200
-
-# Sorted spans `struct(doc, s, e)` with those of one document that overlap
-# merged (the library's members of a cluster, and a document's coverage).
-_MERGE = (
-    "aggregate({spans}, cast(array() as array<struct<doc:bigint,s:bigint,e:bigint>>), "
-    "(acc, x) -> case when try_element_at(acc, -1).doc = x.doc and x.s < try_element_at(acc, -1).e "
-    "then concat(slice(acc, 1, size(acc) - 1), array(named_struct('doc', x.doc, 's', try_element_at(acc, -1).s, "
-    "'e', greatest(try_element_at(acc, -1).e, x.e)))) "
-    "else concat(acc, array(named_struct('doc', x.doc, 's', x.s, 'e', x.e))) end)"
 )
 
 # The feature table of each Python worker, by scan.
@@ -336,7 +321,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     groups = max(1, min(parts, -(-pairs // _PAIRS_PER_GROUP)))
     # Each group's key lands in a shuffle partition of its own (Spark
     # partitions the cogroup by the key's hash), so each is a task.
-    keys = F.array(*[F.lit(k).cast("long") for k in _keys_of_partitions(groups, parts)])
+    keys = F.array(*[F.lit(k).cast("long") for k in _keys_of_partitions(spark, groups, parts)])
     cand = cand.withColumn("part", F.element_at(keys, F.pmod(F.xxhash64("a"), F.lit(groups)).cast("int") + 1))
     # (The documents' group key under its own name: the two sides of the
     # cogroup come from one DataFrame.)
@@ -404,10 +389,12 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
 
 def _documents(docs: Any, per_doc: Any) -> Any:
     """The documents table's columns of ``docs`` joined with ``per_doc``
-    (``doc``, its ``passages`` and the characters ``covered`` by them)."""
+    (``doc``, its ``passages`` and their ``spans``), each document's
+    ``shared`` share from its spans by the library
+    (:func:`parallels._parallels.shared_shares`), in ``docs``' partitions."""
     from pyspark.sql import functions as F
 
-    return docs.join(per_doc, "doc", "left").select(
+    joined = docs.join(per_doc, "doc", "left").select(
         "doc",
         "id",
         F.concat(F.lit("row#"), F.col("row").cast("string")).alias("source"),
@@ -415,14 +402,25 @@ def _documents(docs: Any, per_doc: Any) -> Any:
         F.lit("utf-8").alias("encoding"),
         F.col("grp").alias("group"),
         F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
-        F.when(
-            (F.col("chars") > 0) & F.col("covered").isNotNull(),
-            F.round(F.col("covered") / F.col("chars") * 10000.0, 0) / 10000.0,
-        )
-        .otherwise(F.lit(0.0))
-        .alias("shared"),
+        "spans",
         "meta",
     )
+
+    def shares(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            spans = [[(x["s"], x["e"]) for x in ss] if ss else [] for ss in b.column("spans").to_pylist()]
+            shared = pa.array(native.shared_shares(b.column("chars").to_pylist(), spans), pa.float64())
+            names = ["doc", "id", "source", "chars", "encoding", "group", "passages"]
+            columns = [b.column(n) for n in names] + [shared, b.column("meta")]
+            yield pa.RecordBatch.from_arrays(columns, names=names + ["shared", "meta"])
+
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    fields = [f for f in joined.schema.fields if f.name not in ("spans", "meta")]
+    out = StructType(fields + [StructField("shared", DoubleType()), joined.schema["meta"]])
+    return joined.mapInArrow(shares, out)
 
 
 def _local(spark: Any, t: pa.Table) -> Any:
@@ -467,8 +465,8 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
         .sortWithinPartitions("id")
         .select("id", "size", "members", F.expr("substring(text, s + 1, e - s)").alias("excerpt"))
     )
-    # Each document's passages and the characters inside them (spans of
-    # one document merged where they overlap).
+    # Each document's passages and their spans (its share inside them is
+    # the library's, in ``_documents``).
     spans: Dict[int, List[Any]] = {}
     for side in ("a", "b"):
         for d, s, e in zip(*(t.column(x).to_pylist() for x in (side, f"{side}_start", f"{side}_end"))):
@@ -477,7 +475,10 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
         {
             "doc": pa.array(list(spans), pa.int64()),
             "passages": pa.array([len(ss) for ss in spans.values()], pa.int64()),
-            "covered": pa.array(_parallels.covered_chars(list(spans.values())), pa.int64()),
+            "spans": pa.array(
+                [[{"s": a, "e": b} for a, b in ss] for ss in spans.values()],
+                pa.list_(pa.struct([("s", pa.int64()), ("e", pa.int64())])),
+            ),
         }
     )
     passages_out = (
@@ -523,17 +524,12 @@ def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
         .orderBy("a", "b", "seq")
         .select(*_PASSAGES.names)
     )
-    # Documents: passages taken part in, and the characters inside them.
+    # Documents: passages taken part in, and their spans.
     sides = passages.select(F.col("a").alias("doc"), F.col("a_start").alias("s"), F.col("a_end").alias("e")).unionByName(
         passages.select(F.col("b").alias("doc"), F.col("b_start").alias("s"), F.col("b_end").alias("e"))
     )
-    per_doc = (
-        sides.groupBy("doc")
-        .agg(
-            F.count("*").alias("passages"),
-            F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("merged"),
-        )
-        .select("doc", "passages", F.expr("aggregate(merged, 0L, (t, x) -> t + x.e - x.s)").alias("covered"))
+    per_doc = sides.groupBy("doc").agg(
+        F.count("*").alias("passages"), F.collect_list(F.struct("s", "e")).alias("spans")
     )
     documents_out = _documents(docs, per_doc).orderBy("doc").drop("doc")
     return {"passages": passages_out, "clusters": clusters_out, "documents": documents_out}
@@ -544,41 +540,29 @@ def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
 _PAIRS_PER_GROUP = 100_000
 
 
-def _spark_hash_of_long(v: int) -> int:
-    """Spark's ``hash`` of a long (Murmur3, x86 32-bit, seed 42), the hash
-    its shuffles partition rows by: a signed 32-bit number."""
-    m = 0xFFFFFFFF
-
-    def mix(h: int, k: int) -> int:
-        k = (k * 0xCC9E2D51) & m
-        k = ((k << 15) | (k >> 17)) & m
-        k = (k * 0x1B873593) & m
-        h ^= k
-        h = ((h << 13) | (h >> 19)) & m
-        return (h * 5 + 0xE6546B64) & m
-
-    h = mix(mix(42, v & m), (v >> 32) & m) ^ 8
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & m
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & m
-    h ^= h >> 16
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def _keys_of_partitions(n: int, parts: int) -> List[int]:
+def _keys_of_partitions(spark: Any, n: int, parts: int) -> List[int]:
     """``n`` (at most ``parts``) long keys that Spark's hash partitioning
-    into ``parts`` partitions puts into ``n`` different partitions."""
-    keys: List[int] = []
-    taken = set()
-    v = 0
-    while len(keys) < n:
-        p = _spark_hash_of_long(v) % parts
-        if p not in taken:
-            taken.add(p)
-            keys.append(v)
-        v += 1
-    return keys
+    into ``parts`` partitions puts into ``n`` different partitions, as Spark
+    itself places them (``pmod(hash(key), parts)``, the partition a shuffle
+    by that key sends it to; one small job): the smallest key of each
+    partition among the first longs."""
+    from pyspark.sql import functions as F
+
+    first: Dict[int, int] = {}
+    start, size = 0, 16 * parts
+    while len(first) < n:
+        rows = (
+            spark.range(start, start + size)
+            .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p"))
+            .groupBy("p")
+            .agg(F.min("id").alias("k"))
+            .collect()
+        )
+        for r in rows:
+            first.setdefault(r["p"], r["k"])
+        start, size = start + size, 2 * size
+    return sorted(first.values())[:n]
+
 
 # Clusters are made on the driver, by the library, when the passages are at
 # most this many (their spans go to the driver as Python tuples, about 250
@@ -614,8 +598,10 @@ def _clusters_by_iterations(passages: Any) -> Any:
     """The clusters of :func:`_clusters_here`, for more passages than the
     driver holds: connected components as DataFrame iterations over the
     passages' two sides and the spans of one document that are one place
-    (overlapping by half of the longer one, as the library joins them);
-    members merged and clusters numbered by their first member."""
+    (found per document by the library, :func:`parallels._parallels.place_edges`);
+    each component's members and excerpt made by the library
+    (:func:`parallels._parallels.cluster_members`), and the clusters
+    numbered by their first member."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -631,32 +617,24 @@ def _clusters_by_iterations(passages: Any) -> Any:
         .withColumn("node", F.col("pid") * 2 + F.col("side"))
     )
     # Edges: the two sides of a passage, and two spans of one document that
-    # are one place (overlapping by half of the longer one).
-    x, y = nodes.alias("x"), nodes.alias("y")
-    overlap = F.least("x.e", "y.e") - F.greatest("x.s", "y.s")
-    longer = F.greatest(F.col("x.e") - F.col("x.s"), F.col("y.e") - F.col("y.s"))
+    # are one place (each document's spans together in a row).
     place = (
-        x.join(
-            y,
-            (F.col("x.doc") == F.col("y.doc"))
-            & (F.col("x.node") < F.col("y.node"))
-            & (F.col("y.s") < F.col("x.e"))
-            & (F.col("x.s") < F.col("y.e")),
-        )
-        .where((overlap > 0) & (overlap.cast("double") >= F.lit(_MIN_OVERLAP) * longer.cast("double")))
-        .select(F.col("x.node").alias("u"), F.col("y.node").alias("v"))
+        nodes.groupBy("doc")
+        .agg(F.collect_list(F.struct("s", "e", "node")).alias("spans"))
+        .where(F.size("spans") > 1)
+        .mapInArrow(_place_edges, "u long, v long")
     )
     edges = p.select((F.col("pid") * 2).alias("u"), (F.col("pid") * 2 + 1).alias("v")).unionByName(place)
     # Every node is in an edge (its passage's), so every node gets a label:
     # the smallest node of its component.
     labels = _components(edges)
-    # Members: per component, its spans by document and position, those
-    # of one document that overlap merged; components numbered by their
+    # Members and excerpt per component; components numbered by their
     # first member.
     members = (
         nodes.join(labels, "node")
         .groupBy("label")
-        .agg(F.expr(_MERGE.format(spans="sort_array(collect_list(struct(doc, s, e)))")).alias("members"))
+        .agg(F.collect_list(F.struct("doc", "s", "e")).alias("spans"))
+        .mapInArrow(_members, _MEMBERS_DDL)
     )
     numbered = members.withColumn(
         "cluster",
@@ -668,11 +646,11 @@ def _clusters_by_iterations(passages: Any) -> Any:
     member_rows = numbered.select(F.col("cluster").cast("long").alias("cluster"), F.posexplode("members").alias("pos", "m")).select(
         "cluster", F.col("pos").cast("long").alias("pos"), F.col("m.doc").alias("doc"), F.col("m.s").alias("s"), F.col("m.e").alias("e")
     )
-    longest = Window.partitionBy("cluster").orderBy((F.col("s") - F.col("e")), "doc", "s", "e")
-    excerpt_at = (
-        member_rows.withColumn("r", F.row_number().over(longest))
-        .where(F.col("r") == 1)
-        .select("cluster", "doc", "s", F.least("e", F.col("s") + _EXCERPT_CHARS).alias("e"))
+    excerpt_at = numbered.select(
+        F.col("cluster").cast("long").alias("cluster"),
+        F.col("excerpt.doc").alias("doc"),
+        F.col("excerpt.s").alias("s"),
+        F.col("excerpt.e").alias("e"),
     )
     cluster_of = (
         p.join(labels.withColumnRenamed("node", "a_node"), F.col("a_node") == F.col("pid") * 2)
@@ -680,6 +658,42 @@ def _clusters_by_iterations(passages: Any) -> Any:
         .select("a", "b", "seq", "cluster")
     )
     return cluster_of, member_rows, excerpt_at
+
+
+def _place_edges(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Rows ``doc``, ``spans`` (``s``, ``e``, ``node``) to the pairs of nodes
+    that are one place, by the library."""
+    from parallels import _parallels as native
+
+    for b in batches:
+        spans = b.column("spans")
+        flat = pc.list_flatten(spans)
+        docs = pc.take(b.column("doc"), pc.list_parent_indices(spans))
+        u, v = native.place_edges(*(x.to_pylist() for x in (docs, flat.field("s"), flat.field("e"), flat.field("node"))))
+        yield pa.RecordBatch.from_arrays([pa.array(u, pa.int64()), pa.array(v, pa.int64())], names=["u", "v"])
+
+
+_PLACE = pa.struct([("doc", pa.int64()), ("s", pa.int64()), ("e", pa.int64())])
+_MEMBERS_DDL = "label long, members array<struct<doc:long,s:long,e:long>>, excerpt struct<doc:long,s:long,e:long>"
+
+
+def _members(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Rows ``label``, ``spans`` (a component's spans) to its members and
+    excerpt, by the library."""
+    from parallels import _parallels as native
+
+    for b in batches:
+        clusters = [[(x["doc"], x["s"], x["e"]) for x in ss] for ss in b.column("spans").to_pylist()]
+        made = native.cluster_members(clusters)
+        place = lambda t: {"doc": t[0], "s": t[1], "e": t[2]}  # noqa: E731
+        yield pa.RecordBatch.from_arrays(
+            [
+                b.column("label"),
+                pa.array([[place(m) for m in ms] for ms, _ in made], pa.list_(_PLACE)),
+                pa.array([place(e) for _, e in made], _PLACE),
+            ],
+            names=["label", "members", "excerpt"],
+        )
 
 
 _DEDUP_OPTIONS = ("threshold", "ngram", "perms", "bands", "rows", "verify", "keep", "keep_field") + _NORMALIZE
@@ -949,7 +963,8 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
        of them (an aggregation); only the first goes on.
     3. **Candidate pairs**: documents sharing a band key, each with the
        earlier ones among the first ``bucket_cap`` of its bucket, as
-       ``dedup`` compares them (a window and a join).
+       ``dedup`` compares them (each bucket's documents gathered, its pairs
+       made by the library).
     4. **Verification**: the signatures settle the pairs far from the
        threshold (``mapInArrow`` over pairs with both signatures); the
        others, unless already joined through settled pairs, are decided
@@ -1039,16 +1054,20 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
 
     # 3. Candidate pairs: keys of two documents or more; in each bucket,
     # each document with the earlier ones among the first `cap`.
-    keys = reps.select("doc", F.explode("band_keys").alias("key"))
-    shared = keys.groupBy("key").count().where(F.col("count") > 1).select("key")
-    placed = keys.join(shared, "key").withColumn(
-        "pos", F.row_number().over(Window.partitionBy("key").orderBy("doc")) - 1
-    )
-    x, y = placed.alias("x"), placed.alias("y")
+    # The pairs of each bucket are the library's (`bucket_pairs`).
+    def bucket_pairs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            a, b_ = native.bucket_pairs(b.column("docs").to_pylist(), cap)
+            yield pa.RecordBatch.from_arrays([pa.array(a, pa.int64()), pa.array(b_, pa.int64())], names=["a", "b"])
+
     pairs = (
-        x.join(y, (F.col("x.key") == F.col("y.key")) & (F.col("x.pos") < F.col("y.pos")) & (F.col("x.pos") < cap))
-        .select(F.col("x.doc").alias("a"), F.col("y.doc").alias("b"))
-        .where(F.col("a") != F.col("b"))
+        reps.select("doc", F.explode("band_keys").alias("key"))
+        .groupBy("key")
+        .agg(F.sort_array(F.collect_list("doc")).alias("docs"))
+        .where(F.size("docs") > 1)
+        .mapInArrow(bucket_pairs, "a long, b long")
         .distinct()
     )
 
