@@ -101,6 +101,21 @@ pub(crate) fn minhash<'py>(
     Ok(PyBytes::new(py, &bytes.map_err(value_error)?))
 }
 
+/// Whether each record `(ids[i], texts[i])` (either missing) is a
+/// document the corpus reader takes, before its duplicate check: an id
+/// that is not empty and a text that is not blank.
+#[pyfunction]
+pub(crate) fn documents(ids: Vec<Option<String>>, texts: Vec<Option<String>>) -> PyResult<Vec<bool>> {
+    if ids.len() != texts.len() {
+        return Err(value_error("ids and texts: one value per record each"));
+    }
+    Ok(ids
+        .iter()
+        .zip(&texts)
+        .map(|(id, text)| parallels::corpus::is_document(id.as_deref(), text.as_deref()))
+        .collect())
+}
+
 /// The pairs `dedup` compares in buckets of documents sharing a band key
 /// (each bucket's documents in input order): each document with the
 /// earlier ones among the first `cap` of its bucket; the pairs `(a, b)`,

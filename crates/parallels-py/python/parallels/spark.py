@@ -140,15 +140,14 @@ def _check(options: Dict[str, Any]) -> None:
             raise TypeError(f"scan() got an unexpected keyword argument {k!r} (options: {', '.join(_SCAN_OPTIONS)})")
 
 
-def _is_document() -> Any:
-    """The rows the library's reader takes as documents, as a column: an id
-    that is not empty and a text that is not blank (a text of white space
-    only, Unicode's White_Space as Rust's ``str::trim`` reads it, is skipped
-    as empty)."""
-    from pyspark.sql import functions as F
+def _admitted(b: pa.RecordBatch) -> Any:
+    """Which rows of a batch (``id``, ``text``) the library takes as
+    documents (:func:`parallels._parallels.documents`: an id that is not
+    empty, a text that is not blank), as the command's reader takes them:
+    a boolean array."""
+    from parallels import _parallels as native
 
-    named = F.col("id").isNotNull() & (F.length(F.col("id").cast("string")) > 0)
-    return named & F.coalesce(F.col("text").rlike(r"(?U)\S"), F.lit(False))
+    return pa.array(native.documents(b.column("id").to_pylist(), b.column("text").to_pylist()), pa.bool_())
 
 
 def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]:
@@ -199,7 +198,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .withColumn("_mid", F.monotonically_increasing_id())
         .cache()
     )
-    valid = _is_document()
     group_hash = F.when(F.col("grp").isNotNull(), F.xxhash64("grp")).alias("g")
 
     # Stages 1 to 3 move many small rows (a seed is four numbers; a 10 MB
@@ -212,22 +210,27 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # once, the rows packed there): every seed of every text (``hash``,
     # ``doc``, ``pos``, the group's hash ``g``) to the partition of its
     # hash; the batch's sentence-feature counts (``bucket`` -1 counts the
-    # sentences) to the partition of their bucket. Rows without a text
-    # (null: not a document) are only counted; the count of the
-    # partition's rows (``_SIZES``, for the rows' numbers) and each
-    # document's id hash (``_IDS``, to the partition of the hash, to find
-    # ids used twice) go along.
+    # sentences) to the partition of their bucket. Rows that are not
+    # documents (the library's rule) are only counted; the count of the
+    # partition's rows and the rows skipped (``_SIZES``, for the rows'
+    # numbers and the documents table) and each document's id hash
+    # (``_IDS``, to the partition of the hash, to find ids used twice) go
+    # along.
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
 
-        rows, part = 0, None
+        rows, part, skipped = 0, None, []
         for b in batches:
             if b.num_rows == 0:
                 continue
             if part is None:
                 part = b.column("doc")[0].as_py() >> 33
             rows += b.num_rows
-            b = b.filter(pc.is_valid(b.column("text")))
+            # Rows that are not documents (the library says which) are
+            # only counted, and named to the driver.
+            ok = _admitted(b)
+            skipped.extend(pc.filter(b.column("doc"), pc.invert(ok)).to_pylist())
+            b = b.filter(ok)
             seeds, counts = native.scan_blocks(
                 b.column("text").to_pylist(), b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm
             )
@@ -237,7 +240,8 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             if ids.num_rows:
                 yield _packed(_IDS, _by_dest(ids, "idd"))
         if part is not None:
-            yield _packed(_SIZES, [(0, _ipc(pa.table({"part": [part], "rows": [rows]})))])
+            sizes = pa.table({"part": [part], "rows": [rows], "skipped": pa.array([skipped], pa.list_(pa.int64()))})
+            yield _packed(_SIZES, [(0, _ipc(sizes))])
 
     # 2. Document frequencies, candidate pairs and feature weights: each
     # partition's seeds settled by hash by the library (``_group``): every
@@ -271,6 +275,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             "counts": blobs("counts"),
             "sizes": dict(zip(sizes.column("part").to_pylist(), sizes.column("rows").to_pylist())) if sizes.num_rows else {},
             "repeats": sum(t.column("repeats").to_pylist()),
+            "skipped": [m for ms in sizes.column("skipped").to_pylist() for m in ms] if sizes.num_rows else [],
         }
 
     # First as if every id were used once (the usual case): every row
@@ -279,10 +284,11 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     settled = seed_pass(
         tagged.select(
             F.col("_mid").alias("doc"),
-            F.when(valid, F.col("text")).alias("text"),
+            "id",
+            "text",
             group_hash,
-            F.when(valid, F.pmod(F.xxhash64("id"), F.lit(parts))).cast("int").alias("idd"),
-            F.when(valid, F.xxhash64("id")).alias("idh"),
+            F.when(F.col("id").isNotNull(), F.pmod(F.xxhash64("id"), F.lit(parts))).cast("int").alias("idd"),
+            F.when(F.col("id").isNotNull(), F.xxhash64("id")).alias("idh"),
         )
     )
     say("feature counts")
@@ -292,16 +298,18 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         # one hash): the documents found exactly, the later rows of an id
         # left out, and the seeds made again from them.
         say("rows numbered")
-        docs = _documents_in_order(tagged, spark)
+        docs = _documents_in_order(_marked(spark, tagged, sums["skipped"]), spark)
         say("fingerprints, seeds grouped by hash, candidate pairs (ids used twice left out)")
         settled = seed_pass(
-            docs.select("doc", "text", group_hash, F.lit(None).cast("int").alias("idd"), F.lit(None).cast("long").alias("idh"))
+            docs.select(
+                "doc", "id", "text", group_hash, F.lit(None).cast("int").alias("idd"), F.lit(None).cast("long").alias("idh")
+            )
         )
         say("feature counts")
         sums = sums_of(settled)
         docs = docs.withColumn("row", F.col("doc"))
     else:
-        docs = tagged.where(valid).withColumnRenamed("_mid", "doc")
+        docs = _marked(spark, tagged, sums["skipped"]).where("_document").drop("_document").withColumnRenamed("_mid", "doc")
         docs = docs.withColumn("row", _row_number(sums["sizes"], "doc"))
     pairs = sums["pairs"]
     # (As they are, Arrow IPC streams: each Python worker makes the table.)
@@ -856,10 +864,24 @@ def _row_number(sizes: Dict[int, int], mid: str) -> Any:
     return start + F.col(mid).bitwiseAND(F.lit((1 << 33) - 1))
 
 
+def _marked(spark: Any, tagged: Any, skipped: List[int]) -> Any:
+    """``tagged`` with a column ``_document``: whether the row is a
+    document, that is not among the rows the library ``skipped`` (by their
+    ``_mid``; a broadcast join, which keeps ``tagged``'s partitions and
+    order)."""
+    from pyspark.sql import functions as F
+
+    if not skipped:
+        return tagged.withColumn("_document", F.lit(True))
+    flags = _local(spark, pa.table({"_mid": pa.array(skipped, pa.int64()), "_skip": pa.array([True] * len(skipped))}))
+    return tagged.join(F.broadcast(flags), "_mid", "left").withColumn("_document", F.col("_skip").isNull()).drop("_skip")
+
+
 def _documents_in_order(tagged: Any, spark: Any) -> Any:
     """The documents of ``tagged`` (``id``, ``text``, ..., ``_mid`` the
-    row's Spark id), when some ids may be used more than once: the rows
-    with an id and a text, of those with the same id the first, each with
+    row's Spark id, ``_document`` whether the library takes the row as a
+    document: :func:`_marked`), when some ids may be used more than once:
+    the rows that are documents, of those with the same id the first, each with
     ``doc``, its row's place in ``tagged`` (0, 1, ...; rows skipped are
     counted), in the partitions of ``tagged``, so in that order. One job
     counts the rows of each partition and finds the ids used more than
@@ -870,7 +892,7 @@ def _documents_in_order(tagged: Any, spark: Any) -> Any:
     """
     from pyspark.sql import functions as F
 
-    valid = _is_document()
+    valid = F.col("_document")
     keys = F.explode(
         F.array(
             F.struct(F.lit(0).alias("k"), F.shiftright("_mid", 33).cast("string").alias("key")),
@@ -887,7 +909,7 @@ def _documents_in_order(tagged: Any, spark: Any) -> Any:
     )
     sizes = {int(r["key"]): r["n"] for r in counted if r["k"] == 0}
     again = [(r["key"], r["first"]) for r in counted if r["k"] == 1]
-    docs = tagged.where(valid)
+    docs = tagged.where(valid).drop("_document")
     if again:
         ids, firsts = zip(*again)
         first = _local(spark, pa.table({"id": pa.array(ids, pa.string()), "_first": pa.array(firsts, pa.int64())}))
@@ -956,9 +978,11 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
 
     The stages, each from Spark's own parts:
 
-    1. **Sketch**, per partition (``mapInArrow``): MinHash signature, hash
-       of the normalized token sequence, length and LSH band keys of each
-       text (:func:`parallels.minhash`).
+    1. **Sketch**, per partition (``mapInArrow``): the rows the library
+       takes as documents (:func:`parallels._parallels.documents`), each
+       text's MinHash signature, hash of the normalized token sequence,
+       length and LSH band keys (:func:`parallels.minhash`); of the rows
+       with one id, the first kept (a window).
     2. **Exact copies**: documents with the same token hash join the first
        of them (an aggregation); only the first goes on.
     3. **Candidate pairs**: documents sharing a band key, each with the
@@ -1013,38 +1037,43 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
     if keep_field is not None:
         v = F.col(keep_field)
         value = F.trim(v.cast("string")).cast("double") if dict(df.dtypes)[keep_field] == "string" else v.cast("double")
-    docs = indexed.select(
+    rows = indexed.select(
         F.col(doc_col).alias("doc"),
         F.col(id).cast("string").alias("id"),
         F.col(text).cast("string").alias("text"),
         value.alias("value"),
-    ).where(_is_document())
-    first = Window.partitionBy("id").orderBy("doc")
-    docs = docs.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n").cache()
+    )
 
-    # 1. Sketches.
+    # 1. Sketches, of the rows the library takes as documents
+    # (``_admitted``), with their ids.
     def sketch(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import minhash
 
         for b in batches:
+            b = b.filter(_admitted(b))
             s = minhash(b.column("text"), **sketch_opts)
             yield pa.RecordBatch.from_arrays(
                 [
                     b.column("doc"),
+                    b.column("id"),
                     pc.cast(s.column("exact"), pa.binary()),
                     pc.cast(s.column("chars"), pa.int64()),
                     pc.cast(s.column("signature"), pa.list_(pa.int32()), safe=False),
                     pc.cast(s.column("band_keys"), pa.list_(pa.int64()), safe=False),
                 ],
-                names=["doc", "exact", "chars", "signature", "band_keys"],
+                names=["doc", "id", "exact", "chars", "signature", "band_keys"],
             )
 
-    sk = (
-        docs.select("doc", "text")
-        .mapInArrow(sketch, "doc long, exact binary, chars long, signature array<int>, band_keys array<long>")
-        .where(F.col("exact").isNotNull())  # no tokens: never a duplicate
+    sketched = (
+        rows.select("doc", "id", "text")
+        .mapInArrow(sketch, "doc long, id string, exact binary, chars long, signature array<int>, band_keys array<long>")
         .localCheckpoint()
     )
+    # The documents: of the rows with one id, the first.
+    first = Window.partitionBy("id").orderBy("doc")
+    sketched = sketched.withColumn("_n", F.row_number().over(first)).where(F.col("_n") == 1).drop("_n", "id").localCheckpoint()
+    docs = rows.join(sketched.select("doc"), "doc", "left_semi").cache()
+    sk = sketched.where(F.col("exact").isNotNull()).localCheckpoint()  # no tokens: never a duplicate
 
     # 2. Exact copies join the first document with their tokens.
     firsts = sk.groupBy("exact").agg(F.min("doc").alias("rep"))

@@ -142,6 +142,7 @@ use serde_json::{Map, Value};
 
 use crate::read::shown;
 
+mod admit;
 mod inputs;
 mod jsonl;
 mod parquet;
@@ -151,6 +152,7 @@ mod walk;
 mod written;
 
 pub use crate::plumbing::problem::{Problem, ProblemKind};
+pub use admit::{is_blank, is_document};
 pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
 pub use jsonl::{record_text, repair_lone_surrogates};
 pub use reader::{BatchStop, CorpusReader};

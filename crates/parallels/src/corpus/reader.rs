@@ -157,7 +157,7 @@ impl CorpusReader {
 
     /// The empty and duplicate checks; a document that passes is counted.
     fn admit(&mut self, raw: RawDoc) -> Result<CorpusDoc, Problem> {
-        if raw.text.trim().is_empty() {
+        if super::admit::is_blank(&raw.text) {
             let message = if raw.text.is_empty() {
                 format!("document \"{}\" is empty", raw.id)
             } else {
