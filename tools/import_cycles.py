@@ -9,8 +9,8 @@ of its own child modules (`child::Item`), in `use` lines and in code alike.
 A path is charged to the deepest file module it reaches (`crate::index::
 IndexError` is `index/mod.rs`), or to the file a name re-exported there
 (`pub use error::IndexError;`) comes from: a re-export composes, it is not
-a home. A test module inside a file (`mod tests {`)
-is part of that file, so its `super::` is the file itself. Prints each
+a home. A module inside a file (`mod tests {`, `mod json_path {`) is
+part of that file, so its `super::` is the file itself. Prints each
 cycle (a strongly connected component of more than one file) and exits 1
 if there is one.
 """
@@ -130,6 +130,20 @@ def deps(mods, me, text, names):
     return out
 
 
+def inline_as_self(text):
+    """Inside an inline `mod name { ... }`, `super::` is this file: count it
+    as `self::`."""
+    for m in reversed(list(re.finditer(r"\bmod\s+\w+\s*\{", text))):
+        depth, end = 0, len(text)
+        for i in range(m.end() - 1, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+        text = text[: m.end()] + re.sub(r"\bsuper\s*::", "self::", text[m.end() : end]) + text[end:]
+    return text
+
+
 def sccs(graph):
     index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
 
@@ -170,13 +184,8 @@ def main():
         names = {m: reexports(mods, m, t) for m, t in texts.items()}
         graph = {}
         for mod, f in mods.items():
-            # Inside an inline `mod tests {`, `super::` is this file: count
-            # it as `self::`.
             text = re.sub(r"\bsuper\s*::\s*\*", "self::*", texts[mod])
-            parts = re.split(r"(\bmod\s+tests\s*\{)", text, maxsplit=1)
-            if len(parts) == 3:
-                text = parts[0] + re.sub(r"\bsuper\s*::", "self::", parts[2])
-            graph[mod] = deps(mods, mod, text, names)
+            graph[mod] = deps(mods, mod, inline_as_self(text), names)
         for comp in sccs(graph):
             if len(comp) > 1:
                 found += 1

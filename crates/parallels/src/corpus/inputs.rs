@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
+use super::error::CorpusError;
+use super::options::CorpusOptions;
+use super::summary::Summary;
 use super::walk::{wanted_extensions, Walk};
-use super::{CorpusError, CorpusOptions, Summary};
 
 /// One input, resolved from a command-line argument by [`resolve`].
 #[derive(Clone, Debug, PartialEq, Eq)]

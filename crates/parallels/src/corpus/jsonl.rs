@@ -23,8 +23,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::doc::Origin;
+use super::error::{missing, null, wrong_type};
+use super::options::CorpusOptions;
 use super::raw::RawDoc;
-use super::{missing, null, wrong_type, CorpusOptions, Origin, Problem, ProblemKind, Summary};
+use super::summary::Summary;
+use crate::plumbing::problem::{Problem, ProblemKind};
 use crate::read::{open_decompressed, shown};
 
 /// Buffer size of the JSON Lines reader.

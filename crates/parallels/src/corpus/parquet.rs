@@ -15,11 +15,12 @@ use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchR
 use parquet::arrow::ProjectionMask;
 use serde_json::{Number, Value};
 
+use super::doc::{Origin, Position, Source};
+use super::error::{null, wrong_type, CorpusError};
+use super::options::{CorpusOptions, PARQUET_BATCH_ROWS};
 use super::raw::{without_prefix, RawDoc};
-use super::{
-    null, wrong_type, CorpusError, CorpusOptions, Origin, Position, Problem, ProblemKind, Source, Summary,
-    PARQUET_BATCH_ROWS,
-};
+use super::summary::Summary;
+use crate::plumbing::problem::{Problem, ProblemKind};
 
 /// Check the columns of the Parquet file at `path` against `options` (its
 /// footer only); a file that cannot be opened is reported when it is read.

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Origin;
+use super::doc::Origin;
 
 /// A document before the empty and duplicate checks.
 pub(super) struct RawDoc {

@@ -8,11 +8,16 @@ use std::path::Path;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::doc::{CorpusDoc, Origin, Position, Source};
+use super::error::CorpusError;
+use super::inputs::Input;
 use super::jsonl::{parse_record, JsonlSource};
+use super::options::CorpusOptions;
 use super::parquet::{self, ParquetSource};
 use super::raw::{without_prefix, RawDoc};
+use super::summary::Summary;
 use super::walk::{folder_group, id_from_relative, relative_to, wanted_extensions, Walk};
-use super::{CorpusDoc, CorpusError, CorpusOptions, Input, Origin, Position, Problem, ProblemKind, Source, Summary};
+use crate::plumbing::problem::{Problem, ProblemKind};
 use crate::plumbing::Progress;
 use crate::read::{self, shown, ReadError};
 

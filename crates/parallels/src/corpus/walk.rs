@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use super::{CorpusOptions, Problem, ProblemKind, Summary};
+use super::options::CorpusOptions;
+use super::summary::Summary;
+use crate::plumbing::problem::{Problem, ProblemKind};
 use crate::read::{shown, Compression};
 
 /// `path` relative to `root` (a leading `./` on either does not matter);

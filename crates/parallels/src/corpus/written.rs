@@ -14,17 +14,18 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Serialize};
 
-use super::{Position, Source};
+use super::doc::{Position, Source};
+use super::inputs::FileKind;
 
 /// Digits to a number, `None` on overflow (the caller checked they are
 /// ASCII digits).
-pub(super) fn decimal(digits: &[u8]) -> Option<u64> {
+fn decimal(digits: &[u8]) -> Option<u64> {
     digits.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add(u64::from(d - b'0')))
 }
 
 /// The path made of the first `at` bytes of `path` (`at` is the place of
 /// an ASCII byte).
-pub(super) fn prefix(path: &Path, at: usize) -> PathBuf {
+fn prefix(path: &Path, at: usize) -> PathBuf {
     from_bytes(&path.as_os_str().as_encoded_bytes()[..at])
 }
 
@@ -120,6 +121,34 @@ fn deserialize_written<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Res
         }
     }
     deserializer.deserialize_bytes(Written)
+}
+
+impl Source {
+    /// A source as [`Display`](std::fmt::Display) writes it, read back: `path:N`
+    /// is line `N` of a JSON Lines file and `path#N` row `N` of a Parquet
+    /// file when `path` has the extension that makes [`resolve`](super::resolve) read it as
+    /// one; anything else is a whole text file. A text file whose own name
+    /// ends in `.jsonl:7` or `.parquet#7` reads back as a record: the
+    /// written form cannot tell them apart.
+    pub fn parse(written: &str) -> Source {
+        Source::parse_path(Path::new(written))
+    }
+
+    /// [`Source::parse`] of a written form that is a path (not necessarily
+    /// UTF-8): `path:N`, `path#N` and `path` as there.
+    pub fn parse_path(written: &Path) -> Source {
+        let number = |n: &[u8]| (!n.is_empty() && n.iter().all(|b| b.is_ascii_digit())).then(|| decimal(n)).flatten();
+        let bytes = written.as_os_str().as_encoded_bytes();
+        for (mark, kind) in [(b'#', FileKind::Parquet), (b':', FileKind::Jsonl)] {
+            let Some(at) = bytes.iter().rposition(|&b| b == mark) else { continue };
+            let file = prefix(written, at);
+            if let (Some(n), true) = (number(&bytes[at + 1..]), FileKind::of(&file) == kind) {
+                let position = if mark == b'#' { Position::Row(n) } else { Position::Line(n) };
+                return Source { file: file.into(), position };
+            }
+        }
+        Source::whole(written)
+    }
 }
 
 impl Serialize for Source {

@@ -14,8 +14,9 @@
 //! results in the order of the texts given. The same steps of a scan are
 //! [`crate::scan::batch`].
 
+use super::options::DedupOptions;
 use super::verify::{self, Decision, Settle};
-use super::{lsh, minhash, DedupOptions};
+use super::{lsh, minhash};
 use rayon::prelude::*;
 
 /// The MinHash sketch of one document, with its LSH band keys.

@@ -27,10 +27,13 @@
 
 use std::io;
 
+use super::error::DedupError;
 use super::lsh::{band_key, Bands};
 use super::minhash::matches;
+use super::options::DedupOptions;
+use super::outcome::DedupStats;
+use super::table::Table;
 use super::verify::{Decision, Settle};
-use super::{DedupError, DedupOptions, Table};
 use crate::plumbing::sort::{Record, Sorter};
 use crate::plumbing::{Progress, UnionFind};
 use rustc_hash::FxHashMap;
@@ -113,7 +116,7 @@ pub(crate) fn candidates(
     table: &Table,
     opts: &DedupOptions,
     bands: Bands,
-    stats: &mut super::DedupStats,
+    stats: &mut DedupStats,
     progress: &dyn Progress,
 ) -> Result<Joins, DedupError> {
     let n = table.exact.len();

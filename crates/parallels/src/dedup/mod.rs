@@ -76,284 +76,48 @@
 //! settled in the sorted order of band records, one at a time, and the
 //! exact check joins its pairs in sorted order. The result is the same for
 //! any number of threads.
+//!
+//! # Files
+//!
+//! `mod.rs` runs the stages; what they share is in leaves it re-exports
+//! from: `options` ([`DedupOptions`], [`Verify`], [`Keep`]), `outcome`
+//! ([`DedupResult`], [`DocEntry`], [`Fate`], [`Reason`], [`DedupStats`]),
+//! `error` ([`DedupError`]), `table` (every document's signature, hashes
+//! and line hashes, which `cluster`, `verify` and `paragraphs` read) and
+//! `exact` (the shingle cache of the first pass and the exact sets the
+//! check compares).
 
 pub mod batch;
 mod cluster;
+mod error;
+mod exact;
 pub mod lsh;
 pub mod minhash;
+mod options;
+mod outcome;
 pub mod output;
 mod paragraphs;
+mod table;
 pub mod verify;
 
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use serde::Serialize;
 use serde_json::Value;
 
-use crate::corpus::{BatchStop, CorpusDoc, CorpusError, CorpusReader, Origin, Summary};
-use crate::normalize::{NormalizeOptions, Normalizer};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusError, CorpusReader};
 use crate::plumbing::Progress;
 
+pub use error::DedupError;
 pub use lsh::Bands;
 pub use minhash::MinHasher;
+pub use options::{DedupOptions, Keep, Verify};
+pub use outcome::{DedupResult, DedupStats, DocEntry, Fate, Reason};
 
-/// Documents per chunk of [`Table::signatures`].
-const SIGNATURE_CHUNK: usize = 4096;
-
-/// Documents sketched in parallel at a time.
-const BATCH_DOCS: usize = 512;
-/// Or fewer, when they hold more than this many bytes of input.
-const BATCH_BYTES: usize = 8 << 20;
-
-/// How candidate pairs are verified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Verify {
-    /// Estimated Jaccard similarity: the share of equal signature values
-    /// (standard error `sqrt(J(1−J)/perms)`, 0.035 at 0.8 and 128).
-    Signature,
-    /// Exact Jaccard similarity of the shingle sets, kept from the first
-    /// pass up to [`verify::CACHE_BYTES`] or recomputed in a second pass
-    /// for the documents of candidate pairs; the signatures settle
-    /// only pairs far from the threshold (see [`verify`]).
-    #[default]
-    Exact,
-}
-
-/// Which document of a cluster of duplicates is kept.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum Keep {
-    /// The first one read (input order).
-    #[default]
-    First,
-    /// The longest text (in characters); the first one read among equals.
-    Longest,
-    /// The largest value of this numeric field (JSON number, or a string
-    /// that parses as one); documents without it come last; the first one
-    /// read among equals.
-    Field(String),
-}
-
-/// Options of a deduplication run.
-#[derive(Clone, Debug)]
-pub struct DedupOptions {
-    /// Normalization before tokens are taken (traditional/simplified
-    /// script, numerals, …); all rules on by default.
-    pub normalize: NormalizeOptions,
-    /// Tokens per shingle.
-    pub ngram: usize,
-    /// MinHash permutations.
-    pub perms: usize,
-    /// Jaccard similarity at and above which two documents are duplicates.
-    pub threshold: f64,
-    /// Explicit bands and rows; `None`: [`lsh::recall_params`] with
-    /// [`DedupOptions::candidate_recall`].
-    pub bands: Option<Bands>,
-    /// When bands and rows are chosen: the least probability with which a
-    /// pair at the threshold becomes a candidate.
-    pub candidate_recall: f64,
-    /// How candidate pairs are confirmed.
-    pub verify: Verify,
-    /// Which document of a cluster is kept.
-    pub keep: Keep,
-    /// Also drop paragraphs (lines) repeated across kept documents.
-    pub paragraphs: bool,
-    /// Lines with fewer tokens are never dropped as repeated paragraphs.
-    pub min_paragraph_tokens: usize,
-    /// Bytes of band records sorted in memory before spilling.
-    pub memory: u64,
-    /// Where the folder of spill files is made, if records spill
-    /// (`.parallels-bands-XXXXXX`, removed afterwards, on errors too). It
-    /// must exist.
-    pub work_dir: PathBuf,
-    /// Largest bucket prefix compared: a document is verified against at
-    /// most this many earlier documents of each of its band buckets.
-    pub bucket_cap: usize,
-}
-
-impl Default for DedupOptions {
-    fn default() -> Self {
-        DedupOptions {
-            normalize: NormalizeOptions::default(),
-            ngram: 5,
-            perms: 128,
-            threshold: 0.8,
-            bands: None,
-            candidate_recall: lsh::CANDIDATE_RECALL,
-            verify: Verify::default(),
-            keep: Keep::First,
-            paragraphs: false,
-            min_paragraph_tokens: 1,
-            memory: 512 << 20,
-            work_dir: std::env::temp_dir(),
-            bucket_cap: 64,
-        }
-    }
-}
-
-impl DedupOptions {
-    /// The MinHasher of these options: shingles of [`DedupOptions::ngram`]
-    /// tokens of text normalized by [`DedupOptions::normalize`].
-    pub fn hasher(&self) -> MinHasher {
-        MinHasher::with_normalizer(self.ngram, self.perms, Normalizer::new(self.normalize.clone()))
-    }
-
-    /// The bands and rows in use: explicit, or chosen for recall at the
-    /// threshold.
-    pub fn bands(&self) -> Bands {
-        self.bands.unwrap_or_else(|| lsh::recall_params(self.threshold, self.perms, self.candidate_recall))
-    }
-}
-
-/// Why a document was removed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// The same normalized tokens as the kept document.
-    Exact,
-    /// Similar to a document of its cluster at or above the threshold.
-    Near,
-    /// Nothing left once repeated paragraphs were dropped.
-    EmptyAfterParagraphs,
-}
-
-impl Reason {
-    /// The reason as written in the removed list: `exact`, `near`, …
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::Exact => "exact",
-            Reason::Near => "near",
-            Reason::EmptyAfterParagraphs => "empty_after_paragraphs",
-        }
-    }
-}
-
-/// What happens to one document.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Fate {
-    /// Kept as it is.
-    Kept,
-    /// Kept, without these lines (0-based line numbers of its text, in
-    /// order), which repeat paragraphs of earlier kept documents.
-    Trimmed(Vec<u32>),
-    /// Removed: a duplicate of document `of` (an index into
-    /// [`DedupResult::docs`]), with their similarity (exact when both went
-    /// through the exact check of [`Verify::Exact`], else the signatures'
-    /// estimate); for [`Reason::EmptyAfterParagraphs`], `of`
-    /// is the document that first had its last paragraph.
-    Removed {
-        /// Why.
-        reason: Reason,
-        /// The kept document it duplicates (an index into
-        /// [`DedupResult::docs`]).
-        of: u32,
-        /// Their similarity, 1 for an exact duplicate.
-        similarity: f64,
-    },
-}
-
-/// One document read.
-#[derive(Clone, Debug)]
-pub struct DocEntry {
-    /// Its id.
-    pub id: String,
-    /// Where it is in the inputs (written as its `source`: `path:line`,
-    /// `path#row` or the path of a text file).
-    pub origin: Origin,
-    /// Length of the text in characters.
-    pub chars: u64,
-    /// Kept, trimmed or removed.
-    pub fate: Fate,
-}
-
-/// Counts and times of a run.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct DedupStats {
-    /// Documents read.
-    pub documents: u64,
-    /// Documents kept (trimmed ones included).
-    pub kept: u64,
-    /// Documents removed as exact duplicates.
-    pub removed_exact: u64,
-    /// Documents removed as near duplicates.
-    pub removed_near: u64,
-    /// Documents removed because no paragraph was left.
-    pub removed_empty_after_paragraphs: u64,
-    /// Documents kept without some lines.
-    pub trimmed: u64,
-    /// Lines dropped as repeated paragraphs.
-    pub paragraphs_removed: u64,
-    /// Bytes of text (UTF-8) sketched.
-    pub text_bytes: u64,
-    /// LSH bands in use.
-    pub bands: usize,
-    /// Rows per band in use.
-    pub rows: usize,
-    /// Pairs that shared a band and were compared.
-    pub candidate_pairs: u64,
-    /// Candidate pairs whose signatures did not settle them, checked on
-    /// exact shingle sets.
-    pub exact_pairs: u64,
-    /// Documents whose exact shingle sets the exact check compared.
-    pub exact_docs: u64,
-    /// Of those, the documents read again (the first pass kept the
-    /// others' shingles).
-    pub exact_reread: u64,
-    /// Candidate pairs at or above the threshold.
-    pub verified_pairs: u64,
-    /// Clusters of two or more documents.
-    pub clusters: u64,
-    /// Time reading and sketching, finding and verifying candidates, and
-    /// the rest (keep rule, paragraphs).
-    #[serde(serialize_with = "secs")]
-    pub sketch_time: Duration,
-    #[serde(serialize_with = "secs")]
-    /// Finding candidates and settling them by their signatures.
-    pub candidates_time: Duration,
-    #[serde(serialize_with = "secs")]
-    /// The exact check: reading documents again, shingles, similarities.
-    pub verify_time: Duration,
-    #[serde(serialize_with = "secs")]
-    /// The keep rule and paragraphs.
-    pub keep_time: Duration,
-}
-
-fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
-}
-
-/// The outcome of [`dedup`].
-#[derive(Clone, Debug)]
-pub struct DedupResult {
-    /// Every document read, in input order.
-    pub docs: Vec<DocEntry>,
-    /// Counts and times.
-    pub stats: DedupStats,
-    /// What the reader read and skipped.
-    pub corpus: Summary,
-}
-
-/// Why a run failed.
-#[derive(Debug, thiserror::Error)]
-pub enum DedupError {
-    /// The corpus cannot be read (or `--strict` stopped at a problem).
-    #[error(transparent)]
-    Corpus(#[from] CorpusError),
-    /// Spilling band records failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
-    /// Options that cannot work (bands that do not fit, a threshold out of
-    /// range).
-    #[error("{0}")]
-    Options(String),
-}
+use exact::{cached_form, ExactSets, ShingleCache, CACHE_BYTES};
+use options::{BATCH_BYTES, BATCH_DOCS};
+use table::Table;
 
 /// What the sketch stage keeps of a document.
 struct Sketched {
@@ -365,58 +129,6 @@ struct Sketched {
     /// `--paragraphs`.
     lines: Vec<u64>,
     keep_value: Option<f64>,
-}
-
-/// Everything the later stages need, indexed by document.
-pub(crate) struct Table {
-    /// Signatures in chunks of [`SIGNATURE_CHUNK`] documents: the table
-    /// grows without copying itself (and touching twice the memory).
-    pub signatures: Vec<Vec<u32>>,
-    pub perms: usize,
-    pub exact: Vec<Option<u128>>,
-    /// For an exact copy, the first document (in input order) with the same
-    /// tokens.
-    pub copy_of: Vec<Option<u32>>,
-    pub lines: Vec<Vec<u64>>,
-    pub keep_values: Vec<Option<f64>>,
-    /// The shingles of the first documents, kept from the first pass for
-    /// the exact check (see [`verify::ShingleCache`]).
-    pub cache: verify::ShingleCache,
-}
-
-impl Table {
-    pub fn signature(&self, doc: u32) -> &[u32] {
-        let k = self.perms;
-        let (chunk, at) = (doc as usize / SIGNATURE_CHUNK, doc as usize % SIGNATURE_CHUNK);
-        &self.signatures[chunk][at * k..(at + 1) * k]
-    }
-
-    /// Add the signature of the next document.
-    fn push_signature(&mut self, signature: &[u32]) {
-        let full = SIGNATURE_CHUNK * self.perms;
-        match self.signatures.last_mut() {
-            Some(last) if last.len() < full => last.extend_from_slice(signature),
-            _ => {
-                let mut chunk = Vec::with_capacity(full);
-                chunk.extend_from_slice(signature);
-                self.signatures.push(chunk);
-            }
-        }
-    }
-
-    /// The document whose signature (and shingles) `doc` has: the first
-    /// one with its tokens.
-    fn rep(&self, doc: u32) -> u32 {
-        self.copy_of[doc as usize].unwrap_or(doc)
-    }
-
-    /// Similarity of two documents as the run measures it: exact when both
-    /// have an exact shingle set (through the first document with their
-    /// tokens), the signatures' estimate otherwise.
-    fn similarity(&self, a: u32, b: u32, exact: &verify::ExactSets) -> f64 {
-        let (a, b) = (self.rep(a), self.rep(b));
-        exact.jaccard(a, b).unwrap_or_else(|| minhash::estimate(self.signature(a), self.signature(b)))
-    }
 }
 
 /// Deduplicate the documents of `reader`; see the module docs.
@@ -455,7 +167,7 @@ pub fn dedup(
     // 4. The exact check of the pairs left.
     let started = Instant::now();
     let exact = match opts.verify {
-        Verify::Signature => verify::ExactSets::none(),
+        Verify::Signature => ExactSets::none(),
         Verify::Exact => {
             let needed = joins.needed();
             let hasher = hasher.unwrap_or_else(|| opts.hasher());
@@ -464,7 +176,7 @@ pub fn dedup(
             stats.exact_docs = exact.documents() as u64;
             stats.exact_reread = exact.reread() as u64;
             // The shingles were kept for this alone.
-            table.cache = verify::ShingleCache::default();
+            table.cache = ShingleCache::default();
             stats.exact_pairs = joins.unsettled.len() as u64;
             let similar: Vec<bool> = joins
                 .unsettled
@@ -547,7 +259,7 @@ fn sketch_stage(
             copy_of: Vec::new(),
             lines: Vec::new(),
             keep_values: Vec::new(),
-            cache: verify::ShingleCache::new(if opts.verify == Verify::Exact { verify::CACHE_BYTES } else { 0 }),
+            cache: ShingleCache::new(if opts.verify == Verify::Exact { CACHE_BYTES } else { 0 }),
         },
         firsts: FxHashMap::default(),
         raw_firsts: FxHashMap::default(),
@@ -619,7 +331,7 @@ impl Sketcher {
                     (Vec::new(), Vec::new())
                 } else {
                     let shingles = hasher.shingles_of(&s.tokens);
-                    let kept = if keep_shingles { verify::cached_form(&shingles) } else { Vec::new() };
+                    let kept = if keep_shingles { cached_form(&shingles) } else { Vec::new() };
                     (hasher.signature_of_shingles(&shingles), kept)
                 };
                 s.tokens = Vec::new();
@@ -662,7 +374,7 @@ fn keep_stage(
     docs: &mut [DocEntry],
     table: &Table,
     opts: &DedupOptions,
-    exact_sets: &verify::ExactSets,
+    exact_sets: &ExactSets,
 ) {
     for members in clusters {
         let keeper = choose(members, docs, table, &opts.keep);

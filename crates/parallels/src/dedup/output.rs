@@ -42,8 +42,8 @@ use parquet::arrow::ArrowWriter;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
+use super::outcome::{DedupResult, Fate};
 use super::paragraphs::without_lines;
-use super::{DedupResult, Fate};
 use crate::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
 use crate::plumbing::parquet::writer_properties;
 use crate::plumbing::AtomicFile;

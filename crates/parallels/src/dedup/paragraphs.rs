@@ -17,7 +17,8 @@
 use rustc_hash::FxHashMap;
 
 use super::minhash::sequence_hash;
-use super::{DocEntry, Fate, Reason, Table};
+use super::outcome::{DocEntry, Fate, Reason};
+use super::table::Table;
 
 /// One key per line of `text` (0 for a line without enough tokens), from
 /// the document's tokens and their starts (code points).

@@ -65,7 +65,14 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{minhash, DedupError, DedupOptions, DocEntry, Table, Verify, BATCH_BYTES, BATCH_DOCS};
+pub use super::exact::CACHE_BYTES;
+
+use super::error::DedupError;
+use super::exact::{cached_form, sorted_set, ExactSets};
+use super::minhash;
+use super::options::{DedupOptions, Verify, BATCH_BYTES, BATCH_DOCS};
+use super::outcome::DocEntry;
+use super::table::Table;
 use crate::corpus::{BatchStop, CorpusOptions, CorpusReader, Input, Origin};
 use crate::dedup::MinHasher;
 use crate::plumbing::{Progress, Quiet};
@@ -171,146 +178,6 @@ fn binomial_pmf(k: usize, p: f64) -> Vec<f64> {
             ln.exp()
         })
         .collect()
-}
-
-/// Exact shingle sets of some documents, by document index.
-pub(crate) struct ExactSets {
-    sets: Vec<Option<Box<[u32]>>>,
-    /// Documents whose sets were made by reading them again.
-    reread: usize,
-}
-
-impl ExactSets {
-    /// No sets (the signature-only mode).
-    pub fn none() -> ExactSets {
-        ExactSets { sets: Vec::new(), reread: 0 }
-    }
-
-    /// Documents with a set.
-    pub fn documents(&self) -> usize {
-        self.sets.iter().filter(|s| s.is_some()).count()
-    }
-
-    /// Documents whose sets were made by reading them again.
-    pub fn reread(&self) -> usize {
-        self.reread
-    }
-
-    /// The Jaccard similarity of two documents' sets, if both have one.
-    pub fn jaccard(&self, a: u32, b: u32) -> Option<f64> {
-        match (self.sets.get(a as usize)?, self.sets.get(b as usize)?) {
-            (Some(x), Some(y)) => Some(minhash::jaccard(x, y)),
-            _ => None,
-        }
-    }
-}
-
-/// Bytes of shingles the first pass keeps for the exact check (see
-/// `ShingleCache`): 32 MiB, the shingles of about 8 million tokens — the
-/// whole of a corpus of some 25 MB of Chinese text, the beginning of a
-/// larger one; a fixed amount, small next to what a large corpus takes
-/// anyway (about 220 MB for 330 MB of JSON Lines, BENCHMARKS.md).
-pub const CACHE_BYTES: usize = 32 << 20;
-
-/// Shingles the first pass kept, so that the exact check need not read,
-/// normalize and shingle those documents again.
-///
-/// The first pass has every document's shingles in hand but does not yet
-/// know which documents the exact check will need; keeping all of them
-/// would cost about as much memory as the text. The cache keeps them, as
-/// the 32-bit values the check compares (unsorted, repeats kept: sorting
-/// is left to the few documents that are needed), for documents in input
-/// order until [`CACHE_BYTES`] are taken; a needed document beyond that is
-/// read again. Which documents it holds depends on the input alone, not
-/// on the threads.
-#[derive(Debug, Default)]
-pub(crate) struct ShingleCache {
-    values: Vec<u32>,
-    /// Where each document's values are in `values`, for the documents
-    /// held (`None` for the others).
-    spans: Vec<Option<(usize, usize)>>,
-    budget: usize,
-}
-
-impl ShingleCache {
-    /// A cache that holds at most `budget` bytes (none: keeps nothing).
-    pub fn new(budget: usize) -> ShingleCache {
-        // Reserved whole, so that growing never holds two copies; the
-        // pages are only taken as they are written.
-        ShingleCache { values: Vec::with_capacity(budget / 4), spans: Vec::new(), budget }
-    }
-
-    /// Whether the next document may still be kept.
-    pub fn has_room(&self) -> bool {
-        self.values.len() * 4 < self.budget
-    }
-
-    /// Record document `doc` (the next one) with the values of its
-    /// shingles ([`cached_form`]), kept if they fit.
-    pub fn push(&mut self, doc: u32, shingles: &[u32]) {
-        debug_assert_eq!(doc as usize, self.spans.len());
-        let fits = !shingles.is_empty() && (self.values.len() + shingles.len()) * 4 <= self.budget;
-        if fits {
-            self.spans.push(Some((self.values.len(), self.values.len() + shingles.len())));
-            self.values.extend_from_slice(shingles);
-        } else {
-            self.spans.push(None);
-        }
-    }
-
-    /// The exact set of document `doc`, if the cache holds its shingles.
-    fn set(&self, doc: u32) -> Option<Box<[u32]>> {
-        let (start, end) = (*self.spans.get(doc as usize)?)?;
-        Some(sorted_set(self.values[start..end].to_vec()))
-    }
-}
-
-/// Values of a document's shingles (repeats kept, any order) as its exact
-/// set: sorted, without repeats.
-///
-/// Sorted by radix (four passes of a byte) when there are many: the
-/// comparison sort of every set the exact check needs was 2.5 % of
-/// `dedup`'s CPU time (`perf`, 30M corpus); the set is the same. (Three
-/// passes of 11 bits were slower on sets of a few hundred values: the
-/// prefix sums over 3 × 2,048 counts cost as much as the passes.)
-fn sorted_set(mut values: Vec<u32>) -> Box<[u32]> {
-    /// Below this many values the comparison sort is as fast.
-    const RADIX_FROM: usize = 256;
-    const BITS: u32 = 8;
-    const PASSES: usize = 4;
-    const DIGITS: usize = 1 << BITS;
-    if values.len() < RADIX_FROM {
-        values.sort_unstable();
-    } else {
-        let mut counts = [[0u32; DIGITS]; PASSES];
-        for &v in &values {
-            for (pass, count) in counts.iter_mut().enumerate() {
-                count[(v >> (BITS * pass as u32)) as usize & (DIGITS - 1)] += 1;
-            }
-        }
-        let mut other = vec![0u32; values.len()];
-        for (pass, count) in counts.iter_mut().enumerate() {
-            let shift = BITS * pass as u32;
-            let mut at = 0;
-            for c in count.iter_mut() {
-                (*c, at) = (at, at + *c);
-            }
-            for &v in &values {
-                let slot = &mut count[(v >> shift) as usize & (DIGITS - 1)];
-                other[*slot as usize] = v;
-                *slot += 1;
-            }
-            std::mem::swap(&mut values, &mut other);
-        }
-    }
-    values.dedup();
-    values.into_boxed_slice()
-}
-
-/// Shingle hashes as the cache and the exact sets keep them: the high 32
-/// bits of each.
-pub(crate) fn cached_form(shingles: &[u64]) -> Vec<u32> {
-    shingles.iter().map(|&h| (h >> 32) as u32).collect()
 }
 
 /// A document's set, or why it could not be made.
@@ -485,6 +352,7 @@ fn text_of(record: &[u8], origin: &Origin, corpus: &CorpusOptions) -> Result<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dedup::exact::ShingleCache;
 
     /// The exact check reads a record as the first pass read it: a lone
     /// surrogate escape (as Python writes text it could not decode) is
@@ -501,33 +369,6 @@ mod tests {
         assert_eq!(text_of(&crlf, &origin, &corpus).unwrap(), "甲\u{fffd}乙");
         let gone = text_of(br#"{"id": "a", "body": "x"}"#, &origin, &corpus).unwrap_err();
         assert!(gone.contains("no longer reads as it did") && gone.contains("text"), "{gone}");
-    }
-
-    /// The radix sort and the comparison sort give one set, at every size
-    /// around the switch, with repeats and values that differ only in one
-    /// digit of the radix.
-    #[test]
-    fn sorted_sets_are_the_sorted_values_without_repeats() {
-        let mut state = 11u64;
-        let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (state >> 32) as u32
-        };
-        for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
-            let mut values: Vec<u32> = (0..len).map(|_| next()).collect();
-            // Repeats, and neighbours in the low and high digits.
-            for k in 0..len / 4 {
-                let v = values[k];
-                values.push(v);
-                values.push(v ^ 1);
-                values.push(v ^ (1 << 31));
-            }
-            values.extend([0, u32::MAX, 0, u32::MAX].iter().take(len.min(4)));
-            let mut expected = values.clone();
-            expected.sort_unstable();
-            expected.dedup();
-            assert_eq!(&*sorted_set(values), &expected[..], "{len} values");
-        }
     }
 
     /// A set taken from the cache is the set the second pass makes from the
