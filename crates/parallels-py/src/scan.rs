@@ -2,7 +2,7 @@
 //! and the scan options from Python's keywords (checked by the library).
 
 use crate::convert::{interruptible, ipc, normalize, value_error};
-use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
+use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Input, Table};
 use parallels::plumbing::Quiet;
 use parallels::scan::parquet_out::{clusters_batch, documents_batch, passages_batch};
 use parallels::scan::{scan as run_scan, write_jsonl, write_parquet, InputKey, ScanOptions, ScanSummary, Work};
@@ -72,12 +72,21 @@ pub(crate) fn check_scan_options(
 /// The three scan tables as Arrow IPC streams, and the summary as JSON.
 type ScanTables<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, String);
 
-/// Scan the corpus `inputs` (files, folders, globs) as `parallels scan`
-/// does. Returns the documents, passages and clusters tables as Arrow IPC
+/// The table of an Arrow IPC stream, named `table` (its rows' sources are
+/// `table#ROW`).
+fn table_of_ipc(bytes: &[u8]) -> PyResult<Table> {
+    let reader = arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(bytes), None).map_err(value_error)?;
+    let schema = reader.schema();
+    let batches = reader.collect::<Result<Vec<_>, _>>().map_err(value_error)?;
+    Table::new("table", schema, batches).map_err(value_error)
+}
+
+/// Scan the corpus `inputs` (files, folders, globs), or a `table` in
+/// memory (an Arrow IPC stream), as `parallels scan` does. Returns the documents, passages and clusters tables as Arrow IPC
 /// streams and `summary.json` as JSON text; with `output`, also writes the
 /// CLI's tables there (`format` "jsonl" or "parquet").
 #[pyfunction]
-#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None))]
+#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None, table=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan<'py>(
     py: Python<'py>,
@@ -100,6 +109,7 @@ pub(crate) fn scan<'py>(
     output: Option<PathBuf>,
     format: String,
     work_dir: Option<PathBuf>,
+    table: Option<Vec<u8>>,
 ) -> PyResult<ScanTables<'py>> {
     let opts = scan_options(
         max_df,
@@ -117,7 +127,16 @@ pub(crate) fn scan<'py>(
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
     }
     let (d, p, c, s) = interruptible(py, move || -> PyResult<_> {
-        let inputs = resolve(&inputs).map_err(value_error)?;
+        let inputs = match table {
+            // A table in memory, as an Arrow IPC stream, read as it is.
+            Some(bytes) => {
+                if !inputs.is_empty() {
+                    return Err(value_error("inputs or a table, not both"));
+                }
+                vec![Input::Table(table_of_ipc(&bytes)?)]
+            }
+            None => resolve(&inputs).map_err(value_error)?,
+        };
         let corpus = CorpusOptions {
             id_field: id,
             text_field: text,

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
 use parallels::corpus::{
-    resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Position, Problem, ProblemKind, Source,
+    resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Position, Problem, ProblemKind, Source, Table,
 };
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -518,6 +518,70 @@ fn parquet_rows_are_read_back_exactly() {
     assert_eq!(summary.bytes, fs::metadata(&path).unwrap().len());
     assert_eq!(summary.ignored_columns.keys().collect::<Vec<_>>(), ["tags"]);
     assert!(summary.ignored_columns["tags"].starts_with("List"), "{:?}", summary.ignored_columns);
+}
+
+#[test]
+fn a_table_in_memory_is_read_as_its_parquet_file() {
+    // Awkward rows (an empty id, a blank text, a null text, an id used
+    // twice, a numeric column), in two record batches: read from memory,
+    // the same documents, problems, meta and summary as from a Parquet
+    // file of the same rows, the sources named after the table.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    let part = |ids: Vec<&str>, texts: Vec<Option<&str>>, years: Vec<Option<i64>>| {
+        RecordBatch::try_from_iter_with_nullable([
+            ("id", Arc::new(StringArray::from(ids)) as ArrayRef, true),
+            ("text", Arc::new(StringArray::from(texts)), true),
+            ("year", Arc::new(Int64Array::from(years)), true),
+        ])
+        .unwrap()
+    };
+    let batches = vec![
+        part(vec!["a", "", "b"], vec![Some("天下大势"), Some("x"), Some(" \u{3000}\n")], vec![Some(1), None, Some(3)]),
+        part(vec!["b", "c", "a"], vec![Some("分久必合"), None, Some("again")], vec![Some(4), Some(5), None]),
+    ];
+    let whole = arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap();
+    write_parquet(&path, &whole, Compression::SNAPPY);
+    let file = arg(&path);
+    let mut from_file = reader(std::slice::from_ref(&file), CorpusOptions::default());
+    let want: Vec<_> = from_file.by_ref().collect();
+    let table = Table::new("table", batches[0].schema(), batches.clone()).unwrap();
+    let mut from_memory = CorpusReader::new(vec![Input::Table(table)], CorpusOptions::default()).unwrap();
+    let got: Vec<_> = from_memory.by_ref().collect();
+    let renamed = |rows: Vec<Row>| -> Vec<Row> {
+        rows.into_iter()
+            .map(|r| match r {
+                Ok((id, source, encoding, group)) => Ok((id, source.replace(&file, "table"), encoding, group)),
+                Err((kind, source)) => Err((kind, source.replace(&file, "table"))),
+            })
+            .collect()
+    };
+    assert_eq!(rows(&got), renamed(rows(&want)));
+    assert_eq!(
+        rows(&got),
+        vec![
+            doc("a", "table#0", "utf-8", None),
+            problem(ProblemKind::WrongType, "table#1"),
+            problem(ProblemKind::Empty, "table#2"),
+            doc("b", "table#3", "utf-8", None),
+            problem(ProblemKind::MissingField, "table#4"),
+            problem(ProblemKind::DuplicateId, "table#5"),
+        ]
+    );
+    let texts = |items: &[Result<CorpusDoc, Problem>]| -> Vec<(String, Map<String, Value>)> {
+        items.iter().filter_map(|i| i.as_ref().ok()).map(|d| (d.text.clone(), d.meta.clone())).collect()
+    };
+    assert_eq!(texts(&got), texts(&want));
+    assert_eq!(from_memory.summary().documents, from_file.summary().documents);
+    assert_eq!(from_memory.summary().skipped, from_file.summary().skipped);
+    // A missing column is refused before anything is read, naming it.
+    let no_text = batch(vec![("id", Arc::new(StringArray::from(vec!["a"])) as ArrayRef)]);
+    let table = Table::new("table", no_text.schema(), vec![no_text]).unwrap();
+    let error = CorpusReader::new(vec![Input::Table(table)], CorpusOptions::default()).err().unwrap();
+    assert!(matches!(&error, CorpusError::MissingColumn { column, .. } if column == "text"), "{error:?}");
+    // Batches of two schemas are not one table.
+    let other = batch(vec![("id", Arc::new(Int64Array::from(vec![1])) as ArrayRef)]);
+    assert!(Table::new("table", batches[0].schema(), vec![batches[0].clone(), other]).is_err());
 }
 
 #[test]

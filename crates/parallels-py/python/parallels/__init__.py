@@ -147,8 +147,10 @@ def _check_columns(table: pa.Table, id: str, text: str, *others: Optional[str]) 
 
 
 class _TableFile:
-    """An in-memory table written to a temporary Parquet file for the
-    library's corpus reader; error messages and sources name ``table#ROW``."""
+    """An in-memory table written to a temporary Parquet file, for
+    :func:`dedup`, whose kept rows are written by copying the input file's
+    rows (``scan`` reads a table in memory); error messages and sources
+    name ``table#ROW``."""
 
     def __init__(self, table: pa.Table):
         self.dir = tempfile.TemporaryDirectory(prefix="parallels-")
@@ -196,19 +198,15 @@ def scan(data: Source, *, id: str = "id", text: str = "text", group: Optional[st
         d, p, c, s = _named(_parallels.scan, _paths(data), id=id, text=text, group=group, **options)
         return {"documents": _read_ipc(d), "passages": _read_ipc(p), "clusters": _read_ipc(c), "summary": json.loads(s)}
     _check_columns(table, id, text, group)
-    with _TableFile(table) as f:
-        try:
-            d, p, c, s = _named(_parallels.scan, [f.path], id=id, text=text, group=group, **options)
-        except ValueError as e:
-            raise ValueError(f.rename(str(e))) from None
-        summary = json.loads(s)
-        summary.pop("inputs", None)
-        return {
-            "documents": _renamed_sources(_read_ipc(d), "source", f),
-            "passages": _read_ipc(p),
-            "clusters": _read_ipc(c),
-            "summary": summary,
-        }
+    # The table goes to the library as it is (an Arrow IPC stream, read in
+    # memory); its rows' sources are ``table#ROW``.
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    d, p, c, s = _named(_parallels.scan, [], id=id, text=text, group=group, table=sink.getvalue().to_pybytes(), **options)
+    summary = json.loads(s)
+    summary.pop("inputs", None)
+    return {"documents": _read_ipc(d), "passages": _read_ipc(p), "clusters": _read_ipc(c), "summary": summary}
 
 
 def dedup(data: Source, *, id: str = "id", text: str = "text", **options: Any) -> Dict[str, Any]:

@@ -53,6 +53,7 @@ def scan(
     output: Optional[_Path] = None,
     format: str = "jsonl",
     work_dir: Optional[_Path] = None,
+    table: Optional[bytes] = None,
 ) -> Tuple[bytes, bytes, bytes, str]: ...
 def dedup(
     inputs: Sequence[_Path],

@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 use super::error::CorpusError;
 use super::options::CorpusOptions;
 use super::summary::Summary;
+use super::table::Table;
 use super::walk::{wanted_extensions, Walk};
 
 /// One input, resolved from a command-line argument by [`resolve`].
@@ -40,6 +41,8 @@ pub enum Input {
     Jsonl(PathBuf),
     /// A Parquet file.
     Parquet(PathBuf),
+    /// A table in memory, read as a Parquet file is.
+    Table(Table),
 }
 
 impl Input {
@@ -47,6 +50,7 @@ impl Input {
     pub fn path(&self) -> &Path {
         match self {
             Input::Dir { path, .. } | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
+            Input::Table(table) => table.name(),
         }
     }
 }
@@ -84,6 +88,11 @@ pub fn fingerprint(inputs: &[Input], options: &CorpusOptions) -> Vec<FileStamp> 
     let (mut summary, mut pending) = (Summary::default(), VecDeque::new());
     let mut out = Vec::new();
     for input in inputs {
+        if let Input::Table(table) = input {
+            // (Not a file: its rows stand for its size.)
+            out.push(FileStamp { path: shown(table.name()).to_string(), len: table.rows(), modified: 0 });
+            continue;
+        }
         let Input::Dir { path, root } = input else {
             out.push(stamp(input.path()));
             continue;
@@ -109,13 +118,14 @@ pub fn input_files<'a>(inputs: &'a [Input], options: &CorpusOptions) -> impl Ite
     let extensions = wanted_extensions(options);
     inputs.iter().flat_map(move |input| {
         let mut walk = match input {
-            Input::Dir { path, root } => Walk::dir(path.clone(), root.clone()),
-            _ => Walk::file(input.path().to_path_buf(), PathBuf::new()),
+            Input::Dir { path, root } => Some(Walk::dir(path.clone(), root.clone())),
+            Input::Table(_) => None,
+            _ => Some(Walk::file(input.path().to_path_buf(), PathBuf::new())),
         };
         let extensions = extensions.clone();
         let (mut summary, mut pending) = (Summary::default(), VecDeque::new());
         std::iter::from_fn(move || loop {
-            if let Ok(file) = walk.next(&extensions, &mut summary, &mut pending)? {
+            if let Ok(file) = walk.as_mut()?.next(&extensions, &mut summary, &mut pending)? {
                 return Some(file);
             }
         })

@@ -155,6 +155,7 @@ mod parquet;
 mod raw;
 mod reader;
 mod summary;
+mod table;
 mod walk;
 mod written;
 
@@ -167,4 +168,5 @@ pub use jsonl::{record_text, repair_lone_surrogates};
 pub use options::{CorpusOptions, DEFAULT_MAX_DOCUMENT_BYTES, PARQUET_BATCH_ROWS};
 pub use reader::{BatchStop, CorpusReader};
 pub use summary::Summary;
+pub use table::Table;
 pub use written::json_path;

@@ -1,5 +1,6 @@
 //! Parquet: the id, text and group columns and the other scalar columns,
-//! read batch by batch.
+//! read batch by batch; and a table in memory ([`Table`]), whose record
+//! batches are read as a Parquet file's are.
 
 use std::fs::File;
 use std::path::Path;
@@ -10,8 +11,8 @@ use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
-use arrow_schema::{DataType, Schema};
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use arrow_schema::{ArrowError, DataType, Schema};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use serde_json::{Number, Value};
 
@@ -20,6 +21,7 @@ use super::error::{null, wrong_type, CorpusError};
 use super::options::{CorpusOptions, PARQUET_BATCH_ROWS};
 use super::raw::{without_prefix, RawDoc};
 use super::summary::Summary;
+use super::table::Table;
 use crate::plumbing::problem::{Problem, ProblemKind};
 
 /// Check the columns of the Parquet file at `path` against `options` (its
@@ -31,6 +33,11 @@ pub(super) fn check_columns(path: &Path, options: &CorpusOptions) -> Result<(), 
         ParquetPlan::new(path, builder.schema(), options)?;
     }
     Ok(())
+}
+
+/// Check the columns of a table in memory against `options`.
+pub(super) fn check_table_columns(table: &Table, options: &CorpusOptions) -> Result<(), CorpusError> {
+    ParquetPlan::new(table.name(), table.schema(), options).map(drop)
 }
 
 /// Which columns of a Parquet file are read, checked against the options.
@@ -205,12 +212,12 @@ struct ParquetColumns {
     meta: Vec<(String, usize)>,
 }
 
-/// A Parquet file being read batch by batch.
+/// A Parquet file (or a table in memory) being read batch by batch.
 pub(super) struct ParquetSource {
     file: Arc<Path>,
     /// The path as messages show it.
     display: String,
-    reader: ParquetRecordBatchReader,
+    reader: Box<dyn Iterator<Item = Result<RecordBatch, ArrowError>> + Send>,
     columns: ParquetColumns,
     batch: Option<RecordBatch>,
     row_in_batch: usize,
@@ -255,7 +262,49 @@ impl ParquetSource {
         Ok(ParquetSource {
             file: path.into(),
             display,
-            reader,
+            reader: Box::new(reader),
+            columns,
+            batch: None,
+            row_in_batch: 0,
+            batch_start: 0,
+            done: false,
+        })
+    }
+
+    /// Read the record batches of `table` as the rows of a Parquet file
+    /// named as the table is (counted in `summary`, with the columns not
+    /// read).
+    pub(super) fn of_table(
+        table: &Table,
+        options: &CorpusOptions,
+        summary: &mut Summary,
+    ) -> Result<ParquetSource, Problem> {
+        let display = crate::read::shown(table.name()).to_string();
+        let unreadable = |message: String| Problem::new(display.as_str(), ProblemKind::Unreadable, message);
+        let plan = ParquetPlan::new(table.name(), table.schema(), options)
+            .map_err(|e| unreadable(without_prefix(e.to_string(), &display)))?;
+        let index = |name: &str| {
+            table
+                .schema()
+                .index_of(name)
+                .map_err(|_| unreadable(format!("column \"{name}\" was not read (internal error)")))
+        };
+        let columns = ParquetColumns {
+            id: index(&options.id_field)?,
+            text: index(&options.text_field)?,
+            group: options.group_field.as_deref().map(index).transpose()?,
+            meta: plan.meta.iter().map(|name| Ok((name.clone(), index(name)?))).collect::<Result<_, Problem>>()?,
+        };
+        for (name, kind) in plan.ignored {
+            summary.ignored_columns.entry(name).or_insert(kind);
+        }
+        summary.files += 1;
+        summary.bytes += table.bytes();
+        let batches: Vec<RecordBatch> = table.batches().to_vec();
+        Ok(ParquetSource {
+            file: table.name().into(),
+            display,
+            reader: Box::new(batches.into_iter().map(Ok)),
             columns,
             batch: None,
             row_in_batch: 0,

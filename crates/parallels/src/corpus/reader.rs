@@ -51,8 +51,10 @@ impl CorpusReader {
     pub fn new(inputs: Vec<Input>, options: CorpusOptions) -> Result<Self, CorpusError> {
         check_options(&inputs, &options)?;
         for input in &inputs {
-            if let Input::Parquet(path) = input {
-                parquet::check_columns(path, &options)?;
+            match input {
+                Input::Parquet(path) => parquet::check_columns(path, &options)?,
+                Input::Table(table) => parquet::check_table_columns(table, &options)?,
+                _ => {}
             }
         }
         let extensions = wanted_extensions(&options);
@@ -102,6 +104,9 @@ impl CorpusReader {
             Input::Text { path, root } => Ok(Reading::Walk(Walk::file(path, root))),
             Input::Jsonl(path) => JsonlSource::open(&path, &mut self.summary).map(Reading::Jsonl),
             Input::Parquet(path) => ParquetSource::open(&path, &self.options, &mut self.summary).map(Reading::Parquet),
+            Input::Table(table) => {
+                ParquetSource::of_table(&table, &self.options, &mut self.summary).map(Reading::Parquet)
+            }
         }
     }
 
@@ -380,7 +385,7 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
         return fail("the id field and the text field must be different fields");
     }
     let has_text = inputs.iter().any(|i| matches!(i, Input::Dir { .. } | Input::Text { .. }));
-    let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_)));
+    let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_) | Input::Table(_)));
     if let Some(group) = &options.group_field {
         if options.group_by_dir {
             return fail("`group` and `group_by_dir` cannot be used together");

@@ -103,7 +103,7 @@ use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone
 
 use crate::align::features::CorpusDf;
 use crate::align::{Aligner, Span};
-use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Summary};
+use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Input, Summary};
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -208,6 +208,14 @@ fn run_stages(
     result.resumed = resumed;
     result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
     result.work = Some(work.dir.clone());
+    result.tables = reader
+        .inputs()
+        .iter()
+        .filter_map(|i| match i {
+            Input::Table(t) => Some(t.name().to_path_buf()),
+            _ => None,
+        })
+        .collect();
     Ok(result)
 }
 
@@ -591,6 +599,7 @@ fn assemble(
         resumed: Resumed::default(),
         fields: Default::default(),
         work: None,
+        tables: Vec::new(),
     })
 }
 

@@ -304,6 +304,7 @@ mod tests {
             resumed: Default::default(),
             fields: Default::default(),
             work: None,
+            tables: Vec::new(),
         };
         let dir = tempfile::tempdir().unwrap();
         write_parquet(&r, dir.path()).unwrap();

@@ -455,6 +455,7 @@ mod tests {
             resumed: Default::default(),
             fields: Default::default(),
             work: None,
+            tables: Vec::new(),
         }
     }
 

@@ -106,10 +106,11 @@ pub struct ScanSummary {
 
 impl ScanSummary {
     /// The summary of `result`: its counts, and every file its documents
-    /// came from, read again to be hashed ([`InputFile::of`]).
+    /// came from, read again to be hashed ([`InputFile::of`]); a table in
+    /// memory is no file and is not listed.
     pub fn of(result: &ScanResult) -> io::Result<ScanSummary> {
         let mut files: Vec<&Path> = Vec::new();
-        let mut seen: rustc_hash::FxHashSet<&Path> = rustc_hash::FxHashSet::default();
+        let mut seen: rustc_hash::FxHashSet<&Path> = result.tables.iter().map(PathBuf::as_path).collect();
         for d in &result.documents {
             if seen.insert(&d.source.file) {
                 files.push(&d.source.file);
@@ -356,6 +357,8 @@ pub struct ScanResult {
     pub fields: ScanFields,
     /// The work folder the passages are read from, if any.
     pub(super) work: Option<PathBuf>,
+    /// The names of the inputs that were tables in memory, not files.
+    pub(super) tables: Vec<PathBuf>,
 }
 
 impl ScanResult {
