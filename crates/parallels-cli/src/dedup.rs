@@ -210,14 +210,14 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     check_outputs(&outputs, std::iter::empty::<PathBuf>())?;
     let in_place = usize::from(matches!(args.format, TableFormat::Jsonl));
     check_outputs(&outputs[in_place..], input_files(&inputs, &corpus))?;
-    crate::remove_stale(&outputs);
+    crate::common::remove_stale(&outputs);
     let work_dir = match args.format {
         TableFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
         TableFormat::Parquet => args.output.clone(),
     };
     let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
     // A run that fails before writing leaves no empty folder behind.
-    let _folder = crate::NewFolder::create(&work_dir)?;
+    let _folder = crate::common::NewFolder::create(&work_dir)?;
     let opts = DedupOptions {
         normalize: args.normalize.options(),
         ngram: args.ngram,

@@ -4,7 +4,7 @@
 //! never fall behind a new flag.
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 use parallels::read::shown;
 use std::io::Write;
@@ -31,26 +31,27 @@ pub struct ManArgs {
     dir: Option<PathBuf>,
 }
 
-/// The `parallels` command as clap sees it, with the subcommands' names
-/// for man pages and completions.
-fn command() -> clap::Command {
-    let mut cmd = crate::Cli::command().disable_help_subcommand(true);
+/// The `parallels` command as clap sees it (`cli`: [`crate::Cli`]'s, which
+/// `main.rs` hands over), with the subcommands' names for man pages and
+/// completions.
+fn command(cli: clap::Command) -> clap::Command {
+    let mut cmd = cli.disable_help_subcommand(true);
     cmd.build();
     cmd
 }
 
 /// Print the completion script of a shell to standard output.
-pub fn completions(args: CompletionsArgs) -> Result<ExitCode> {
-    let mut cmd = command();
+pub fn completions(args: CompletionsArgs, cli: clap::Command) -> Result<ExitCode> {
+    let mut cmd = command(cli);
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "parallels", &mut buf);
-    crate::write_output(None, &buf)?;
+    crate::common::write_output(None, &buf)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Print one man page (roff) to standard output, or write them all.
-pub fn man(args: ManArgs) -> Result<ExitCode> {
-    let root = command();
+pub fn man(args: ManArgs, cli: clap::Command) -> Result<ExitCode> {
+    let root = command(cli);
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create the folder", shown(dir)))?;
         write_pages(&root, dir).with_context(|| format!("{}: cannot write the man pages", shown(dir)))?;

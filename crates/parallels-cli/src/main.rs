@@ -1,7 +1,11 @@
 //! The `parallels` command: flag definitions, glue, messages and exit codes.
-//! All the work happens in the `parallels` library.
+//! All the work happens in the `parallels` library. `align` and `eval` run
+//! here; every other command has a file of its own, and what they share is
+//! in `common.rs`, `args.rs`, `progress.rs` and `stdin.rs`, which import no
+//! command file.
 
 mod args;
+mod common;
 mod dedup;
 mod generate;
 mod index;
@@ -13,17 +17,19 @@ mod serve;
 mod stdin;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use parallels::align::{Aligner, Options, ParallelParams, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
 use parallels::collate::collate;
 use parallels::output::AlignOutput;
 use parallels::plumbing::{check_outputs, OutputFile};
 use parallels::read::{read_document, shown, Document};
-use parallels::report::text::{TextView, MIN_WIDTH};
+use parallels::report::text::TextView;
 use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use common::{remove_stale, terminal_width, write_output};
 
 // Many threads allocate small token and shingle vectors at once; glibc's
 // allocator serialized them on its arena locks (BENCHMARKS.md, dedup).
@@ -370,8 +376,8 @@ fn main() -> ExitCode {
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),
         Command::Serve(args) => serve::run(args),
-        Command::Completions(args) => generate::completions(args),
-        Command::Man(args) => generate::man(args),
+        Command::Completions(args) => generate::completions(args, Cli::command()),
+        Command::Man(args) => generate::man(args, Cli::command()),
     };
     match result {
         Ok(code) => code,
@@ -385,36 +391,6 @@ fn main() -> ExitCode {
             eprintln!("parallels: error: {}", as_flags(&format!("{err:#}")));
             ExitCode::from(2)
         }
-    }
-}
-
-/// Remove what runs that were killed left beside these outputs (temporary
-/// files of our naming whose process is gone).
-pub(crate) fn remove_stale(outputs: &[OutputFile]) {
-    let mut dirs: Vec<&Path> = outputs.iter().map(|o| o.path.parent().unwrap_or(Path::new(""))).collect();
-    dirs.sort();
-    dirs.dedup();
-    for dir in dirs {
-        parallels::plumbing::atomic::remove_stale(dir);
-    }
-}
-
-/// An output folder, created if missing; when this run created it and it
-/// is still empty when dropped (the command failed before writing
-/// anything into it) or when the run is interrupted, it is removed again
-/// ([`parallels::plumbing::CreatedDir`]).
-pub(crate) struct NewFolder(parallels::plumbing::CreatedDir);
-
-impl NewFolder {
-    pub(crate) fn create(path: &Path) -> Result<NewFolder> {
-        let dir = parallels::plumbing::CreatedDir::create(path)
-            .with_context(|| format!("{}: cannot create the folder", shown(path)))?;
-        Ok(NewFolder(dir))
-    }
-
-    /// The command succeeded: the folder stays, even if empty.
-    pub(crate) fn keep(self) {
-        self.0.keep();
     }
 }
 
@@ -453,18 +429,6 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
         bail!("{failed} of {} input(s) could not be read; nothing was aligned", files.len());
     }
     Ok(docs)
-}
-
-/// Width of the text report: `COLUMNS` when set (as shells export it, and
-/// to force a width), else the width of the terminal on standard output,
-/// else 100 (a file or a pipe); at least the report's narrowest.
-pub(crate) fn terminal_width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .or_else(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
-        .unwrap_or(100)
-        .max(MIN_WIDTH)
 }
 
 fn run_align(mut args: AlignArgs) -> Result<ExitCode> {
@@ -649,34 +613,6 @@ pub(crate) fn as_flags(message: &str) -> String {
         ("`format`", "--format"),
     ];
     FLAGS.iter().fold(message.to_string(), |m, (name, flag)| m.replace(name, flag))
-}
-
-/// Write to a file (through a temporary name, synced and renamed at the
-/// end: [`parallels::plumbing::AtomicFile`]), to
-/// something that is not a regular file (`/dev/stdout`, a named pipe:
-/// directly, never replaced), or to stdout.
-pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
-    match path {
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(bytes)?;
-            stdout.flush()?;
-        }
-        Some(p) if std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
-            let mut out = std::fs::OpenOptions::new()
-                .write(true)
-                .open(p)
-                .with_context(|| format!("{}: cannot open for writing", shown(p)))?;
-            out.write_all(bytes).with_context(|| format!("{}: cannot write", shown(p)))?;
-        }
-        Some(p) => {
-            p.file_name().with_context(|| format!("{}: not a file name", shown(p)))?;
-            if let Err(e) = parallels::plumbing::write_atomic(p, bytes) {
-                bail!("{}: cannot write: {e}", shown(p));
-            }
-        }
-    }
-    Ok(())
 }
 
 fn run_eval(args: EvalArgs) -> Result<ExitCode> {

@@ -188,7 +188,7 @@ fn write(args: &QueryArgs, index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) ->
     let (out, docs) = output(index, asked, hits)?;
     let prepared = prepare(index, &docs);
     if let Some(path) = &args.html {
-        crate::write_output(Some(path), html(&out, &docs, &prepared)?.as_bytes())?;
+        crate::common::write_output(Some(path), html(&out, &docs, &prepared)?.as_bytes())?;
     }
     let mut buf: Vec<u8> = Vec::new();
     match args.format {
@@ -205,12 +205,12 @@ fn write(args: &QueryArgs, index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) ->
                 docs: &docs,
                 prepared: &prepared,
                 color,
-                width: crate::terminal_width(),
+                width: crate::common::terminal_width(),
                 summary_only: args.summary,
             };
             view.write(&mut buf)?;
         }
     }
-    crate::write_output(args.output.as_deref(), &buf)?;
+    crate::common::write_output(args.output.as_deref(), &buf)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -103,13 +103,13 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
     // a table or a text it was made from.
     let outputs: Vec<OutputFile> = pages.iter().map(|p| OutputFile::new("-o", args.output.join(&p.path))).collect();
     check_outputs(&outputs, ScanTables::files(dir).into_iter().chain(files))?;
-    crate::remove_stale(&outputs);
+    crate::common::remove_stale(&outputs);
     // The pages are written as a set: each under a temporary name, and
     // renamed into place only once all are written, `index.html` last.
     // After a failure (a full disk), the folder holds the earlier report,
     // or nothing (folders this run made are removed again).
-    let folder = crate::NewFolder::create(&args.output)?;
-    let pairs = crate::NewFolder::create(&args.output.join("pairs"))?;
+    let folder = crate::common::NewFolder::create(&args.output)?;
+    let pairs = crate::common::NewFolder::create(&args.output.join("pairs"))?;
     let bars = Bars::new();
     bars.stage("pages", Some(pages.len() as u64));
     let mut written = Vec::with_capacity(pages.len());

@@ -89,10 +89,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     }
     outputs.push(OutputFile::new("-o", args.output.join("summary.json")));
     check_outputs(&outputs, input_files(&inputs, &corpus))?;
-    crate::remove_stale(&outputs);
+    crate::common::remove_stale(&outputs);
     // A scan that stops before any table (and leaves no work folder to
     // resume from) leaves no empty folder behind.
-    let _folder = crate::NewFolder::create(&args.output)?;
+    let _folder = crate::common::NewFolder::create(&args.output)?;
     let work = Work { dir: args.output.join(".work"), key: InputKey::new(&inputs, &corpus), resume: args.resume };
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let bars = Bars::new();

@@ -53,9 +53,10 @@
 //! a letter or digit, a digit of what value), with the fast paths for
 //! Chinese text measured and explained there; and [`plumbing`]: the
 //! external sorter, the union–find, the [`Progress`](plumbing::Progress)
-//! trait, files written whole or not at all, and the Parquet writer
-//! settings, and the `Problem` a long stage reports. Nothing on the ground
-//! floor depends on a stage.
+//! trait, files written whole or not at all, the Parquet writer
+//! settings, the `Problem` a long stage reports, and how messages show a
+//! path ([`plumbing::shown`], re-exported as [`read::shown`]). Nothing on
+//! the ground floor depends on a stage (`tools/floors.py` checks it).
 //!
 //! Every offset that leaves the library is a half-open range of Unicode code
 //! points into the original decoded text.

@@ -14,6 +14,8 @@
 //! * [`read_at`]: a file read at an offset from several threads at once.
 //! * [`same_file`]: which paths name one file; outputs that are an input or
 //!   another output are refused before anything is written.
+//! * [`shown`]: a path as messages show it (control characters and bytes
+//!   that are not UTF-8 escaped), re-exported by [`crate::read`].
 //!
 //! Together with [`crate::chars`] (character classes) this is what stages
 //! share; a stage never imports another stage's internals. Nothing here
@@ -26,6 +28,7 @@ pub mod problem;
 pub mod progress;
 pub mod read_at;
 pub mod same_file;
+pub mod shown;
 pub mod sort;
 pub mod union_find;
 

@@ -127,17 +127,17 @@ impl fmt::Display for Clash {
                 "{} {}: the same file as the input {}; writing it would destroy the input. \
                  Nothing was written; give the output another path",
                 output.role,
-                crate::read::shown(&output.path),
-                crate::read::shown(input)
+                super::shown::shown(&output.path),
+                super::shown::shown(input)
             ),
             Clash::Outputs { first, second } => write!(
                 f,
                 "{} {} and {} {} are the same file; one output would overwrite the other. \
                  Nothing was written; give them different paths",
                 first.role,
-                crate::read::shown(&first.path),
+                super::shown::shown(&first.path),
                 second.role,
-                crate::read::shown(&second.path)
+                super::shown::shown(&second.path)
             ),
         }
     }
