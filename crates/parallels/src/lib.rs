@@ -31,7 +31,8 @@
 //!   against a gold.
 //!
 //! Two commands run over whole corpora, reading documents through
-//! [`corpus`] (folders of text files, JSON Lines, Parquet; each document
+//! [`corpus`] (folders of text files, JSON Lines, Parquet, or Arrow record
+//! batches in memory, [`corpus::Table`]; each document
 //! with its typed [`Origin`](corpus::Origin), batches read ahead on a
 //! thread of their own by
 //! [`CorpusReader::read_batches`](corpus::CorpusReader::read_batches)):
