@@ -212,6 +212,36 @@ struct ParquetColumns {
     meta: Vec<(String, usize)>,
 }
 
+impl ParquetColumns {
+    /// The columns of `plan` in the batches of `schema`; the file (or
+    /// table) `display` counted in `summary`, with the columns not read.
+    fn of(
+        schema: &Schema,
+        plan: ParquetPlan,
+        options: &CorpusOptions,
+        summary: &mut Summary,
+        display: &str,
+    ) -> Result<ParquetColumns, Problem> {
+        let index = |name: &str| {
+            schema.index_of(name).map_err(|_| {
+                let message = format!("column \"{name}\" was not read (internal error)");
+                Problem::new(display, ProblemKind::Unreadable, message)
+            })
+        };
+        let columns = ParquetColumns {
+            id: index(&options.id_field)?,
+            text: index(&options.text_field)?,
+            group: options.group_field.as_deref().map(index).transpose()?,
+            meta: plan.meta.iter().map(|name| Ok((name.clone(), index(name)?))).collect::<Result<_, Problem>>()?,
+        };
+        for (name, kind) in plan.ignored {
+            summary.ignored_columns.entry(name).or_insert(kind);
+        }
+        summary.files += 1;
+        Ok(columns)
+    }
+}
+
 /// A Parquet file (or a table in memory) being read batch by batch.
 pub(super) struct ParquetSource {
     file: Arc<Path>,
@@ -244,20 +274,7 @@ impl ParquetSource {
             .with_batch_size(PARQUET_BATCH_ROWS)
             .build()
             .map_err(|e| unreadable(format!("not a readable Parquet file: {e}")))?;
-        let schema = reader.schema();
-        let index = |name: &str| {
-            schema.index_of(name).map_err(|_| unreadable(format!("column \"{name}\" was not read (internal error)")))
-        };
-        let columns = ParquetColumns {
-            id: index(&options.id_field)?,
-            text: index(&options.text_field)?,
-            group: options.group_field.as_deref().map(index).transpose()?,
-            meta: plan.meta.iter().map(|name| Ok((name.clone(), index(name)?))).collect::<Result<_, Problem>>()?,
-        };
-        for (name, kind) in plan.ignored {
-            summary.ignored_columns.entry(name).or_insert(kind);
-        }
-        summary.files += 1;
+        let columns = ParquetColumns::of(&reader.schema(), plan, options, summary, &display)?;
         summary.bytes += len;
         Ok(ParquetSource {
             file: path.into(),
@@ -283,22 +300,7 @@ impl ParquetSource {
         let unreadable = |message: String| Problem::new(display.as_str(), ProblemKind::Unreadable, message);
         let plan = ParquetPlan::new(table.name(), table.schema(), options)
             .map_err(|e| unreadable(without_prefix(e.to_string(), &display)))?;
-        let index = |name: &str| {
-            table
-                .schema()
-                .index_of(name)
-                .map_err(|_| unreadable(format!("column \"{name}\" was not read (internal error)")))
-        };
-        let columns = ParquetColumns {
-            id: index(&options.id_field)?,
-            text: index(&options.text_field)?,
-            group: options.group_field.as_deref().map(index).transpose()?,
-            meta: plan.meta.iter().map(|name| Ok((name.clone(), index(name)?))).collect::<Result<_, Problem>>()?,
-        };
-        for (name, kind) in plan.ignored {
-            summary.ignored_columns.entry(name).or_insert(kind);
-        }
-        summary.files += 1;
+        let columns = ParquetColumns::of(table.schema(), plan, options, summary, &display)?;
         summary.bytes += table.bytes();
         let batches: Vec<RecordBatch> = table.batches().to_vec();
         Ok(ParquetSource {
