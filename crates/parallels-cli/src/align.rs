@@ -1,0 +1,362 @@
+//! `parallels align`: its flags, and the run that reads the texts, aligns
+//! every pair (or collates them) and writes the chosen format.
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use parallels::align::{Aligner, Options, ParallelParams, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
+use parallels::collate::collate;
+use parallels::plumbing::{check_outputs, OutputFile};
+use parallels::read::{read_document, shown, Document};
+use parallels::report::text::TextView;
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::common::{remove_stale, terminal_width, write_output};
+use crate::{args, stdin};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// A summary per pair and the passages side by side.
+    Text,
+    /// The `parallels.align/1` JSON document.
+    Json,
+    /// The table of all texts at once (`parallels.collation/1` JSON): rows
+    /// of corresponding sentences, every sentence of every text once.
+    CollationJson,
+    /// That table as CSV: one column per text, one record per row.
+    Csv,
+    /// That table as TSV (fields with a tab, quote or line break quoted).
+    Tsv,
+    /// That table as TEI P5 parallel segmentation (`<app>`/`<rdg wit>`).
+    Tei,
+    /// TMX 1.4 translation memory of two texts' linked sentences.
+    Tmx,
+    /// Two texts' linked sentences, one pair a line, tab-separated.
+    Bitext,
+    /// Two texts' beads as sentence indices, one a line, `[0, 1]:[0]`,
+    /// null beads `[5]:[]` included: what sentence aligners write and
+    /// their scorers read (use with --sentences lines).
+    Ladder,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    fn name(self) -> String {
+        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    /// Colour when writing to a terminal and NO_COLOR is unset.
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct AlignArgs {
+    /// Text files to compare (two or more). UTF-8, UTF-16 with BOM,
+    /// GB18030/GBK and Big5 are detected. `-` (for one of them) is
+    /// standard input, with the id `stdin`.
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Output format. `text` and `json` give each pair's passages;
+    /// `collation-json`, `csv`, `tsv` and `tei` the table of all texts
+    /// (rows of corresponding sentences); `tmx` and `bitext` (exactly two
+    /// texts) their linked sentences.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Languages of the texts for `--format tmx` (BCP 47 codes, in input
+    /// order, comma-separated: `--lang zh,en`); guessed from the script
+    /// where not given (`zh`, `ja`, `ko`, `en`, else `und`).
+    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    lang: Vec<String>,
+    /// Write the output to this file instead of standard output (`-`:
+    /// standard output).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// When to colour differences in text output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+    /// Also write a self-contained HTML report to FILE: an overview, each
+    /// pair side by side with the differences marked, and (three or more
+    /// texts) all versions in one table. It needs no network.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Show only the summary lines in text output, not the passages.
+    #[arg(long)]
+    summary: bool,
+    /// Strictness: a link needs a similarity this many standard deviations
+    /// above that of random sentence pairs of the same two texts.
+    #[arg(long, default_value_t = ParallelParams::default().sigmas, value_name = "SIGMAS", value_parser = parse_sigmas)]
+    sigmas: f32,
+    /// Most sentences a passage may skip on either side between two links.
+    #[arg(long, default_value_t = ParallelParams::default().gap, value_name = "N")]
+    gap: u32,
+    #[command(flatten)]
+    normalize: args::NormalizeArgs,
+    /// How the texts are cut into sentences: `text` at sentence enders
+    /// (`。！？.!?…`) and line ends; `lines` one sentence a line, as given
+    /// (texts already cut, as sentence aligners take them: nothing inside
+    /// a line ends a sentence, and sentence k is the k-th non-blank line).
+    #[arg(long, value_enum, default_value_t = Sentences::Text, value_name = "HOW")]
+    sentences: Sentences,
+    /// Do not use meaning: no sentence encoder between anchors, and no
+    /// alignment of texts in two languages (a Chinese translation against
+    /// its English original, German against French) beyond the words they
+    /// share. Lexical evidence only, as in scan.
+    #[arg(long)]
+    no_semantic: bool,
+    /// Refuse a text longer than this, in MiB (of the file, and of its
+    /// text once decoded): aligning two texts takes about 100 times their
+    /// size in memory. For longer texts, split them or use `scan`.
+    #[arg(long, default_value_t = MAX_TEXT_BYTES >> 20, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_size: u64,
+    /// Switch methods of the aligner off, to measure what each buys
+    /// (evaluation only).
+    #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
+    without: Vec<Method>,
+}
+
+/// How `align` cuts texts into sentences.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Sentences {
+    /// At sentence enders and line ends (running text).
+    Text,
+    /// One sentence a non-blank line, as given.
+    Lines,
+}
+
+/// Methods of the aligner that `--without` can switch off.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Method {
+    /// Completion of chains by position and length.
+    Complete,
+    /// Complete alignment of parallel regions (beads, null beads included).
+    Beads,
+    /// Dropping short passages that cross the main alignment.
+    Coherence,
+    /// More evidence for what is all two texts share.
+    Isolated,
+    /// Meaning (the sentence encoder): the same as `--no-semantic`.
+    Semantic,
+}
+
+fn parse_sigmas(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("{s:?} is not a number of standard deviations (a finite number ≥ 0, such as 4)")),
+    }
+}
+
+/// Read every input (`-`: standard input); report every failure, not just
+/// the first.
+fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
+    let results: Vec<Result<Document>> = files
+        .par_iter()
+        .map(|p| if stdin::is_stdin(p) { stdin::read_document() } else { Ok(read_document(p)?) })
+        .collect();
+    let mut docs = Vec::new();
+    let mut failed = 0;
+    for r in results {
+        match r {
+            Ok(d) => {
+                if d.replaced > 0 {
+                    eprintln!(
+                        "parallels: warning: {}: {} undecodable byte sequence(s) replaced by U+FFFD (read as {})",
+                        shown(&d.path),
+                        d.replaced,
+                        d.encoding
+                    );
+                }
+                if d.text.trim().is_empty() {
+                    eprintln!("parallels: warning: {}: empty file; it can share nothing", shown(&d.path));
+                }
+                docs.push(d);
+            }
+            Err(e) => {
+                eprintln!("parallels: error: {e:#}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} input(s) could not be read; nothing was aligned", files.len());
+    }
+    Ok(docs)
+}
+
+pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
+    stdin::at_most_once(&args.files)?;
+    args.output = stdin::output(args.output);
+    if matches!(args.format, Format::Tmx | Format::Bitext | Format::Ladder) && args.files.len() != 2 {
+        let format = match args.format {
+            Format::Tmx => "tmx",
+            Format::Bitext => "bitext",
+            _ => "ladder",
+        };
+        bail!("{}", parallels::collate::ExportError::NotTwo { format, given: args.files.len() });
+    }
+    if args.lang.len() > args.files.len() {
+        bail!(
+            "--lang gives {} languages for {} texts; give one per text, in input order",
+            args.lang.len(),
+            args.files.len()
+        );
+    }
+    let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
+        .collect();
+    check_outputs(&outputs, args.files.iter().filter(|f| !stdin::is_stdin(f)))?;
+    // Too long to align in memory: refused before it is read (a file) or
+    // once decoded (a pipe), with what to do instead.
+    let limit = args.max_size.saturating_mul(1 << 20);
+    let too_long = args.files.iter().filter_map(|f| {
+        let len = std::fs::metadata(f).ok().filter(|m| m.is_file())?.len();
+        (len > limit).then(|| (f.display().to_string(), len))
+    });
+    refuse_long_texts(too_long.collect(), args.max_size)?;
+    remove_stale(&outputs);
+    let docs = read_inputs(&args.files)?;
+    refuse_long_texts(
+        docs.iter()
+            .filter(|d| d.text.len() as u64 > limit)
+            .map(|d| (d.path.display().to_string(), d.text.len() as u64))
+            .collect(),
+        args.max_size,
+    )?;
+    let mut opts = Options::default();
+    opts.parallel.sigmas = args.sigmas;
+    opts.parallel.gap = args.gap;
+    opts.parallel.complete = !args.without.contains(&Method::Complete);
+    opts.parallel.beads = !args.without.contains(&Method::Beads);
+    opts.sentences = match args.sentences {
+        Sentences::Text => parallels::segment::SentenceMode::Text,
+        Sentences::Lines => parallels::segment::SentenceMode::Lines,
+    };
+    opts.coherence = !args.without.contains(&Method::Coherence);
+    opts.isolated = !args.without.contains(&Method::Isolated);
+    opts.meaning = !args.no_semantic && !args.without.contains(&Method::Semantic);
+    opts.normalize = args.normalize.options();
+    let aligner = Aligner::new(opts);
+    let collation = collate(&aligner, &docs)?;
+    let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
+
+    if let Some(path) = &args.html {
+        let paths: Vec<String> = docs.iter().map(|d| shown(&d.path).to_string()).collect();
+        let report_docs: Vec<parallels::report::ReportDoc> = docs
+            .iter()
+            .zip(ids)
+            .zip(prepared)
+            .zip(&paths)
+            .map(|(((d, id), p), path)| parallels::report::ReportDoc {
+                id,
+                path,
+                encoding: &d.encoding,
+                text: &d.text,
+                prepared: p,
+            })
+            .collect();
+        let html = parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")?;
+        write_output(Some(path), html.as_bytes())?;
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let mut buf: Vec<u8> = Vec::new();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut buf, out)?;
+            buf.push(b'\n');
+        }
+        Format::Ladder => {
+            let (a, b) = (&ids[0], &ids[1]);
+            // The output pairs put the smaller id first; the ladder's A is
+            // the first file given.
+            let mut passages = Vec::new();
+            for p in out.pairs.iter().filter(|p| (&p.a, &p.b) == (a, b) || (&p.a, &p.b) == (b, a)) {
+                let flip = &p.a != a;
+                passages.extend(p.passages.iter().map(|x| if flip { x.clone().flipped() } else { x.clone() }));
+            }
+            let (sa, sb) = (&prepared[0].seg.sentences, &prepared[1].seg.sentences);
+            buf = parallels::ladder::write(&parallels::ladder::beads_of_pair(sa, sb, &passages)).into_bytes();
+        }
+        Format::Text => {
+            let view =
+                TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
+            view.write(&mut buf)?;
+        }
+        format => {
+            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+            buf = collation_output(&collation, &texts, format, &args.lang)?;
+        }
+    }
+    write_output(args.output.as_deref(), &buf)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The n-way table of all texts in one of the collation formats.
+fn collation_output(
+    collation: &parallels::collate::Collation,
+    texts: &[&str],
+    format: Format,
+    langs: &[String],
+) -> Result<Vec<u8>> {
+    use parallels::collate::{export, CollationOutput};
+    let table = collation.table(texts);
+    let bytes = match format {
+        Format::CollationJson => {
+            let out = CollationOutput::new(&table, collation.witnesses(), texts);
+            let mut v = serde_json::to_vec_pretty(&out)?;
+            v.push(b'\n');
+            v
+        }
+        Format::Csv => export::delimited(&table, texts, b',')?,
+        Format::Tsv => export::delimited(&table, texts, b'\t')?,
+        Format::Tei => export::tei(&table, &collation.witnesses(), texts)?,
+        Format::Tmx => {
+            let lang = |k: usize| {
+                langs
+                    .get(k)
+                    .map(String::as_str)
+                    .filter(|l| !l.is_empty())
+                    .unwrap_or_else(|| export::guess_language(texts[k]))
+            };
+            export::tmx(&table, texts, [lang(0), lang(1)])?
+        }
+        Format::Bitext => export::bitext(&table, texts)?,
+        Format::Text | Format::Json | Format::Ladder => bail!("--format {} is not a collation format", format.name()),
+    };
+    Ok(bytes)
+}
+
+/// Stop if any text is over `--max-size` (`files`: path and size in
+/// bytes), naming each with what it would take and what to do instead.
+fn refuse_long_texts(files: Vec<(String, u64)>, max_mib: u64) -> Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    for (path, len) in &files {
+        eprintln!(
+            "parallels: error: {path}: {:.1} MiB, longer than `align` takes (--max-size {max_mib} MiB); aligning it \
+             would take about {:.1} GiB of memory (with a counterpart of its size, at up to {ALIGN_BYTES_PER_BYTE} bytes per byte of text)",
+            mib(*len),
+            mib(len.saturating_mul(ALIGN_BYTES_PER_BYTE * 2)) / 1024.0
+        );
+    }
+    bail!(
+        "{} text(s) too long to align; split them (by chapter, say) and align the parts, or find what a long \
+         collection shares with `parallels scan DIR -o results/` (its memory is bounded by --memory); \
+         --max-size raises the limit on a machine with the memory. Nothing was aligned",
+        files.len()
+    );
+}
