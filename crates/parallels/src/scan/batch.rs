@@ -270,8 +270,8 @@ pub fn align_candidates(
 
 /// The clusters of passages given as `(a, span in a, b, span in b)`, as
 /// `scan` makes them: each passage's cluster, and each cluster's members
-/// `(document, span)` sorted, and the span of its excerpt
-/// ([`cluster::excerpt`]).
+/// `(document, span)` sorted, and the span of its excerpt (the first 200
+/// characters of its longest member, the first of equals).
 pub type ClusterParts = (Vec<u32>, Vec<Vec<(i64, Span)>>, Vec<(i64, Span)>);
 
 /// See [`ClusterParts`].
