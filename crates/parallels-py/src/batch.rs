@@ -116,6 +116,13 @@ pub(crate) fn documents(ids: Vec<Option<String>>, texts: Vec<Option<String>>) ->
         .collect())
 }
 
+/// Removed documents' similarities as the removed list gives them (rounded
+/// to 4 places).
+#[pyfunction]
+pub(crate) fn listed_similarities(similarities: Vec<f64>) -> Vec<f64> {
+    similarities.into_iter().map(parallels::dedup::listed_similarity).collect()
+}
+
 /// The pairs `dedup` compares in buckets of documents sharing a band key
 /// (each bucket's documents in input order): each document with the
 /// earlier ones among the first `cap` of its bucket; the pairs `(a, b)`,

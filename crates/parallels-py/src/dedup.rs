@@ -176,7 +176,9 @@ fn fates_batch(result: &parallels::dedup::DedupResult) -> Result<RecordBatch, Ar
         ),
         (
             "similarity",
-            Arc::new(Float64Array::from_iter(docs.iter().map(|d| removed(d).map(|r| (r.2 * 1e4).round() / 1e4)))),
+            Arc::new(Float64Array::from_iter(
+                docs.iter().map(|d| removed(d).map(|r| parallels::dedup::listed_similarity(r.2))),
+            )),
         ),
     ];
     RecordBatch::try_from_iter(columns)

@@ -50,6 +50,7 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::cluster_members, m)?)?;
     m.add_function(wrap_pyfunction!(batch::bucket_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::documents, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::listed_similarities, m)?)?;
     m.add_class::<batch::FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

@@ -1223,7 +1223,15 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
         ),
         "doc long, similarity double",
     )
-    similarity = by_exact.unionByName(by_estimate)
+    # (As the removed list gives them: the library's rounding.)
+    def listed(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            rounded = pa.array(native.listed_similarities(b.column("similarity").to_pylist()), pa.float64())
+            yield pa.RecordBatch.from_arrays([b.column("doc"), rounded], names=["doc", "similarity"])
+
+    similarity = by_exact.unionByName(by_estimate).mapInArrow(listed, "doc long, similarity double")
     ids = docs.select("doc", "id")
     removed = (
         gone.join(similarity, "doc", "left")
@@ -1236,9 +1244,7 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
             F.when(F.col("same"), F.lit("exact")).otherwise(F.lit("near")).alias("reason"),
             "duplicate_of",
             F.concat(F.lit("row#"), F.col("keeper").cast("string")).alias("duplicate_of_source"),
-            F.when(F.col("same"), F.lit(1.0))
-            .otherwise(F.floor(F.col("similarity") * 10000.0 + 0.5) / 10000.0)
-            .alias("similarity"),
+            F.when(F.col("same"), F.lit(1.0)).otherwise(F.col("similarity")).alias("similarity"),
         )
     )
     out = docs.select("doc").join(gone.select("doc"), "doc", "left_anti")

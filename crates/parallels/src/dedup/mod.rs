@@ -113,7 +113,7 @@ pub use error::DedupError;
 pub use lsh::Bands;
 pub use minhash::MinHasher;
 pub use options::{DedupOptions, Keep, Verify};
-pub use outcome::{DedupResult, DedupStats, DocEntry, Fate, Reason};
+pub use outcome::{listed_similarity, DedupResult, DedupStats, DocEntry, Fate, Reason};
 
 use exact::{cached_form, ExactSets, ShingleCache, CACHE_BYTES};
 use options::{BATCH_BYTES, BATCH_DOCS};

@@ -55,6 +55,13 @@ pub enum Fate {
     },
 }
 
+/// A removed document's similarity as the removed list gives it (the
+/// command's `--removed`, the Python package, the Spark driver): rounded to
+/// 4 places.
+pub fn listed_similarity(similarity: f64) -> f64 {
+    (similarity * 1e4).round() / 1e4
+}
+
 /// One document read.
 #[derive(Clone, Debug)]
 pub struct DocEntry {

@@ -638,7 +638,7 @@ fn write_removed_rows(result: &DedupResult, w: &mut impl Write) -> io::Result<u6
             reason: reason.as_str(),
             duplicate_of: &kept.id,
             duplicate_of_source: &kept.origin.source,
-            similarity: (similarity * 1e4).round() / 1e4,
+            similarity: super::outcome::listed_similarity(similarity),
         };
         serde_json::to_writer(&mut *w, &row)?;
         w.write_all(b"\n")?;
