@@ -140,14 +140,17 @@ def _check(options: Dict[str, Any]) -> None:
             raise TypeError(f"scan() got an unexpected keyword argument {k!r} (options: {', '.join(_SCAN_OPTIONS)})")
 
 
-def _admitted(b: pa.RecordBatch) -> Any:
-    """Which rows of a batch (``id``, ``text``) the library takes as
-    documents (:func:`parallels._parallels.documents`: an id that is not
-    empty, a text that is not blank), as the command's reader takes them:
-    a boolean array."""
+def _admitted(b: pa.RecordBatch, texts: Optional[List[Optional[str]]] = None) -> Any:
+    """Which rows of a batch (``id``, ``text``; ``texts``: its texts as a
+    list, when the caller has them) the library takes as documents
+    (:func:`parallels._parallels.documents`: an id that is not empty, a
+    text that is not blank), as the command's reader takes them: a boolean
+    array."""
     from parallels import _parallels as native
 
-    return pa.array(native.documents(b.column("id").to_pylist(), b.column("text").to_pylist()), pa.bool_())
+    if texts is None:
+        texts = b.column("text").to_pylist()
+    return pa.array(native.documents(b.column("id").to_pylist(), texts), pa.bool_())
 
 
 def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = None, **options: Any) -> Dict[str, Any]:
@@ -228,12 +231,12 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             rows += b.num_rows
             # Rows that are not documents (the library says which) are
             # only counted, and named to the driver.
-            ok = _admitted(b)
+            texts = b.column("text").to_pylist()
+            ok = _admitted(b, texts)
             skipped.extend(pc.filter(b.column("doc"), pc.invert(ok)).to_pylist())
             b = b.filter(ok)
-            seeds, counts = native.scan_blocks(
-                b.column("text").to_pylist(), b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm
-            )
+            texts = [t for t, k in zip(texts, ok.to_pylist()) if k]
+            seeds, counts = native.scan_blocks(texts, b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm)
             yield _packed(_SEEDS, seeds)
             yield _packed(_COUNTS, counts)
             ids = b.select(["idd", "idh", "doc"]).filter(pc.is_valid(b.column("idd")))
@@ -1064,10 +1067,8 @@ def dedup(df: Any, id: str = "id", text: str = "text", **options: Any) -> Dict[s
                 names=["doc", "id", "exact", "chars", "signature", "band_keys"],
             )
 
-    sketched = (
-        rows.select("doc", "id", "text")
-        .mapInArrow(sketch, "doc long, id string, exact binary, chars long, signature array<int>, band_keys array<long>")
-        .localCheckpoint()
+    sketched = rows.select("doc", "id", "text").mapInArrow(
+        sketch, "doc long, id string, exact binary, chars long, signature array<int>, band_keys array<long>"
     )
     # The documents: of the rows with one id, the first.
     first = Window.partitionBy("id").orderBy("doc")

@@ -336,6 +336,15 @@ mod tests {
     use super::*;
     use crate::plumbing::sort::Sorter;
 
+    /// Pseudo-random numbers below `m` (a linear congruential generator
+    /// from `seed`): test data the same on every run.
+    fn numbers_below(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        }
+    }
+
     const A: &str = "天下大势，分久必合，合久必分。周末七国分争，并入于秦。及秦灭之后，楚、汉分争，又并入于汉。";
     const B: &str = "话说天下大势，分久必合，合久必分。周末七国分争，并入于秦。";
 
@@ -345,11 +354,7 @@ mod tests {
         // partition, given in no order: the shared places and the votes by
         // pair of `group_seeds` are those of `seeds::pairs` over the sorted
         // seeds (every pair with at least one vote).
-        let mut rng = 7u64;
-        let mut next = |m: u64| {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 33) % m
-        };
+        let mut next = numbers_below(7);
         let group: Vec<u32> = (0..40).map(|d| if d % 3 == 0 { u32::MAX } else { d % 4 }).collect();
         let mut all = Vec::new();
         for doc in 0..40u32 {
@@ -464,11 +469,7 @@ mod tests {
         // Random passages among a few documents (numbered sparsely): the
         // components of the passages' sides joined by `place_edges`, each
         // made into members by `cluster_members`, are `clusters`' own.
-        let mut rng = 11u64;
-        let mut next = |m: u64| {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 33) % m
-        };
+        let mut next = numbers_below(11);
         for round in 0..20 {
             let docs = 2 + round % 5;
             let passages: Vec<(i64, Span, i64, Span)> = (0..5 + round * 3)
