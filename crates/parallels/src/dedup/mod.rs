@@ -357,7 +357,7 @@ impl Sketcher {
                     table.push_signature(&signature);
                 }
             }
-            table.cache.push(doc, &shingles);
+            table.cache.push(doc, shingles);
             table.exact.push(s.exact);
             table.copy_of.push(copy);
             table.lines.push(s.lines);

@@ -387,7 +387,7 @@ mod tests {
         // Room for the first three documents' shingles, not the fourth's.
         let budget = 4 * (shingles[0].len() + shingles[2].len());
         let mut cache = ShingleCache::new(budget);
-        for (d, s) in shingles.iter().enumerate() {
+        for (d, s) in shingles.into_iter().enumerate() {
             assert!(cache.has_room() || d == 3, "document {d}");
             cache.push(d as u32, s);
         }

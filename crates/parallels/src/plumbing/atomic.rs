@@ -33,6 +33,12 @@
 //! rename: a checkpoint that `scan --resume` trusts must be on disk before
 //! its name says it is complete, and an output replaced after a power cut is
 //! the old one or the new one, not an empty file.
+//!
+//! On Linux, a file written through [`AtomicFile`]'s `Write` asks the
+//! kernel to start writing each [`WRITEBACK_STEP`] to disk as soon as it is
+//! written (`sync_file_range`, which does not wait), so that the `fsync`
+//! of the commit waits for the last few megabytes only: it was half of
+//! `dedup`'s writing time on a 36 MB output (19 ms of 40, BENCHMARKS.md).
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -202,12 +208,20 @@ fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// Bytes written through [`AtomicFile`]'s `Write` after which the kernel
+/// is asked to start writing them to disk (see the module docs).
+pub const WRITEBACK_STEP: u64 = 8 << 20;
+
 /// A file being written under a temporary name beside its destination.
 #[derive(Debug)]
 pub struct AtomicFile {
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
     _live: Registered,
+    /// Bytes written through `Write`, and how many of them the kernel was
+    /// asked to start writing to disk.
+    written: u64,
+    kicked: u64,
 }
 
 impl AtomicFile {
@@ -241,7 +255,7 @@ impl AtomicFile {
             .rand_bytes(6)
             .make_in(dir, |p| std::fs::OpenOptions::new().write(true).create_new(true).open(p))?;
         let live = Registered::new(tmp.path());
-        Ok(AtomicFile { tmp, path: path.to_path_buf(), _live: live })
+        Ok(AtomicFile { tmp, path: path.to_path_buf(), _live: live, written: 0, kicked: 0 })
     }
 
     /// The temporary file, for writers that want a `File`.
@@ -262,13 +276,48 @@ impl AtomicFile {
     }
 }
 
+impl AtomicFile {
+    /// Count `n` more bytes written; past each [`WRITEBACK_STEP`], ask the
+    /// kernel to start writing the ones not yet asked for. Only a hint: an
+    /// error is the commit's `fsync` to report.
+    fn wrote(&mut self, n: usize) {
+        self.written += n as u64;
+        if self.written - self.kicked >= WRITEBACK_STEP {
+            start_writeback(self.tmp.as_file(), self.kicked, self.written - self.kicked);
+            self.kicked = self.written;
+        }
+    }
+}
+
+/// Ask the kernel to start writing `len` bytes of `file` from `offset` to
+/// disk, without waiting for them (Linux; elsewhere nothing).
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: the descriptor is open for as long as `file` is borrowed;
+    // the call reads no memory of ours.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_file: &File, _offset: u64, _len: u64) {}
+
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tmp.write(buf)
+        let n = self.tmp.write(buf)?;
+        self.wrote(n);
+        Ok(n)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.tmp.write_all(buf)
+        self.tmp.write_all(buf)?;
+        self.wrote(buf.len());
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -321,6 +370,31 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(names(dir.path()), ["out.json"]);
+    }
+
+    /// A file written past several writeback steps, in writes of every
+    /// size (one straddling a step, one larger than a step), holds every
+    /// byte in order once committed.
+    #[test]
+    fn a_file_larger_than_the_writeback_step_is_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        let step = WRITEBACK_STEP as usize;
+        let bytes: Vec<u8> = (0..2 * step + step / 2 + 7).map(|i| (i % 251) as u8).collect();
+        let mut f = AtomicFile::create(&path).unwrap();
+        let (a, rest) = bytes.split_at(step - 3);
+        let (b, c) = rest.split_at(step + 10);
+        f.write_all(a).unwrap();
+        let mut b = b;
+        while !b.is_empty() {
+            let n = f.write(&b[..b.len().min(1 << 20)]).unwrap();
+            b = &b[n..];
+        }
+        f.write_all(c).unwrap();
+        assert_eq!(f.written, bytes.len() as u64);
+        assert!(f.kicked >= 2 * WRITEBACK_STEP, "asked for {} bytes", f.kicked);
+        f.commit().unwrap();
+        assert!(std::fs::read(&path).unwrap() == bytes);
     }
 
     #[cfg(unix)]
