@@ -101,16 +101,21 @@ pub fn digit_value(c: char) -> Option<u32> {
 /// Code points that certainly have no compatibility decomposition and
 /// compose with no character before them, so width folding leaves them as
 /// they are (the bulk of CJK text: Han, kana, hangul syllables, CJK
-/// punctuation). The only combining marks among them, the ideographic and
-/// hangul tone marks U+302A–U+302F, compose with nothing. Takes the code
-/// point, as the width rule holds it.
+/// punctuation, and the quotation marks and dashes Chinese text takes from
+/// General Punctuation: `“”‘’—`, which took NFKC's path, 25 ns each). The
+/// only combining marks among them, the ideographic and hangul tone marks
+/// U+302A–U+302F, compose with nothing. Takes the code point, as the width
+/// rule holds it.
 #[inline]
 pub fn has_no_compat_form(u: u32) -> bool {
     // The CJK unified block alone first: most characters of Chinese text
     // are in it, and one range test is cheaper than the whole list.
     (HAN_FIRST..=HAN_LAST).contains(&u)
         || matches!(u,
-        0x3001..=0x3035 // CJK punctuation and marks
+        0x00B7 // middle dot
+        | 0x2010 | 0x2012..=0x2016 // dashes, not U+2011 (a non-breaking hyphen)
+        | 0x2018..=0x2023 // quotation marks, daggers, bullets
+        | 0x3001..=0x3035 // CJK punctuation and marks
         | 0x3041..=0x3096 // hiragana
         | 0x30A1..=0x30FA // katakana
         | 0x3400..=0x4DBF
