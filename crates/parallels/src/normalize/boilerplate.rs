@@ -147,8 +147,16 @@ fn is_part_heading(line: &[char]) -> bool {
         && (part.iter().all(|&c| is_numeral(c)) || matches!(part, ['上'] | ['中'] | ['下']))
 }
 
+/// Whether `c` is the first character of a word of [`TIME_PREFIXES`],
+/// [`FURNITURE`] or [`FURNITURE_PREFIXES`] (tested): most short lines start
+/// with none of them and are settled without comparing them with each word.
+#[inline]
+fn may_start_word(c: char) -> bool {
+    matches!(c, '更' | '发' | '發' | '上' | '本' | '未' | '待' | '全' | '完' | '请' | '請' | '点' | '點')
+}
+
 fn is_time_line(line: &[char]) -> bool {
-    TIME_PREFIXES.iter().any(|p| starts_with(line, p))
+    line.first().is_some_and(|&c| may_start_word(c)) && TIME_PREFIXES.iter().any(|p| starts_with(line, p))
 }
 
 fn is_furniture(line: &[char]) -> bool {
@@ -164,7 +172,7 @@ fn is_furniture(line: &[char]) -> bool {
     let s = line.iter().position(|c| !strip(c)).unwrap_or(line.len());
     let e = line.iter().rposition(|c| !strip(c)).map_or(s, |e| e + 1);
     let core = &line[s..e];
-    if core.is_empty() {
+    if !core.first().is_some_and(|&c| may_start_word(c)) {
         return false;
     }
     FURNITURE.iter().any(|w| equals(core, w))
@@ -184,8 +192,10 @@ fn repeat_candidate(line: &[char]) -> bool {
 
 /// Mark boilerplate lines in place.
 pub(crate) fn mark(chars: &mut [NChar]) {
-    // Trimmed short lines: (range in `chars`, range in `text`).
-    let mut lines: Vec<((usize, usize), (usize, usize))> = Vec::new();
+    // Each line of at most PATTERN_MAX_LEN characters (trimmed): its span in
+    // `chars`, its characters in `text`, and the number of its text among
+    // the repeat candidates (counted in `counts`).
+    let mut lines: Vec<((usize, usize), (usize, usize), Option<u32>)> = Vec::new();
     let mut text: Vec<char> = Vec::new();
     let mut s = 0;
     while s <= chars.len() {
@@ -196,20 +206,28 @@ pub(crate) fn mark(chars: &mut [NChar]) {
         if ts < te && te - ts <= PATTERN_MAX_LEN {
             let t0 = text.len();
             text.extend(line[ts..te].iter().map(|n| n.ch));
-            lines.push(((s, e), (t0, text.len())));
+            lines.push(((s, e), (t0, text.len()), None));
         }
         s = e + 1;
     }
-    let mut counts: FxHashMap<&[char], u32> = FxHashMap::default();
-    for &(_, (a, b)) in &lines {
-        if repeat_candidate(&text[a..b]) {
-            *counts.entry(&text[a..b]).or_insert(0) += 1;
+    // Each candidate text is hashed once: its number, then counted.
+    let mut numbers: FxHashMap<&[char], u32> = FxHashMap::default();
+    let mut counts: Vec<u32> = Vec::new();
+    for (_, (a, b), number) in &mut lines {
+        let t = &text[*a..*b];
+        if repeat_candidate(t) {
+            let next = numbers.len() as u32;
+            let k = *numbers.entry(t).or_insert(next);
+            if k == next {
+                counts.push(0);
+            }
+            counts[k as usize] += 1;
+            *number = Some(k);
         }
     }
-    for &((s, e), (a, b)) in &lines {
-        let t = &text[a..b];
-        let repeated = repeat_candidate(t) && counts.get(t).is_some_and(|&n| n >= REPEAT_MIN_COUNT);
-        if repeated || is_pattern_line(t) {
+    for &((s, e), (a, b), number) in &lines {
+        let repeated = number.is_some_and(|k| counts[k as usize] >= REPEAT_MIN_COUNT);
+        if repeated || is_pattern_line(&text[a..b]) {
             for n in &mut chars[s..e] {
                 n.mark = Mark::Boilerplate;
             }
@@ -240,6 +258,14 @@ mod tests {
                 _ => '.',
             })
             .collect()
+    }
+
+    #[test]
+    fn every_listed_word_starts_with_a_first_character_of_the_quick_test() {
+        for word in TIME_PREFIXES.iter().chain(FURNITURE).chain(FURNITURE_PREFIXES) {
+            let first = word.chars().next().unwrap();
+            assert!(may_start_word(first), "{word}");
+        }
     }
 
     #[test]
