@@ -191,11 +191,19 @@ fn repeat_candidate(line: &[char]) -> bool {
 }
 
 /// Mark boilerplate lines in place.
+/// A line of at most [`PATTERN_MAX_LEN`] characters (trimmed), as `mark`
+/// reads it.
+struct ShortLine {
+    /// Its span in the normalized characters.
+    span: (usize, usize),
+    /// Its characters in `mark`'s `text`.
+    text: (usize, usize),
+    /// The number of its text among the repeat candidates.
+    number: Option<u32>,
+}
+
 pub(crate) fn mark(chars: &mut [NChar]) {
-    // Each line of at most PATTERN_MAX_LEN characters (trimmed): its span in
-    // `chars`, its characters in `text`, and the number of its text among
-    // the repeat candidates (counted in `counts`).
-    let mut lines: Vec<((usize, usize), (usize, usize), Option<u32>)> = Vec::new();
+    let mut lines: Vec<ShortLine> = Vec::new();
     let mut text: Vec<char> = Vec::new();
     let mut s = 0;
     while s <= chars.len() {
@@ -206,15 +214,15 @@ pub(crate) fn mark(chars: &mut [NChar]) {
         if ts < te && te - ts <= PATTERN_MAX_LEN {
             let t0 = text.len();
             text.extend(line[ts..te].iter().map(|n| n.ch));
-            lines.push(((s, e), (t0, text.len()), None));
+            lines.push(ShortLine { span: (s, e), text: (t0, text.len()), number: None });
         }
         s = e + 1;
     }
     // Each candidate text is hashed once: its number, then counted.
     let mut numbers: FxHashMap<&[char], u32> = FxHashMap::default();
     let mut counts: Vec<u32> = Vec::new();
-    for (_, (a, b), number) in &mut lines {
-        let t = &text[*a..*b];
+    for line in &mut lines {
+        let t = &text[line.text.0..line.text.1];
         if repeat_candidate(t) {
             let next = numbers.len() as u32;
             let k = *numbers.entry(t).or_insert(next);
@@ -222,13 +230,13 @@ pub(crate) fn mark(chars: &mut [NChar]) {
                 counts.push(0);
             }
             counts[k as usize] += 1;
-            *number = Some(k);
+            line.number = Some(k);
         }
     }
-    for &((s, e), (a, b), number) in &lines {
-        let repeated = number.is_some_and(|k| counts[k as usize] >= REPEAT_MIN_COUNT);
-        if repeated || is_pattern_line(&text[a..b]) {
-            for n in &mut chars[s..e] {
+    for line in &lines {
+        let repeated = line.number.is_some_and(|k| counts[k as usize] >= REPEAT_MIN_COUNT);
+        if repeated || is_pattern_line(&text[line.text.0..line.text.1]) {
+            for n in &mut chars[line.span.0..line.span.1] {
                 n.mark = Mark::Boilerplate;
             }
         }
