@@ -190,7 +190,6 @@ fn repeat_candidate(line: &[char]) -> bool {
         && line.iter().filter(|&&c| is_alphanumeric(c)).count() >= 2
 }
 
-/// Mark boilerplate lines in place.
 /// A line of at most [`PATTERN_MAX_LEN`] characters (trimmed), as `mark`
 /// reads it.
 struct ShortLine {
@@ -202,6 +201,7 @@ struct ShortLine {
     number: Option<u32>,
 }
 
+/// Mark boilerplate lines in place.
 pub(crate) fn mark(chars: &mut [NChar]) {
     let mut lines: Vec<ShortLine> = Vec::new();
     let mut text: Vec<char> = Vec::new();
