@@ -87,6 +87,7 @@ pub mod encoder;
 pub mod eval;
 pub mod index;
 pub mod ladder;
+pub mod mine;
 pub mod normalize;
 pub mod output;
 pub mod plumbing;

@@ -116,6 +116,28 @@ impl<'t> Meaning<'t> {
         meaning
     }
 
+    /// As [`Meaning::with_groups`], for sentences already encoded: `pooled`
+    /// holds every sentence's pooled row on each side, as
+    /// [`Encoder::encode_pooled`] made them (corpus mining encodes every
+    /// sentence once, and the pair it hands to the aligner is not encoded
+    /// again). The vectors are the same as encoding the texts here gives.
+    ///
+    /// # Panics
+    ///
+    /// If a side's pooled rows are not one per sentence.
+    pub fn encoded(a: Vec<&'t str>, b: Vec<&'t str>, pooled: [&encoder::Pooled; 2]) -> Meaning<'t> {
+        let mut meaning = Meaning::new(a, b);
+        let encoder = Encoder::shared();
+        for (side, p) in pooled.into_iter().enumerate() {
+            assert_eq!(p.len(), meaning.texts[side].len(), "one pooled row per sentence");
+            meaning.vectors[side] = encoder.finish(p.flat().to_vec(), p.tokens()).rows().flatten().copied().collect();
+            meaning.pooled[side] = p.flat().to_vec();
+            meaning.tokens[side] = p.tokens().to_vec();
+            meaning.have[side].iter_mut().for_each(|h| *h = true);
+        }
+        meaning
+    }
+
     fn row(&self, side: usize, i: u32) -> &[f32] {
         &self.vectors[side][i as usize * DIM..][..DIM]
     }

@@ -158,7 +158,7 @@ impl Aligner {
     /// little even where the two texts share it and little else.
     pub fn align_in(&self, a: &Prepared, b: &Prepared, corpus: Option<&features::CorpusDf>) -> Vec<Passage> {
         let (va, vb, df) = features::vectors(&a.seg, &b.seg, corpus);
-        self.align_vectors(a, &va, b, &vb, &df)
+        self.align_vectors(a, &va, b, &vb, &df, None)
     }
 
     /// As [`Aligner::align_in`] with corpus weights, for texts whose
@@ -172,7 +172,23 @@ impl Aligner {
         vb: &features::Vectors,
         corpus: &features::CorpusDf,
     ) -> Vec<Passage> {
-        self.align_vectors(a, va, b, vb, &features::Df::of_corpus(corpus))
+        self.align_vectors(a, va, b, vb, &features::Df::of_corpus(corpus), None)
+    }
+
+    /// As [`Aligner::align_in`], for two texts whose sentences are already
+    /// encoded: `pooled` holds each text's pooled rows, one per sentence of
+    /// its [`Prepared`] ([`crate::encoder::Encoder::encode_pooled`]). The
+    /// passages are those [`Aligner::align_in`] finds; only the encoding is
+    /// not done again. Meaning must be on ([`Options::meaning`]).
+    pub fn align_encoded(
+        &self,
+        a: &Prepared,
+        b: &Prepared,
+        pooled: [&crate::encoder::Pooled; 2],
+        corpus: Option<&features::CorpusDf>,
+    ) -> Vec<Passage> {
+        let (va, vb, df) = features::vectors(&a.seg, &b.seg, corpus);
+        self.align_vectors(a, &va, b, &vb, &df, Some(pooled))
     }
 
     fn align_vectors(
@@ -182,6 +198,7 @@ impl Aligner {
         b: &Prepared,
         vb: &features::Vectors,
         df: &features::Df,
+        pooled: Option<[&crate::encoder::Pooled; 2]>,
     ) -> Vec<Passage> {
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
         let (mode, mut meaning) = match (&a.text, &b.text) {
@@ -193,7 +210,9 @@ impl Aligner {
                     meaning::sentence_texts(tb, spans(sb).into_iter()),
                 );
                 // Only a pair aligned completely needs groups' vectors.
-                let meaning = if mode == Mode::MeaningFirst && self.opts.parallel.beads {
+                let meaning = if let Some(pooled) = pooled {
+                    meaning::Meaning::encoded(texts_a, texts_b, pooled)
+                } else if mode == Mode::MeaningFirst && self.opts.parallel.beads {
                     meaning::Meaning::with_groups(texts_a, texts_b)
                 } else {
                     meaning::Meaning::new(texts_a, texts_b)

@@ -77,6 +77,17 @@ pub struct Embeddings {
 }
 
 impl Embeddings {
+    /// Vectors made elsewhere: [`DIM`] values a vector, each of unit
+    /// length.
+    ///
+    /// # Panics
+    ///
+    /// If `data` is not a whole number of vectors.
+    pub fn from_rows(data: Vec<f32>) -> Embeddings {
+        assert_eq!(data.len() % DIM, 0, "vectors of {DIM} values");
+        Embeddings { data }
+    }
+
     /// The number of vectors.
     pub fn len(&self) -> usize {
         self.data.len() / DIM
@@ -119,6 +130,18 @@ pub struct Pooled {
 }
 
 impl Pooled {
+    /// Pooled rows made elsewhere (read back from a file, or cut out of a
+    /// larger [`Pooled`]): [`DIM`] values a text in `data`, one token
+    /// count a text in `tokens`.
+    ///
+    /// # Panics
+    ///
+    /// If `data` does not hold [`DIM`] values for each token count.
+    pub fn from_parts(data: Vec<f32>, tokens: Vec<f32>) -> Pooled {
+        assert_eq!(data.len(), tokens.len() * DIM, "pooled rows of {DIM} values, one per token count");
+        Pooled { data, tokens }
+    }
+
     /// The number of texts.
     pub fn len(&self) -> usize {
         self.tokens.len()

@@ -83,6 +83,7 @@
 //! * [`batch`]: the same steps over one batch, for a distributed driver;
 //! * `zero_runs`: runs of empty buckets in `df.bin`.
 
+mod across;
 pub mod batch;
 mod cluster;
 mod error;
@@ -104,6 +105,7 @@ use work::{clear_work, open_work, read_json, CandidatesDone, DocRecord, ReadDone
 use crate::align::features::CorpusDf;
 use crate::align::{Aligner, Span};
 use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Input, Summary};
+use crate::mine;
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -195,13 +197,46 @@ fn run_stages(
     stats.candidate_pairs = candidates.len() as u64;
     stats.boilerplate = boilerplate;
 
-    // 3. Align, chunk by chunk.
-    let aligned = align_stage(&candidates, &docs, &texts, &seed_df, &aligner, &df, opts, dir, &mut resumed, progress)?;
-    stats.aligned_pairs = aligned.pairs;
-    stats.insignificant = aligned.insignificant;
-    stats.templates = aligned.templates;
+    // 3. Translations: candidates by meaning across languages, aligned
+    // with meaning; their pairs are not aligned again lexically.
+    let across_aligner = across::aligner(opts);
+    let taken = if resumed.read && opts.across { across::take_over(dir) } else { None };
+    let took_over = taken.is_some();
+    let found = match taken {
+        Some(found) => Some(found),
+        None => across::run(&docs, &texts, opts, &across_aligner, dir, progress).map_err(io_at(dir))?,
+    };
+    let mut translated = AlignedChunks::default();
+    if let Some(found) = &found {
+        stats.languages = found.languages.clone();
+        stats.across_sentences = found.sentences;
+        stats.across_candidates = found.candidates.len() as u64;
+        across_stage(found, &docs, &texts, &across_aligner, dir, took_over, &mut translated, &mut resumed, progress)?;
+        stats.across_pairs = translated.pairs;
+    }
+    let across_pairs: rustc_hash::FxHashSet<(u32, u32)> = translated.spans.iter().map(|&(a, _, b, _)| (a, b)).collect();
 
-    // 4. Cluster and describe.
+    // 4. Align, chunk by chunk.
+    let mut aligned = align_stage(
+        &candidates,
+        &docs,
+        &texts,
+        &seed_df,
+        &aligner,
+        &df,
+        opts,
+        dir,
+        &across_pairs,
+        &mut resumed,
+        progress,
+    )?;
+    stats.aligned_pairs = aligned.pairs + translated.pairs;
+    stats.insignificant = aligned.insignificant;
+    stats.templates = std::mem::take(&mut aligned.templates);
+    aligned.spans.extend(translated.spans);
+    aligned.files.extend(translated.files);
+
+    // 5. Cluster and describe.
     progress.stage("clustering", None);
     let mut result = assemble(docs, aligned.spans, aligned.files, stats, &texts).map_err(io_at(dir))?;
     result.corpus = corpus;
@@ -292,15 +327,15 @@ fn read_stage(
     let corpus_df = CorpusDf::new(opts.df_bits);
     progress.stage("documents", None);
     let read = reader.read_batches(opts.batch, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
-        let fingerprints: Vec<(u64, Vec<(u64, u32)>)> = batch
+        let fingerprints: Vec<(u64, Vec<(u64, u32)>, Option<&str>)> = batch
             .par_iter()
             .map(|d| {
                 let p = aligner.prepare(&d.text);
                 corpus_df.add(&p.seg);
-                (p.chars as u64, seeds::seeds(&p.seg, &opts.seeds))
+                (p.chars as u64, seeds::seeds(&p.seg, &opts.seeds), mine::language(&d.text))
             })
             .collect();
-        for (d, (chars, fp)) in batch.into_iter().zip(fingerprints) {
+        for (d, (chars, fp, language)) in batch.into_iter().zip(fingerprints) {
             let doc = docs.len() as u32;
             if docs.len() as u64 >= u32::MAX as u64 - 1 {
                 return Err(ScanError::TooManyDocuments { max: u32::MAX as u64 - 1 });
@@ -314,6 +349,7 @@ fn read_stage(
                 id: d.id,
                 source: d.origin.source,
                 encoding: d.encoding,
+                language: language.map(str::to_owned),
                 group: d.group,
                 meta: d.meta,
                 chars,
@@ -414,6 +450,7 @@ fn candidate_stage(
 }
 
 /// What the align stage leaves for clustering.
+#[derive(Default)]
 struct AlignedChunks {
     /// Pairs with at least one passage.
     pairs: u64,
@@ -442,31 +479,94 @@ fn align_stage(
     df: &CorpusDf,
     opts: &ScanOptions,
     dir: &Path,
+    translated: &rustc_hash::FxHashSet<(u32, u32)>,
     resumed: &mut Resumed,
     progress: &dyn Progress,
 ) -> Result<AlignedChunks, ScanError> {
     progress.stage("aligning", Some(candidates.len() as u64));
-    let chunks: Vec<&[seeds::Candidate]> = candidates.chunks(opts.chunk.max(1)).collect();
-    resumed.chunks.1 = chunks.len() as u64;
-    let mut out = AlignedChunks {
-        pairs: 0,
-        spans: Vec::new(),
-        files: Vec::with_capacity(chunks.len()),
-        insignificant: 0,
-        templates: Vec::new(),
-    };
+    let mut out = AlignedChunks::default();
     // Template key → (passages, documents, text, first seen).
     let mut templates: FxHashMap<u64, Template> = FxHashMap::default();
+    let take_over = resumed.candidates;
+    chunked(candidates, opts.chunk, "aligned", take_over, dir, resumed, progress, &mut out, &mut templates, |chunk| {
+        align_chunk(chunk, docs, texts, seed_df, aligner, df, opts, translated)
+    })?;
+    let mut templates: Vec<Template> = templates.into_values().filter(|t| t.passages >= 2).collect();
+    templates.sort_by(|x, y| {
+        y.passages.cmp(&x.passages).then(y.documents.cmp(&x.documents)).then_with(|| x.text.cmp(&y.text))
+    });
+    templates.truncate(TEMPLATES_LISTED);
+    out.templates = templates;
+    Ok(out)
+}
+
+/// Stage 3: align the cross-language candidates (`across`) chunk by chunk
+/// (`across.NNNNNN.jsonl`), before the lexical ones (which leave out the
+/// pairs with passages here: the aligner with meaning finds their copies
+/// too).
+#[allow(clippy::too_many_arguments)]
+fn across_stage(
+    found: &across::Across,
+    docs: &[DocRecord],
+    texts: &File,
+    aligner: &Aligner,
+    dir: &Path,
+    take_over: bool,
+    out: &mut AlignedChunks,
+    resumed: &mut Resumed,
+    progress: &dyn Progress,
+) -> Result<(), ScanError> {
+    progress.stage("aligning translations", Some(found.candidates.len() as u64));
+    let pooled = File::open(dir.join("pooled.bin")).map_err(io_at(dir))?;
+    let rows: FxHashMap<u32, (u64, u32)> = found.rows.iter().map(|&(d, at, n)| (d, (at, n))).collect();
+    let mut templates = FxHashMap::default();
+    chunked(
+        &found.candidates,
+        ACROSS_CHUNK,
+        "across",
+        take_over,
+        dir,
+        resumed,
+        progress,
+        out,
+        &mut templates,
+        |chunk| across::align_chunk(chunk, docs, texts, &pooled, &rows, aligner),
+    )
+}
+
+/// Cross-language candidate pairs aligned per chunk (each pair costs a
+/// dynamic programme over two documents' sentences; no encoding).
+const ACROSS_CHUNK: usize = 256;
+
+/// Align `items` in chunks of `size`, each chunk's result a checkpoint
+/// (`PREFIX.NNNNNN.jsonl`), read back into `out` (the uninterrupted run
+/// reads its chunks back too, so that both end with the same bytes); with
+/// `take_over`, chunks an interrupted run finished are taken over.
+#[allow(clippy::too_many_arguments)]
+fn chunked<T: Sync>(
+    items: &[T],
+    size: usize,
+    prefix: &str,
+    take_over: bool,
+    dir: &Path,
+    resumed: &mut Resumed,
+    progress: &dyn Progress,
+    out: &mut AlignedChunks,
+    templates: &mut FxHashMap<u64, Template>,
+    align: impl Fn(&[T]) -> io::Result<Vec<Aligned>>,
+) -> Result<(), ScanError> {
+    let chunks: Vec<&[T]> = items.chunks(size.max(1)).collect();
+    resumed.chunks.1 += chunks.len() as u64;
     for (k, chunk) in chunks.iter().enumerate() {
-        let path = dir.join(format!("aligned.{k:06}.jsonl"));
-        let earlier = if resumed.candidates { std::fs::read(&path).ok() } else { None };
+        let path = dir.join(format!("{prefix}.{k:06}.jsonl"));
+        let earlier = if take_over { std::fs::read(&path).ok() } else { None };
         let bytes = match earlier {
             Some(bytes) => {
                 resumed.chunks.0 += 1;
                 bytes
             }
             None => {
-                let aligned = align_chunk(chunk, docs, texts, seed_df, aligner, df, opts).map_err(io_at(dir))?;
+                let aligned = align(chunk).map_err(io_at(dir))?;
                 let mut bytes = Vec::new();
                 for x in aligned {
                     serde_json::to_writer(&mut bytes, &x).map_err(|e| io_at(dir)(e.into()))?;
@@ -476,8 +576,6 @@ fn align_stage(
                 bytes
             }
         };
-        // The uninterrupted run reads its chunks back too, so that both
-        // end with the same bytes.
         for line in bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
             let x: Aligned = serde_json::from_slice(line).map_err(|e| io_at(&path)(e.into()))?;
             out.pairs += u64::from(!x.passages.is_empty());
@@ -493,13 +591,7 @@ fn align_stage(
         out.files.push(path);
         progress.advance(chunk.len() as u64);
     }
-    let mut templates: Vec<Template> = templates.into_values().filter(|t| t.passages >= 2).collect();
-    templates.sort_by(|x, y| {
-        y.passages.cmp(&x.passages).then(y.documents.cmp(&x.documents)).then_with(|| x.text.cmp(&y.text))
-    });
-    templates.truncate(TEMPLATES_LISTED);
-    out.templates = templates;
-    Ok(out)
+    Ok(())
 }
 
 /// Stage 3, one chunk: prepare the documents the chunk needs once, then
@@ -514,7 +606,16 @@ fn align_chunk(
     aligner: &Aligner,
     corpus_df: &CorpusDf,
     opts: &ScanOptions,
+    translated: &rustc_hash::FxHashSet<(u32, u32)>,
 ) -> io::Result<Vec<Aligned>> {
+    // Pairs aligned with meaning as translations are not aligned again.
+    let kept: Vec<seeds::Candidate>;
+    let chunk = if translated.is_empty() {
+        chunk
+    } else {
+        kept = chunk.iter().copied().filter(|&(a, b, _)| !translated.contains(&(a, b))).collect();
+        &kept
+    };
     let mut needed: Vec<u32> = chunk.iter().flat_map(|&(a, b, _)| [a, b]).collect();
     needed.sort_unstable();
     needed.dedup();
@@ -534,7 +635,7 @@ fn align_chunk(
     Ok(align_prepared(chunk, cache, aligner, corpus_df, opts, &|| false))
 }
 
-/// Stage 4: clusters, per-document counts and shares, and the output rows.
+/// Stage 5: clusters, per-document counts and shares, and the output rows.
 fn assemble(
     docs: Vec<DocRecord>,
     flat: Vec<(u32, Span, u32, Span)>,
@@ -585,6 +686,7 @@ fn assemble(
             source: d.source,
             chars: d.chars,
             encoding: d.encoding,
+            language: d.language,
             group: d.group,
             passages: n,
             meta: d.meta,

@@ -7,6 +7,7 @@ use super::error::ScanError;
 use super::seeds::SeedParams;
 use super::significance::{MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
 use crate::align::Options;
+use crate::mine::MineParams;
 
 /// Lowest chain score of a parallel passage in a scan (`align` keeps
 /// 0.08): about two good links, or one near copy. Measured on the
@@ -53,6 +54,14 @@ pub struct ScanOptions {
     /// query asks less ([`crate::index::MIN_QUERY_COPY`]), as `align`
     /// reports a quotation of 20 characters between two texts.
     pub min_copy_significance: f64,
+    /// Look for translations between documents of different languages
+    /// (candidates by meaning, [`crate::mine`]) when the corpus holds two
+    /// or more languages the encoder knows; a corpus in one language is
+    /// never encoded.
+    pub across: bool,
+    /// Which sentence pairs are mined across languages, and which pairs of
+    /// documents they make candidates.
+    pub mine: MineParams,
 }
 
 impl Default for ScanOptions {
@@ -78,6 +87,8 @@ impl Default for ScanOptions {
             min_parallel_pair: MIN_PARALLEL_PAIR,
             min_specificity: MIN_SPECIFICITY,
             min_copy_significance: MIN_SIGNIFICANCE,
+            across: true,
+            mine: MineParams::default(),
         }
     }
 }
@@ -118,6 +129,16 @@ impl ScanOptions {
         }
         if !(MIN_DF_BITS..=MAX_DF_BITS).contains(&self.df_bits) {
             return bad(format!("df_bits = {}: must be from {MIN_DF_BITS} to {MAX_DF_BITS}", self.df_bits));
+        }
+        let m = &self.mine;
+        if m.k < 1 || m.min_pairs < 1 || m.min_tokens < 1 {
+            return bad(format!(
+                "mining k = {}, min_pairs = {}, min_tokens = {}: each must be at least 1",
+                m.k, m.min_pairs, m.min_tokens
+            ));
+        }
+        if !m.margin.is_finite() || m.margin <= 0.0 {
+            return bad(format!("mining margin = {}: must be a finite number above 0", m.margin));
         }
         if self.batch < 1 || self.chunk < 1 {
             return bad(format!("batch = {}, chunk = {}: both must be at least 1", self.batch, self.chunk));

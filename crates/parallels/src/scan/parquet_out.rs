@@ -7,7 +7,7 @@
 //!
 //! | file | columns |
 //! | --- | --- |
-//! | `documents.parquet` | `id`, `source`, `chars` u64, `encoding`, `group` (nullable), `passages` u64, `shared` f64, `meta` (JSON object as text) |
+//! | `documents.parquet` | `id`, `source`, `chars` u64, `encoding`, `language` (nullable), `group` (nullable), `passages` u64, `shared` f64, `meta` (JSON object as text) |
 //! | `passages.parquet` | `a_doc`, `b_doc`, `cluster` u32, `kind`, `a_start`, `a_end`, `b_start`, `b_end` u32, `score` f64, `significance` f64, `links` (list of struct `a_start`, `a_end`, `b_start`, `b_end` u32, `score` f64, `meaning` f64 nullable) |
 //! | `clusters.parquet` | `id` u32, `size` u32, `members` (list of struct `doc`, `start`, `end` u32), `excerpt` |
 //!
@@ -81,6 +81,7 @@ pub fn documents_schema() -> SchemaRef {
         Field::new("source", DataType::Utf8, false),
         Field::new("chars", DataType::UInt64, false),
         Field::new("encoding", DataType::Utf8, false),
+        Field::new("language", DataType::Utf8, true),
         Field::new("group", DataType::Utf8, true),
         Field::new("passages", DataType::UInt64, false),
         Field::new("shared", DataType::Float64, false),
@@ -174,6 +175,7 @@ pub fn documents_batch(d: &[ScanDocument]) -> Result<RecordBatch, ArrowError> {
         Arc::new(StringArray::from_iter_values(d.iter().map(|x| x.source.to_string()))),
         Arc::new(UInt64Array::from_iter_values(d.iter().map(|x| x.chars))),
         strings(d.iter().map(|x| x.encoding.as_str())),
+        Arc::new(StringArray::from_iter(d.iter().map(|x| x.language.as_deref()))),
         Arc::new(StringArray::from_iter(d.iter().map(|x| x.group.as_deref()))),
         Arc::new(UInt64Array::from_iter_values(d.iter().map(|x| x.passages))),
         Arc::new(Float64Array::from_iter_values(d.iter().map(|x| x.shared))),
@@ -268,6 +270,7 @@ mod tests {
             source: crate::corpus::Source::whole(texts.path().join(format!("{id}.txt")).display().to_string()),
             chars: 10,
             encoding: "utf-8".into(),
+            language: None,
             group: group.map(String::from),
             passages: 1,
             shared: 0.5,

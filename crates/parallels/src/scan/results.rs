@@ -203,6 +203,8 @@ fn parquet_documents(path: &Path) -> Result<Vec<ScanDocument>, ResultsError> {
         let chars: &UInt64Array = typed(col("chars"), "chars", path)?;
         let encoding: &StringArray = typed(col("encoding"), "encoding", path)?;
         let group: &StringArray = typed(col("group"), "group", path)?;
+        // Tables written before documents had a language have no column.
+        let language: Option<&StringArray> = col("language").map(|c| typed(Some(c), "language", path)).transpose()?;
         let passages: &UInt64Array = typed(col("passages"), "passages", path)?;
         let shared: &Float64Array = typed(col("shared"), "shared", path)?;
         let meta: &StringArray = typed(col("meta"), "meta", path)?;
@@ -215,6 +217,7 @@ fn parquet_documents(path: &Path) -> Result<Vec<ScanDocument>, ResultsError> {
                 source: Source::parse(source.value(i)),
                 chars: chars.value(i),
                 encoding: encoding.value(i).into(),
+                language: language.filter(|l| l.is_valid(i)).map(|l| l.value(i).into()),
                 group: group.is_valid(i).then(|| group.value(i).into()),
                 passages: passages.value(i),
                 shared: shared.value(i),
@@ -436,6 +439,7 @@ mod tests {
             source,
             chars,
             encoding: "utf-8".into(),
+            language: None,
             group: None,
             passages: 0,
             shared: 0.0,

@@ -8,6 +8,7 @@ use crate::corpus::{Source, Summary};
 use crate::plumbing::AtomicFile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,10 @@ pub struct ScanDocument {
     pub chars: u64,
     /// The encoding its text was decoded from.
     pub encoding: String,
+    /// Its language, when its text tells it ([`crate::mine::language`]:
+    /// `zh`, `en`, `de`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// Its group, if the corpus has groups.
     pub group: Option<String>,
@@ -249,6 +254,26 @@ pub struct ScanStats {
     /// first (at most [`TEMPLATES_LISTED`]).
     #[serde(default)]
     pub templates: Vec<Template>,
+    /// Documents compared across languages for translations, by language
+    /// ([`crate::mine::language`]); empty when the corpus holds fewer than
+    /// two languages the encoder knows, or translations were not looked
+    /// for ([`ScanOptions::across`](super::ScanOptions::across)).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub languages: BTreeMap<String, u64>,
+    /// Sentences encoded to find translations.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub across_sentences: u64,
+    /// Pairs of documents in two languages aligned as candidate
+    /// translations ([`crate::mine::candidates`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub across_candidates: u64,
+    /// Of those, pairs with at least one passage.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub across_pairs: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// How many templates `summary.json` lists.

@@ -19,6 +19,9 @@ pub(crate) struct DocRecord {
     pub(crate) id: String,
     pub(crate) source: Source,
     pub(crate) encoding: String,
+    /// Its language, when its text tells it ([`crate::mine::language`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) group: Option<String>,
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
@@ -97,6 +100,9 @@ struct Manifest {
     /// no serde form yet. A renamed field there makes an interrupted run
     /// start again, which costs time but never mixes results.
     align: String,
+    /// Whether translations are looked for, and the mining parameters, in
+    /// their `Debug` form.
+    across: String,
 }
 
 impl Manifest {
@@ -112,6 +118,7 @@ impl Manifest {
             min_specificity: opts.min_specificity,
             min_copy_significance: opts.min_copy_significance,
             align: format!("{:?}", opts.align),
+            across: format!("{:?} {:?}", opts.across, opts.mine),
         }
     }
 }

@@ -1,0 +1,363 @@
+//! Nearest neighbours of sentence vectors, exactly, in 16-bit integers.
+//!
+//! Every row of one set against every row of another, in blocks, keeping
+//! each row's `k` best on both sides in one pass ([`nearest`]): the margin
+//! of a candidate pair needs both its sides' neighbourhoods.
+//!
+//! # Why exact, and why integers
+//!
+//! The sets this runs on are the sentences of two languages of one corpus.
+//! At the sizes measured (BENCHMARKS.md: tens of thousands of sentences a
+//! language), the exact product is a second or two, less than encoding
+//! the sentences cost, and it is deterministic: the same neighbours
+//! whatever the thread count, which an approximate graph index built in
+//! parallel is not. Its cost grows with the product of the two sets'
+//! sizes, so past a few hundred thousand sentences a side it is the
+//! stage's largest (see `mine`'s header for what is done about it).
+//!
+//! Vectors are unit vectors quantized row by row to integers of at most
+//! [`Q_MAX`] (one scale per row). `vpmaddwd` (AVX2) multiplies 16 pairs of
+//! 16-bit integers and adds them pairwise into 32-bit lanes: twice the
+//! products of a float fused multiply-add per instruction. The 32-bit sum
+//! of [`DIM`] products is exact (512 · 1,023² < 2³¹), so a score does not
+//! depend on the order of the additions; the quantization moves a cosine
+//! by about 10⁻³ at most, far below the margins that decide.
+
+use rayon::prelude::*;
+
+use crate::encoder::DIM;
+
+/// The largest quantized value.
+pub const Q_MAX: f32 = 1023.0;
+
+/// Rows of the first set taken together: their 64 KB stay in the L2 cache
+/// while the other set streams past them.
+const BLOCK: usize = 64;
+
+/// Unit vectors in 16-bit integers, one scale per row.
+#[derive(Clone, Debug, Default)]
+pub struct QVectors {
+    data: Vec<i16>,
+    scale: Vec<f32>,
+}
+
+impl QVectors {
+    /// An empty set.
+    pub fn new() -> QVectors {
+        QVectors::default()
+    }
+
+    /// Add a vector of [`DIM`] values (scaled so that its largest value is
+    /// [`Q_MAX`]; a zero vector stays zero).
+    pub fn push(&mut self, v: &[f32]) {
+        assert_eq!(v.len(), DIM);
+        let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / Q_MAX } else { 1.0 };
+        self.data.extend(v.iter().map(|x| (x / scale).round() as i16));
+        self.scale.push(scale);
+    }
+
+    /// The number of vectors.
+    pub fn len(&self) -> usize {
+        self.scale.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.scale.is_empty()
+    }
+
+    /// Row `i`'s integers.
+    pub fn row(&self, i: usize) -> &[i16] {
+        &self.data[i * DIM..][..DIM]
+    }
+
+    /// Row `i` as floats again.
+    pub fn get(&self, i: usize) -> Vec<f32> {
+        let s = self.scale[i];
+        self.row(i).iter().map(|&q| f32::from(q) * s).collect()
+    }
+
+    /// The dot product of row `i` and row `j` of `other`.
+    pub fn dot(&self, i: usize, other: &QVectors, j: usize) -> f32 {
+        dot(self.row(i), other.row(j)) as f32 * self.scale[i] * other.scale[j]
+    }
+
+    /// Its bytes in memory.
+    pub fn bytes(&self) -> usize {
+        self.data.len() * 2 + self.scale.len() * 4
+    }
+}
+
+/// Each row's `k` nearest rows of another set, best first (ties: the
+/// smaller row number first). A row of a set smaller than `k` has fewer;
+/// the rest are [`Neighbours::NONE`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbours {
+    k: usize,
+    ids: Vec<u32>,
+    cos: Vec<f32>,
+}
+
+impl Neighbours {
+    /// The id of an empty place.
+    pub const NONE: u32 = u32::MAX;
+
+    fn new(rows: usize, k: usize) -> Neighbours {
+        Neighbours { k, ids: vec![Self::NONE; rows * k], cos: vec![f32::NEG_INFINITY; rows * k] }
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.ids.len() / self.k.max(1)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Row `i`'s neighbours: (row of the other set, cosine), best first.
+    pub fn of(&self, i: usize) -> impl Iterator<Item = (u32, f32)> + '_ {
+        let r = i * self.k..(i + 1) * self.k;
+        self.ids[r.clone()].iter().copied().zip(self.cos[r].iter().copied()).filter(|&(id, _)| id != Self::NONE)
+    }
+
+    /// The mean cosine of row `i`'s neighbours (0 when it has none).
+    pub fn mean(&self, i: usize) -> f32 {
+        let (mut sum, mut n) = (0.0f32, 0u32);
+        for (_, c) in self.of(i) {
+            sum += c;
+            n += 1;
+        }
+        if n == 0 {
+            0.0
+        } else {
+            sum / n as f32
+        }
+    }
+
+    /// Offer `(id, cos)` to row `i`'s list.
+    #[inline]
+    fn offer(ids: &mut [u32], cos: &mut [f32], id: u32, c: f32) {
+        let k = ids.len();
+        // Better than the last kept: (higher cosine, or equal and smaller id).
+        let better = |c: f32, id: u32, c2: f32, id2: u32| c > c2 || (c == c2 && id < id2);
+        if !better(c, id, cos[k - 1], ids[k - 1]) {
+            return;
+        }
+        let mut at = k - 1;
+        while at > 0 && better(c, id, cos[at - 1], ids[at - 1]) {
+            ids[at] = ids[at - 1];
+            cos[at] = cos[at - 1];
+            at -= 1;
+        }
+        ids[at] = id;
+        cos[at] = c;
+    }
+
+    /// Merge another partial list of the same rows into this one.
+    fn merge(mut self, other: Neighbours) -> Neighbours {
+        let k = self.k;
+        for i in 0..self.len() {
+            for j in 0..k {
+                let (id, c) = (other.ids[i * k + j], other.cos[i * k + j]);
+                if id != Self::NONE {
+                    let r = i * k..(i + 1) * k;
+                    Self::offer(&mut self.ids[r.clone()], &mut self.cos[r], id, c);
+                }
+            }
+        }
+        self
+    }
+}
+
+/// The `k` nearest rows of `y` for every row of `x`, and of `x` for every
+/// row of `y`, by dot product (cosine, for unit vectors).
+pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours) {
+    let k = k.max(1);
+    let mut of_x = Neighbours::new(x.len(), k);
+    if x.is_empty() || y.is_empty() {
+        return (of_x, Neighbours::new(y.len(), k));
+    }
+    let of_y = of_x
+        .ids
+        .par_chunks_mut(BLOCK * k)
+        .zip(of_x.cos.par_chunks_mut(BLOCK * k))
+        .enumerate()
+        .fold(
+            || Neighbours::new(y.len(), k),
+            |mut ny, (block, (ids, cos))| {
+                let rows = block * BLOCK..(block * BLOCK + BLOCK).min(x.len());
+                let mut scores = [0i32; 4];
+                let mut j = 0;
+                while j < y.len() {
+                    let take = (y.len() - j).min(4);
+                    for (r, i) in rows.clone().enumerate() {
+                        let xr = x.row(i);
+                        if take == 4 {
+                            scores = dot4(xr, [y.row(j), y.row(j + 1), y.row(j + 2), y.row(j + 3)]);
+                        } else {
+                            for (t, s) in scores.iter_mut().enumerate().take(take) {
+                                *s = dot(xr, y.row(j + t));
+                            }
+                        }
+                        for (t, &s) in scores.iter().enumerate().take(take) {
+                            let jj = j + t;
+                            let c = s as f32 * x.scale[i] * y.scale[jj];
+                            let at = r * k..(r + 1) * k;
+                            Neighbours::offer(&mut ids[at.clone()], &mut cos[at], jj as u32, c);
+                            let at = jj * k..(jj + 1) * k;
+                            Neighbours::offer(&mut ny.ids[at.clone()], &mut ny.cos[at], i as u32, c);
+                        }
+                    }
+                    j += take;
+                }
+                ny
+            },
+        )
+        .reduce(|| Neighbours::new(y.len(), k), Neighbours::merge);
+    (of_x, of_y)
+}
+
+/// The dot product of two rows.
+pub fn dot(a: &[i16], b: &[i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is available.
+        return unsafe { avx2::dot4(a, [b, b, b, b])[0] };
+    }
+    portable(a, b)
+}
+
+/// One row against four.
+fn dot4(a: &[i16], b: [&[i16]; 4]) -> [i32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is available.
+        return unsafe { avx2::dot4(a, b) };
+    }
+    [portable(a, b[0]), portable(a, b[1]), portable(a, b[2]), portable(a, b[3])]
+}
+
+fn portable(a: &[i16], b: &[i16]) -> i32 {
+    let mut acc = [0i32; 8];
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        for t in 0..8 {
+            acc[t] += i32::from(x[t]) * i32::from(y[t]);
+        }
+    }
+    acc.iter().sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use crate::encoder::DIM;
+
+    /// One row against four, 16 values a step.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dot4(a: &[i16], b: [&[i16]; 4]) -> [i32; 4] {
+        assert!(a.len() == DIM && b.iter().all(|r| r.len() == DIM));
+        let mut acc = [_mm256_setzero_si256(); 4];
+        let mut i = 0;
+        while i < DIM {
+            // SAFETY: i + 16 <= DIM, the length of every row (asserted).
+            let x = unsafe { _mm256_loadu_si256(a.as_ptr().add(i) as *const __m256i) };
+            for r in 0..4 {
+                let y = unsafe { _mm256_loadu_si256(b[r].as_ptr().add(i) as *const __m256i) };
+                acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(x, y));
+            }
+            i += 16;
+        }
+        let mut out = [0i32; 4];
+        for r in 0..4 {
+            let mut lanes = [0i32; 8];
+            // SAFETY: 8 lanes of 32 bits into an array of 8 i32.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc[r]) };
+            out[r] = lanes.iter().sum();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random unit vectors.
+    fn vectors(n: usize, seed: u64) -> Vec<Vec<f32>> {
+        let mut s = seed;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+        };
+        (0..n)
+            .map(|_| {
+                let v: Vec<f32> = (0..DIM).map(|_| next()).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.into_iter().map(|x| x / norm).collect()
+            })
+            .collect()
+    }
+
+    fn quantized(v: &[Vec<f32>]) -> QVectors {
+        let mut q = QVectors::new();
+        v.iter().for_each(|r| q.push(r));
+        q
+    }
+
+    #[test]
+    fn the_kernels_agree_and_quantized_cosines_are_close() {
+        let v = vectors(9, 7);
+        let q = quantized(&v);
+        for i in 0..9 {
+            for j in 0..9 {
+                assert_eq!(dot(q.row(i), q.row(j)), portable(q.row(i), q.row(j)));
+                let exact: f32 = v[i].iter().zip(&v[j]).map(|(a, b)| a * b).sum();
+                assert!((q.dot(i, &q, j) - exact).abs() < 2e-3, "{i} {j}");
+            }
+        }
+        let four = dot4(q.row(0), [q.row(1), q.row(2), q.row(3), q.row(4)]);
+        assert_eq!(four, [1, 2, 3, 4].map(|j| portable(q.row(0), q.row(j))));
+    }
+
+    #[test]
+    fn nearest_finds_the_brute_force_neighbours_both_ways() {
+        let (x, y) = (quantized(&vectors(150, 1)), quantized(&vectors(77, 2)));
+        let (nx, ny) = nearest(&x, &y, 3);
+        let brute = |a: &QVectors, b: &QVectors, i: usize| {
+            let mut all: Vec<(u32, f32)> = (0..b.len()).map(|j| (j as u32, a.dot(i, b, j))).collect();
+            all.sort_by(|p, q| q.1.total_cmp(&p.1).then(p.0.cmp(&q.0)));
+            all.truncate(3);
+            all
+        };
+        for i in 0..x.len() {
+            assert_eq!(nx.of(i).collect::<Vec<_>>(), brute(&x, &y, i));
+        }
+        for j in 0..y.len() {
+            assert_eq!(ny.of(j).collect::<Vec<_>>(), brute(&y, &x, j));
+        }
+    }
+
+    #[test]
+    fn a_set_smaller_than_k_leaves_places_empty() {
+        let (x, y) = (quantized(&vectors(5, 3)), quantized(&vectors(2, 4)));
+        let (nx, ny) = nearest(&x, &y, 4);
+        assert!((0..5).all(|i| nx.of(i).count() == 2));
+        assert!((0..2).all(|j| ny.of(j).count() == 4));
+        let (nx, ny) = nearest(&x, &QVectors::new(), 4);
+        assert_eq!((nx.of(0).count(), ny.len()), (0, 0));
+    }
+
+    #[test]
+    fn the_result_does_not_depend_on_the_thread_count() {
+        let (x, y) = (quantized(&vectors(300, 5)), quantized(&vectors(200, 6)));
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| nearest(&x, &y, 4));
+        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| nearest(&x, &y, 4));
+        assert_eq!(one, three);
+    }
+}

@@ -1,0 +1,499 @@
+//! Candidates by meaning: which documents of a corpus in several languages
+//! may translate each other, and where.
+//!
+//! Shared rare n-grams ([`crate::scan::seeds`]) cannot see a translation:
+//! a chapter and its English rendering share names at most. This module
+//! finds such pairs the way parallel corpora are mined (LASER and LaBSE
+//! for CCMatrix and WikiMatrix; Artetxe & Schwenk 2019, *Margin-based
+//! parallel corpus mining with multilingual sentence embeddings*), with
+//! the encoder compiled into the library, and hands `scan` pairs of
+//! documents to align; the aligner then links them completely
+//! ([`crate::align`], meaning first).
+//!
+//! # Steps
+//!
+//! 1. **Languages.** Each document's language is told from its text
+//!    ([`language`]). Only documents in a language the encoder knows
+//!    ([`ENCODER_LANGUAGES`]) take part, and only when the corpus holds two
+//!    or more of them: a corpus in one language is never encoded.
+//! 2. **Units.** Every sentence of [`MineParams::min_tokens`] tokens or
+//!    more ([`units`]) is encoded ([`crate::encoder`]) and kept, per
+//!    language, in a [`Bank`] as a 16-bit vector ([`knn::QVectors`]).
+//!    Each language's vectors are then centred on their mean and made unit
+//!    length again ([`Bank::finish`]): what every sentence of a language
+//!    shares says more about the language than about the sentence
+//!    (the same correction `align` makes for a pair, measured there).
+//! 3. **Neighbours.** For every pair of languages, every sentence's `k`
+//!    nearest sentences of the other language, both ways ([`knn::nearest`]).
+//! 4. **Margin.** A candidate sentence pair `(x, y)` scores the ratio
+//!    margin `cos(x, y) / ((knn(x) + knn(y)) / 2)`, where `knn(x)` is the
+//!    mean cosine of `x`'s `k` nearest: a sentence close to everything
+//!    (a formula, a name, a short exclamation) has a high mean and a low
+//!    margin. Each sentence's best pair by margin, forward and backward,
+//!    is kept when its margin reaches [`MineParams::margin`] ([`mine`]).
+//! 5. **Chains.** Mined pairs of the same two documents that follow each
+//!    other within [`MineParams::gap`] sentences on both sides (the gap on
+//!    the side with more sentences per unit of the other is scaled by that
+//!    ratio) form chains; a pair of documents with a chain of
+//!    [`MineParams::min_pairs`] mined pairs is a candidate ([`candidates`]).
+//!    Whole translated documents and passages translated inside unrelated
+//!    documents both come out of this.
+//!
+//! What is encoded, and when: every sentence of every document that takes
+//! part, once. Encoding is most of the cost (BENCHMARKS.md); the
+//! neighbours are an exact product whose cost grows with the product of
+//! two languages' sentence counts ([`knn`]).
+//!
+//! # Weak spots
+//!
+//! * A sentence of fewer than [`MineParams::min_tokens`] tokens is never a
+//!   unit: a passage of short lines (verse, dialogue) is found through its
+//!   longer neighbours, or not at all.
+//! * The language of a document is one language: a Chinese article holding
+//!   an English paragraph is Chinese, and that paragraph is compared with
+//!   the corpus's other languages only.
+//! * Two languages with few documents each (six German and six French
+//!   articles, say) make every document a sentence's neighbour: the margin
+//!   discounts that less well than in a large corpus.
+
+pub mod knn;
+
+use rustc_hash::FxHashMap;
+
+use crate::chars::CharIndex;
+use crate::encoder::{Embeddings, Encoder, Pooled, DIM};
+use crate::segment::Segmented;
+use knn::{Neighbours, QVectors};
+
+/// The languages the encoder was trained on (USE-multilingual v3), as
+/// [`language`] names them.
+pub const ENCODER_LANGUAGES: [&str; 15] =
+    ["ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"];
+
+/// Characters of a document read to tell its language, from each of
+/// three places (start, middle, end).
+pub const LANGUAGE_SAMPLE: usize = 400;
+
+/// A document's language, when its text tells it: `zh` for Chinese (either
+/// script), `ja` and `ko` by their scripts, an ISO 639-1 code for the other
+/// languages the encoder knows (told by `whatlang`), `whatlang`'s ISO 639-3
+/// code for the rest; `None` when the text has no letters or `whatlang`
+/// finds no reliable answer. It reads at most three samples of
+/// [`LANGUAGE_SAMPLE`] characters, so that telling the language of every
+/// document of a corpus costs little beside preparing it.
+pub fn language(text: &str) -> Option<&'static str> {
+    use crate::chars::{script, Script};
+    use whatlang::Lang::*;
+    let sample = sample(text);
+    match script(&sample) {
+        Script::Han => return Some("zh"),
+        Script::Japanese => return Some("ja"),
+        Script::Hangul => return Some("ko"),
+        Script::None => return None,
+        _ => {}
+    }
+    let lang = whatlang::detect(&sample).filter(|i| i.is_reliable())?.lang();
+    Some(match lang {
+        Cmn => "zh",
+        Ara => "ar",
+        Deu => "de",
+        Eng => "en",
+        Spa => "es",
+        Fra => "fr",
+        Ita => "it",
+        Jpn => "ja",
+        Kor => "ko",
+        Nld => "nl",
+        Pol => "pl",
+        Por => "pt",
+        Rus => "ru",
+        Tha => "th",
+        Tur => "tr",
+        other => other.code(),
+    })
+}
+
+/// Up to three pieces of [`LANGUAGE_SAMPLE`] characters of `text`.
+fn sample(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.len();
+    if bytes <= 3 * 4 * LANGUAGE_SAMPLE {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(3 * 4 * LANGUAGE_SAMPLE);
+    for at in [0, bytes / 2, bytes - 4 * LANGUAGE_SAMPLE] {
+        let mut at = at;
+        while !text.is_char_boundary(at) {
+            at += 1;
+        }
+        out.extend(text[at..].chars().take(LANGUAGE_SAMPLE));
+        out.push('\n');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether the encoder knows `lang` (a code of [`language`]).
+pub fn encoder_knows(lang: &str) -> bool {
+    ENCODER_LANGUAGES.contains(&lang)
+}
+
+/// What decides which sentence pairs are mined and which document pairs
+/// become candidates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MineParams {
+    /// Neighbours per sentence for the margin (4, as in the published
+    /// recipe).
+    pub k: usize,
+    /// The least ratio margin of a mined pair.
+    pub margin: f32,
+    /// The fewest tokens of a sentence that is encoded.
+    pub min_tokens: u32,
+    /// Most sentences between two mined pairs of one chain, on the side
+    /// with fewer sentences.
+    pub gap: u32,
+    /// Mined pairs a chain needs to make a candidate.
+    pub min_pairs: usize,
+}
+
+impl Default for MineParams {
+    fn default() -> Self {
+        MineParams { k: 4, margin: 1.06, min_tokens: 4, gap: 4, min_pairs: 2 }
+    }
+}
+
+/// The sentences of a segmented text that are encoded: those of
+/// `min_tokens` tokens or more that are not headings.
+pub fn units(seg: &Segmented, min_tokens: u32) -> Vec<u32> {
+    seg.sentences
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.heading && s.tok_end - s.tok_start >= min_tokens)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// What encoding a document leaves ([`encode`]).
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    /// Every sentence's pooled row, in order: what the aligner reads when
+    /// the document's pair is aligned ([`crate::align::Aligner::align_encoded`]).
+    pub pooled: Pooled,
+    /// Its units ([`units`]), by sentence number.
+    pub units: Vec<u32>,
+    /// The units' vectors, in the same order.
+    pub vectors: Embeddings,
+}
+
+/// Encode every sentence of several documents (text and segmentation
+/// each) in one call to the encoder, so that its batches are full
+/// whatever the documents' lengths: the pooled rows of all sentences and
+/// the vectors of the units of `min_tokens` tokens or more.
+pub fn encode(docs: &[(&str, &Segmented)], min_tokens: u32) -> Vec<Encoded> {
+    let encoder = Encoder::shared();
+    let mut texts: Vec<&str> = Vec::new();
+    let mut counts = Vec::with_capacity(docs.len());
+    for (text, seg) in docs {
+        let ix = CharIndex::new(text);
+        texts.extend(seg.sentences.iter().map(|s| ix.slice(s.start, s.end)));
+        counts.push(seg.sentences.len());
+    }
+    let pooled = encoder.encode_pooled(&texts);
+    let all_units: Vec<Vec<u32>> = docs.iter().map(|(_, seg)| units(seg, min_tokens)).collect();
+    // The units' vectors, in one call too.
+    let (mut rows, mut tokens) = (Vec::new(), Vec::new());
+    let mut first = 0;
+    for (n, u) in counts.iter().zip(&all_units) {
+        for &i in u {
+            rows.extend_from_slice(pooled.row(first + i as usize));
+            tokens.push(pooled.tokens()[first + i as usize]);
+        }
+        first += n;
+    }
+    let vectors = encoder.finish(rows, &tokens);
+    let (mut first, mut unit) = (0, 0);
+    counts
+        .into_iter()
+        .zip(all_units)
+        .map(|(n, units)| {
+            let part = Pooled::from_parts(
+                pooled.flat()[first * DIM..(first + n) * DIM].to_vec(),
+                pooled.tokens()[first..first + n].to_vec(),
+            );
+            let mine: Vec<f32> = (unit..unit + units.len()).flat_map(|k| vectors.row(k).iter().copied()).collect();
+            first += n;
+            unit += units.len();
+            Encoded { pooled: part, units, vectors: Embeddings::from_rows(mine) }
+        })
+        .collect()
+}
+
+/// One encoded sentence: its document and its number there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    /// The document's number.
+    pub doc: u32,
+    /// The sentence's number in the document's [`Segmented::sentences`].
+    pub sentence: u32,
+}
+
+/// The encoded sentences of one language.
+#[derive(Clone, Debug, Default)]
+struct Shelf {
+    units: Vec<Unit>,
+    vectors: QVectors,
+    sum: Vec<f64>,
+}
+
+/// Every encoded sentence of a corpus, by language.
+#[derive(Clone, Debug, Default)]
+pub struct Bank {
+    shelves: Vec<(String, Shelf)>,
+    finished: bool,
+}
+
+impl Bank {
+    /// An empty bank.
+    pub fn new() -> Bank {
+        Bank::default()
+    }
+
+    fn shelf(&mut self, lang: &str) -> &mut Shelf {
+        let at = match self.shelves.iter().position(|(l, _)| l == lang) {
+            Some(at) => at,
+            None => {
+                self.shelves.push((lang.to_owned(), Shelf { sum: vec![0.0; DIM], ..Shelf::default() }));
+                self.shelves.len() - 1
+            }
+        };
+        &mut self.shelves[at].1
+    }
+
+    /// Add the vector of sentence `sentence` of document `doc`, in `lang`.
+    pub fn push(&mut self, lang: &str, doc: u32, sentence: u32, vector: &[f32]) {
+        assert!(!self.finished, "a finished bank takes no more vectors");
+        let shelf = self.shelf(lang);
+        shelf.units.push(Unit { doc, sentence });
+        shelf.sum.iter_mut().zip(vector).for_each(|(s, &x)| *s += f64::from(x));
+        shelf.vectors.push(vector);
+    }
+
+    /// The languages it holds, with their sentence counts, by code.
+    pub fn languages(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = self.shelves.iter().map(|(l, s)| (l.clone(), s.units.len())).collect();
+        out.sort();
+        out
+    }
+
+    /// The sentences it holds.
+    pub fn len(&self) -> usize {
+        self.shelves.iter().map(|(_, s)| s.units.len()).sum()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Its bytes in memory (the vectors).
+    pub fn bytes(&self) -> usize {
+        self.shelves.iter().map(|(_, s)| s.vectors.bytes() + s.units.len() * 8).sum()
+    }
+
+    /// Centre every language's vectors on their mean and make them unit
+    /// length again. Done once, after the last [`Bank::push`].
+    pub fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.shelves.sort_by(|x, y| x.0.cmp(&y.0));
+        for (_, shelf) in &mut self.shelves {
+            let n = shelf.units.len().max(1) as f64;
+            let mean: Vec<f32> = shelf.sum.iter().map(|s| (s / n) as f32).collect();
+            let mut centred = QVectors::new();
+            for i in 0..shelf.vectors.len() {
+                let mut v = shelf.vectors.get(i);
+                v.iter_mut().zip(&mean).for_each(|(x, m)| *x -= m);
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                if norm > 0.0 {
+                    v.iter_mut().for_each(|x| *x /= norm);
+                }
+                centred.push(&v);
+            }
+            shelf.vectors = centred;
+        }
+    }
+}
+
+/// A mined sentence pair: a sentence of one language and its counterpart
+/// in another, with their cosine and ratio margin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mined {
+    /// The sentence of the language first by code.
+    pub a: Unit,
+    /// The sentence of the other language.
+    pub b: Unit,
+    /// The cosine of their centred vectors.
+    pub cos: f32,
+    /// The ratio margin.
+    pub margin: f32,
+}
+
+/// Every mined sentence pair of a finished bank, for every pair of its
+/// languages, in a fixed order (languages by code, then the first
+/// sentence's place in the bank).
+pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
+    assert!(bank.finished, "mine a finished bank");
+    let mut out = Vec::new();
+    for (i, (_, x)) in bank.shelves.iter().enumerate() {
+        for (_, y) in &bank.shelves[i + 1..] {
+            let (nx, ny) = knn::nearest(&x.vectors, &y.vectors, p.k);
+            mine_pair(x, y, &nx, &ny, p, &mut out);
+        }
+    }
+    out
+}
+
+/// The mined pairs of two languages from their neighbours.
+fn mine_pair(x: &Shelf, y: &Shelf, nx: &Neighbours, ny: &Neighbours, p: &MineParams, out: &mut Vec<Mined>) {
+    let (mx, my): (Vec<f32>, Vec<f32>) =
+        ((0..nx.len()).map(|i| nx.mean(i)).collect(), (0..ny.len()).map(|j| ny.mean(j)).collect());
+    let margin = |i: usize, j: usize, c: f32| {
+        let d = (mx[i] + my[j]) / 2.0;
+        if d > 0.0 {
+            c / d
+        } else {
+            0.0
+        }
+    };
+    // Each sentence's best counterpart by margin, both ways.
+    let mut best: FxHashMap<(u32, u32), (f32, f32)> = FxHashMap::default();
+    for i in 0..nx.len() {
+        if let Some((j, c, m)) = nx
+            .of(i)
+            .map(|(j, c)| (j, c, margin(i, j as usize, c)))
+            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
+        {
+            if m >= p.margin {
+                best.insert((i as u32, j), (c, m));
+            }
+        }
+    }
+    for j in 0..ny.len() {
+        if let Some((i, c, m)) = ny
+            .of(j)
+            .map(|(i, c)| (i, c, margin(i as usize, j, c)))
+            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
+        {
+            if m >= p.margin {
+                best.insert((i, j as u32), (c, m));
+            }
+        }
+    }
+    let mut pairs: Vec<((u32, u32), (f32, f32))> = best.into_iter().collect();
+    pairs.sort_unstable_by_key(|&(key, _)| key);
+    out.extend(pairs.into_iter().map(|((i, j), (cos, margin))| Mined {
+        a: x.units[i as usize],
+        b: y.units[j as usize],
+        cos,
+        margin,
+    }));
+}
+
+/// A pair of documents worth aligning across languages, with the mined
+/// sentence pairs that make it one.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// The document with the smaller number.
+    pub a: u32,
+    /// The other.
+    pub b: u32,
+    /// Its mined pairs: sentence of `a`, sentence of `b`, margin; by
+    /// sentence of `a`.
+    pub pairs: Vec<(u32, u32, f32)>,
+    /// The mined pairs of its longest chain.
+    pub chain: usize,
+}
+
+/// The pairs of documents whose mined pairs form a chain of at least
+/// [`MineParams::min_pairs`], by document numbers. `sentences` gives each
+/// document's sentence count (for the gap's scale).
+pub fn candidates(mined: &[Mined], sentences: &dyn Fn(u32) -> u32, p: &MineParams) -> Vec<Candidate> {
+    let mut by_pair: FxHashMap<(u32, u32), Vec<(u32, u32, f32)>> = FxHashMap::default();
+    for m in mined {
+        let (a, b) = if m.a.doc < m.b.doc { (m.a, m.b) } else { (m.b, m.a) };
+        if a.doc == b.doc {
+            continue;
+        }
+        by_pair.entry((a.doc, b.doc)).or_default().push((a.sentence, b.sentence, m.margin));
+    }
+    let mut out: Vec<Candidate> = by_pair
+        .into_iter()
+        .filter_map(|((a, b), mut pairs)| {
+            pairs.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.cmp(&y.1)));
+            let chain = longest_chain(&pairs, sentences(a), sentences(b), p.gap);
+            (chain >= p.min_pairs).then_some(Candidate { a, b, pairs, chain })
+        })
+        .collect();
+    out.sort_by_key(|c| (c.a, c.b));
+    out
+}
+
+/// The most the gap widens on the side with more sentences: a translation
+/// may cut a sentence into three, but two documents of very different
+/// lengths are mostly unrelated text.
+pub const MAX_GAP_SCALE: f32 = 3.0;
+
+/// The most mined pairs (by sentence of A) in one chain: each within
+/// `gap` sentences of the one before on the side with fewer sentences
+/// (and the gap scaled by the ratio of sentence counts on the other), in
+/// order on both sides.
+fn longest_chain(pairs: &[(u32, u32, f32)], na: u32, nb: u32, gap: u32) -> usize {
+    let (na, nb) = (na.max(1) as f32, nb.max(1) as f32);
+    let scale = |x: f32, y: f32| gap as f32 * (x / y).min(MAX_GAP_SCALE);
+    let (ga, gb) = if na <= nb { (gap as f32, scale(nb, na)) } else { (scale(na, nb), gap as f32) };
+    // Longest path in a DAG of pairs ordered on both sides: quadratic in a
+    // pair's mined pairs, which are few.
+    let mut best = vec![1usize; pairs.len()];
+    for i in 0..pairs.len() {
+        for j in 0..i {
+            let (da, db) = (pairs[i].0 as f32 - pairs[j].0 as f32, pairs[i].1 as f32 - pairs[j].1 as f32);
+            if da > 0.0 && db > 0.0 && da <= ga + 1.0 && db <= gb + 1.0 {
+                best[i] = best[i].max(best[j] + 1);
+            }
+        }
+    }
+    best.into_iter().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_are_told_from_the_text() {
+        assert_eq!(language("在那些日子，耶稣又在海边教训人。有许多人到他那里聚集。"), Some("zh"));
+        assert_eq!(
+            language("And he began again to teach by the sea side: and there was gathered unto him a great multitude."),
+            Some("en")
+        );
+        assert_eq!(
+            language(
+                "Die Bergsteiger erreichten den Gipfel am frühen Morgen, nachdem sie die ganze Nacht gewandert waren."
+            ),
+            Some("de")
+        );
+        assert!(encoder_knows("zh") && encoder_knows("fr") && !encoder_knows("epo"));
+    }
+
+    #[test]
+    fn chains_follow_both_sides_within_the_gap() {
+        // Three pairs in order, one far off.
+        let pairs = [(0, 0, 1.2), (2, 3, 1.2), (5, 6, 1.2), (40, 1, 1.2)];
+        assert_eq!(longest_chain(&pairs, 50, 50, 4), 3);
+        // Out of order on B.
+        assert_eq!(longest_chain(&[(0, 5, 1.1), (1, 2, 1.1)], 10, 10, 4), 1);
+        // Three times the sentences on B: its gap is three times as wide.
+        assert_eq!(longest_chain(&[(0, 0, 1.1), (2, 12, 1.1)], 10, 30, 4), 2);
+        assert_eq!(longest_chain(&[(0, 0, 1.1), (2, 12, 1.1)], 10, 10, 4), 1);
+    }
+}

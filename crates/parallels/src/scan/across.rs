@@ -1,0 +1,238 @@
+//! Translations: the stage of a scan that finds documents (and passages
+//! inside documents) that translate each other, by meaning.
+//!
+//! Shared n-grams give no candidates between two languages, so this stage
+//! gets its own from [`crate::mine`]: every sentence of the documents in
+//! languages the encoder knows is encoded once, sentence pairs are mined
+//! across languages by margin, and pairs of documents with a chain of
+//! mined pairs are aligned here by the aligner with meaning on
+//! ([`Aligner::align_encoded`]: the sentences' pooled rows are read back,
+//! not encoded again), which links them completely where they are
+//! versions of one another and finds nothing where the mined pairs were
+//! chance.
+//!
+//! It runs only when the corpus holds two or more languages the encoder
+//! knows (and [`ScanOptions::across`] is on): a corpus in one language is
+//! read, fingerprinted and aligned as if this stage did not exist.
+//!
+//! # Checkpoints
+//!
+//! `pooled.bin` (every encoded sentence's token count and pooled row, as
+//! little-endian `f32`s, document after document), then `across.json`
+//! (the languages, the place of each document's rows, the candidates);
+//! the aligned candidates go to `across.NNNNNN.jsonl`, one per chunk, as
+//! the lexical candidates go to `aligned.NNNNNN.jsonl`.
+//!
+//! # What is reported
+//!
+//! Every passage the aligner keeps between the two documents (a chain of
+//! anchors that stand out from the pair's background, then completed;
+//! copies inside the pair too, so the lexical stage leaves a pair with
+//! passages here alone). A
+//! cross-language passage's significance is the sum of its links' scores
+//! (their meaning, a cosine each): shared rare tokens, what a lexical
+//! passage's significance counts, say nothing across languages.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::store::read_text;
+use super::work::{read_json, DocRecord};
+use super::{Aligned, ScanOptions};
+use crate::align::{Aligner, Options, Passage, Prepared};
+use crate::encoder::{Pooled, DIM};
+use crate::mine::{self, Bank, Candidate};
+use crate::plumbing::{read_exact_at, write_atomic, AtomicFile, Progress};
+
+/// Characters of text prepared and encoded together: enough sentences
+/// that the encoder's batches are full on every core, few enough that the
+/// batch's pooled rows (2 KB a sentence) stay small.
+const BATCH_CHARS: usize = 400_000;
+
+/// What the stage leaves in `across.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct Across {
+    /// Documents compared, by language.
+    pub(super) languages: BTreeMap<String, u64>,
+    /// Sentences encoded.
+    pub(super) sentences: u64,
+    /// Each compared document's rows in `pooled.bin`: document, byte
+    /// offset, sentences.
+    pub(super) rows: Vec<(u32, u64, u32)>,
+    /// The candidate pairs, by document numbers.
+    pub(super) candidates: Vec<Candidate>,
+}
+
+/// The aligner of cross-language candidates: the scan's normalization and
+/// sentences, `align`'s defaults otherwise, meaning on.
+pub(super) fn aligner(opts: &ScanOptions) -> Aligner {
+    Aligner::new(Options {
+        normalize: opts.align.normalize.clone(),
+        sentences: opts.align.sentences,
+        meaning: true,
+        ..Options::default()
+    })
+}
+
+/// The languages the documents are compared in: those the encoder knows,
+/// when there are two or more of them; with their document counts.
+fn compared_languages(docs: &[DocRecord]) -> BTreeMap<String, u64> {
+    let mut langs: BTreeMap<String, u64> = BTreeMap::new();
+    for d in docs {
+        if let Some(l) = d.language.as_deref().filter(|l| mine::encoder_knows(l)) {
+            *langs.entry(l.to_owned()).or_default() += 1;
+        }
+    }
+    if langs.len() < 2 {
+        langs.clear();
+    }
+    langs
+}
+
+/// What an interrupted run left, if it finished this stage.
+pub(super) fn take_over(dir: &Path) -> Option<Across> {
+    read_json::<Across>(&dir.join("across.json"))
+}
+
+/// Encode, mine and find the candidate pairs; `None` when the corpus holds
+/// fewer than two languages the encoder knows (nothing is encoded then).
+pub(super) fn run(
+    docs: &[DocRecord],
+    texts: &File,
+    opts: &ScanOptions,
+    aligner: &Aligner,
+    dir: &Path,
+    progress: &dyn Progress,
+) -> io::Result<Option<Across>> {
+    let languages = compared_languages(docs);
+    if !opts.across || languages.is_empty() {
+        return Ok(None);
+    }
+    let compared: Vec<u32> = (0..docs.len() as u32)
+        .filter(|&d| docs[d as usize].language.as_deref().is_some_and(|l| languages.contains_key(l)))
+        .collect();
+    progress.stage("encoding sentences", Some(compared.len() as u64));
+    let mut bank = Bank::new();
+    let mut pooled = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("pooled.bin"))?);
+    let mut at = 0u64;
+    let mut rows = Vec::with_capacity(compared.len());
+    let mut sentences = vec![0u32; docs.len()];
+    let mut start = 0;
+    while start < compared.len() {
+        // A batch of documents of about BATCH_CHARS characters.
+        let mut end = start;
+        let mut chars = 0;
+        while end < compared.len() && (end == start || chars < BATCH_CHARS) {
+            chars += docs[compared[end] as usize].chars as usize;
+            end += 1;
+        }
+        let batch = &compared[start..end];
+        let prepared: Vec<(String, Prepared)> = batch
+            .par_iter()
+            .map(|&d| {
+                let r = &docs[d as usize];
+                let text = read_text(texts, r.offset, r.len)?;
+                let p = aligner.prepare(&text);
+                Ok((text, p))
+            })
+            .collect::<io::Result<_>>()?;
+        let input: Vec<(&str, &crate::segment::Segmented)> =
+            prepared.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
+        let encoded = mine::encode(&input, opts.mine.min_tokens);
+        for (&d, e) in batch.iter().zip(&encoded) {
+            let lang = docs[d as usize].language.as_deref().unwrap_or_default();
+            for (k, &s) in e.units.iter().enumerate() {
+                bank.push(lang, d, s, e.vectors.row(k));
+            }
+            let n = e.pooled.len() as u32;
+            rows.push((d, at, n));
+            sentences[d as usize] = n;
+            for (row, &t) in e.pooled.rows().zip(e.pooled.tokens()) {
+                pooled.write_all(&t.to_le_bytes())?;
+                for x in row {
+                    pooled.write_all(&x.to_le_bytes())?;
+                }
+            }
+            at += u64::from(n) * (DIM as u64 + 1) * 4;
+        }
+        progress.advance(batch.len() as u64);
+        start = end;
+    }
+    pooled.into_inner().map_err(|e| e.into_error())?.commit()?;
+    let encoded_sentences = bank.len() as u64;
+    bank.finish();
+    progress.stage("pairing sentences across languages", None);
+    let mined = mine::mine(&bank, &opts.mine);
+    drop(bank);
+    let candidates = mine::candidates(&mined, &|d| sentences[d as usize], &opts.mine);
+    let across = Across { languages, sentences: encoded_sentences, rows, candidates };
+    write_atomic(&dir.join("across.json"), &serde_json::to_vec(&across)?)?;
+    Ok(Some(across))
+}
+
+/// The pooled rows of document `d` from `pooled.bin`.
+fn read_pooled(file: &File, offset: u64, n: u32) -> io::Result<Pooled> {
+    let mut bytes = vec![0u8; n as usize * (DIM + 1) * 4];
+    read_exact_at(file, &mut bytes, offset)?;
+    let mut data = Vec::with_capacity(n as usize * DIM);
+    let mut tokens = Vec::with_capacity(n as usize);
+    for row in bytes.chunks_exact((DIM + 1) * 4) {
+        let mut values = row.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")));
+        tokens.push(values.next().unwrap_or_default());
+        data.extend(values);
+    }
+    Ok(Pooled::from_parts(data, tokens))
+}
+
+/// Align one chunk of cross-language candidates: each document prepared
+/// once, its pooled rows read back.
+pub(super) fn align_chunk(
+    chunk: &[Candidate],
+    docs: &[DocRecord],
+    texts: &File,
+    pooled: &File,
+    rows: &FxHashMap<u32, (u64, u32)>,
+    aligner: &Aligner,
+) -> io::Result<Vec<Aligned>> {
+    let mut needed: Vec<u32> = chunk.iter().flat_map(|c| [c.a, c.b]).collect();
+    needed.sort_unstable();
+    needed.dedup();
+    let prepared: Vec<(u32, Prepared, Pooled)> = needed
+        .par_iter()
+        .map(|&d| {
+            let r = &docs[d as usize];
+            let text = read_text(texts, r.offset, r.len)?;
+            let p = aligner.prepare(&text);
+            let &(offset, n) = rows.get(&d).ok_or_else(|| io::Error::other("a candidate document was not encoded"))?;
+            let pooled = read_pooled(pooled, offset, n)?;
+            if pooled.len() != p.seg.sentences.len() {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "pooled.bin does not match the documents"));
+            }
+            Ok((d, p, pooled))
+        })
+        .collect::<io::Result<_>>()?;
+    let by_doc: FxHashMap<u32, (&Prepared, &Pooled)> = prepared.iter().map(|(d, p, e)| (*d, (p, e))).collect();
+    let aligned: Vec<Aligned> = chunk
+        .par_iter()
+        .map(|c| {
+            let ((pa, ea), (pb, eb)) = (by_doc[&c.a], by_doc[&c.b]);
+            let passages = aligner.align_encoded(pa, pb, [ea, eb], None);
+            let significance = passages.iter().map(significance).collect();
+            Aligned { a: c.a, b: c.b, passages, significance, dropped: Vec::new() }
+        })
+        .collect();
+    Ok(aligned.into_iter().filter(|x| !x.passages.is_empty()).collect())
+}
+
+/// A cross-language passage's significance: the sum of its links' scores
+/// (each the meaning of the link, a cosine), to four decimals.
+pub(super) fn significance(p: &Passage) -> f64 {
+    let sum: f64 = p.links.iter().map(|l| l.score).sum();
+    (sum * 10_000.0).round() / 10_000.0
+}
