@@ -65,6 +65,13 @@ pub struct Passage {
 }
 
 impl Passage {
+    /// A passage around `links` (non-empty, in order), as the aligner
+    /// makes one: its spans from the first to the last link, its score
+    /// the length-weighted mean link score.
+    pub fn around(kind: PassageKind, links: Vec<Link>) -> Passage {
+        passage(kind, links, None)
+    }
+
     /// The same passage seen from B: sides swapped, links in the order of
     /// the new A.
     pub fn flipped(mut self) -> Passage {
