@@ -22,7 +22,7 @@ from import_cycles import deps, inline_as_self, modules, reexports, strip  # noq
 
 FLOORS = {
     "chars": 0, "plumbing": 0, "encoder": 0,
-    "read": 1, "corpus": 1, "normalize": 1, "segment": 1, "align": 1, "output": 1,
+    "read": 1, "corpus": 1, "normalize": 1, "segment": 1, "align": 1, "mine": 1, "output": 1,
     "collate": 2, "scan": 2, "dedup": 2, "index": 2, "report": 2, "diff": 2, "eval": 2, "ladder": 2,
 }
 NAMES = ["ground", "stages", "commands"]

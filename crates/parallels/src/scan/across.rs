@@ -256,6 +256,13 @@ pub const STRONG_LINK: f64 = 0.35;
 /// sentence by position and length.
 pub const WEAK_RUN: usize = 3;
 
+/// Supported links a cross-language passage needs: two sentences of
+/// unrelated documents on one subject can each find a counterpart by
+/// chance (on the dev crawls, the healing of a blind man against the
+/// sending of the twelve: two links of 0.43 and 0.45); three in a row
+/// rarely do.
+pub const MIN_SUPPORTED: usize = 3;
+
 /// The parts of a passage aligned completely that the evidence supports.
 ///
 /// Between two documents that are versions of one another, the aligner
@@ -266,8 +273,9 @@ pub const WEAK_RUN: usize = 3;
 /// reaches [`STRONG_LINK`] or it holds a mined sentence pair (`mined`:
 /// sentence spans in A and B). A passage is cut at every run of
 /// [`WEAK_RUN`] unsupported links or more, and each part's unsupported
-/// links at either end are left out; parts with fewer than two supported
-/// links go. A verbatim passage is kept as it is.
+/// links at either end are left out; parts with fewer than
+/// [`MIN_SUPPORTED`] supported links go. A verbatim passage is kept as it
+/// is.
 pub(super) fn supported(p: Passage, mined: &[(Span, Span)]) -> Vec<Passage> {
     if p.kind == PassageKind::Verbatim || p.links.is_empty() {
         return vec![p];
@@ -278,7 +286,7 @@ pub(super) fn supported(p: Passage, mined: &[(Span, Span)]) -> Vec<Passage> {
         .iter()
         .map(|l| l.score >= STRONG_LINK || mined.iter().any(|&(a, b)| inside(l.a, a) && inside(l.b, b)))
         .collect();
-    if good.iter().all(|&g| g) {
+    if good.iter().all(|&g| g) && good.len() >= MIN_SUPPORTED {
         return vec![p];
     }
     // Runs of links between long weak runs, trimmed to supported ends.
@@ -306,7 +314,7 @@ pub(super) fn supported(p: Passage, mined: &[(Span, Span)]) -> Vec<Passage> {
     }
     parts
         .into_iter()
-        .filter(|r| good[r.clone()].iter().filter(|&&g| g).count() >= 2)
+        .filter(|r| good[r.clone()].iter().filter(|&&g| g).count() >= MIN_SUPPORTED)
         .map(|r| {
             let links: Vec<Link> = p.links[r].to_vec();
             let mut part = Passage::around(p.kind, links);
