@@ -51,7 +51,8 @@ export OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2
 score() { python3 "$shared/score.py" "$1" "$2" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-print(f"{d[\"documents_found\"]}/{d[\"document_pairs\"]}\t{d[\"document_coverage_mean\"]}\t{d[\"passages_found\"]}/{d[\"passage_pairs\"]}\t{d[\"false_pairs\"]}\t{d[\"precision\"]}\t{d[\"recall\"]}")'; }
+print("%s/%s\t%s\t%s/%s\t%s\t%s\t%s" % (d["documents_found"], d["document_pairs"], d["document_coverage_mean"],
+      d["passages_found"], d["passage_pairs"], d["false_pairs"], d["precision"], d["recall"]))'; }
 
 table=$work/table
 printf '| crawl | tool | wall s | CPU s | peak MiB | load | documents | coverage | passages | false pairs | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n' >"$table"

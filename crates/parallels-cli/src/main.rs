@@ -9,6 +9,7 @@ mod args;
 mod common;
 mod dedup;
 mod eval;
+mod export;
 mod generate;
 mod index;
 mod progress;
@@ -94,6 +95,22 @@ enum Command {
     ///   parallels scan corpus/ -o results/ && parallels report results/ -o report/
     #[command(verbatim_doc_comment)]
     Report(report::ReportArgs),
+    /// Write the sentence pairs of a scan's translated passages, as
+    /// parallel-corpus miners write them.
+    ///
+    /// Every link of a passage between two documents in different
+    /// languages is a pair: its score (the cosine of the two sides'
+    /// sentence vectors), the source sentence and the target sentence, the
+    /// language first by code being the source (en before zh). As a
+    /// tab-separated file (score, source, target; one pair a line) or as
+    /// TMX 1.4. The texts are read back from the documents' sources, so run
+    /// it where the scan ran.
+    ///
+    /// Examples:
+    ///   parallels scan crawl.jsonl -o results/ && parallels export results/ -o pairs.tsv
+    ///   parallels export results/ --format tmx --min-score 0.5 -o memory.tmx
+    #[command(verbatim_doc_comment)]
+    Export(export::ExportArgs),
     /// Drop exact and near-duplicate documents (and, with --paragraphs,
     /// repeated paragraphs) from a training corpus.
     ///
@@ -199,6 +216,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Scan(args) => scan::run(args),
         Command::Report(args) => report::run(args),
+        Command::Export(args) => export::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Index(args) => index::run(args),
         Command::Query(args) => query::run(args),

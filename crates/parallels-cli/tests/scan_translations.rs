@@ -127,6 +127,26 @@ fn a_translation_and_a_translated_paragraph_are_found_across_languages() {
     assert!(stats["across_sentences"].as_u64().unwrap() > 300, "{stats}");
     assert!(stats["across_pairs"].as_u64().unwrap() >= 2, "{stats}");
     assert!(stats["across_candidates"].as_u64().unwrap() >= stats["across_pairs"].as_u64().unwrap());
+
+    // The sentence pairs, as miners write them: score, English, Chinese.
+    sb.run(&["export", "out", "-o", "pairs.tsv"]).success();
+    let tsv = String::from_utf8(sb.read("pairs.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = tsv.lines().map(|l| l.split('\t').collect()).collect();
+    let linked: usize = passages
+        .iter()
+        .filter(|p| p["kind"] == "parallel" && (p["a_doc"] == "zh" || p["b_doc"] == "zh"))
+        .map(|p| p["links"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(rows.len(), linked);
+    assert!(rows.iter().all(|r| r.len() == 3 && r[0].parse::<f64>().is_ok()), "{tsv}");
+    assert!(rows.iter().any(|r| r[1] == "The argument went on until midnight." && r[2] == "争论一直持续到午夜。"), "{tsv}");
+    let high = sb.run(&["export", "out", "--format", "tmx", "--min-score", "0.6"]);
+    high.success();
+    let tmx = high.stdout_str();
+    let units = tmx.matches("<tu>").count();
+    let above = rows.iter().filter(|r| r[0].parse::<f64>().unwrap() >= 0.6).count();
+    assert!(units == above && units > 0 && units < rows.len(), "{units} {above}");
+    assert!(tmx.contains("<tuv xml:lang=\"en\">") && tmx.contains("<tuv xml:lang=\"zh\">") && tmx.ends_with("</tmx>\n"));
 }
 
 #[test]

@@ -84,6 +84,7 @@
 //! * `zero_runs`: runs of empty buckets in `df.bin`.
 
 mod across;
+pub mod bitext;
 pub mod batch;
 mod cluster;
 mod error;
