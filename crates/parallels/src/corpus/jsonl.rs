@@ -60,10 +60,20 @@ impl JsonlSource {
         let file = open_decompressed(path)
             .map_err(|e| Problem::new(display.as_str(), ProblemKind::Unreadable, format!("cannot open it: {e}")))?;
         summary.files += 1;
+        let mut reader = BufReader::with_capacity(JSONL_BUFFER_BYTES, file);
+        // JSON Lines is UTF-8: a UTF-16 file is refused once, not line by
+        // line.
+        if let Some(label) = reader.fill_buf().ok().and_then(crate::read::utf16_label) {
+            let message = format!(
+                "is {label}, and JSON Lines is read as UTF-8; convert it (e.g. `iconv -f UTF-16 -t UTF-8`) \
+                 and give the converted file"
+            );
+            return Err(Problem::new(display.as_str(), ProblemKind::Unreadable, message));
+        }
         Ok(JsonlSource {
             file: path.into(),
             display,
-            reader: BufReader::with_capacity(JSONL_BUFFER_BYTES, file),
+            reader,
             line: 0,
             offset: 0,
             any_record: false,
