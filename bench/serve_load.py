@@ -12,15 +12,24 @@ documents of about 2 KB), starts `parallels serve` on it, and for
   --large-kib KiB) to `/api/query`, again and again;
 * --slow clients sending a request head one byte every 0.5 s (they
   should be cut off by the head timeout, then reconnect);
-* --idle connections opened and left silent (reopened when closed).
+* --idle connections opened and left silent (reopened when closed);
+* --slow-readers clients asking `GET /api/documents/N` for a large
+  document (`big`, --big-kib KiB, added to the library) with a receive
+  buffer of 4 KiB, reading the status line of the answer and nothing
+  more (issue 47): each is held until the server closes it (its write
+  timeout), then reconnects.
 
 It samples the server's resident memory every second (/proc/PID/status)
 and reports: small query latency (p50, p95, p99, max), answers by status,
 connection errors, large queries answered or stopped, how long slow
-clients were held, peak and final RSS, whether the server stayed up.
+clients were held, the slow readers' answers (200: sent within the
+budget; 503: refused at once) and how long they were held, peak and
+final RSS, whether the server stayed up.
 
     python3 bench/serve_load.py --bin target/release/parallels \\
         --corpus ../shared/corpus --work bench/out/serve --duration 120
+    python3 bench/serve_load.py … --clients 10 --slow 0 --idle 0 --large 0 \\
+        --slow-readers 500 --big-kib 3500
 
 Nothing here is a test: it prints numbers for BENCHMARKS.md.
 """
@@ -40,7 +49,7 @@ import time
 from pathlib import Path
 
 
-def build_library(bin_, corpus, work):
+def build_library(bin_, corpus, work, big_kib=0):
     work.mkdir(parents=True, exist_ok=True)
     lib = work / "lib.jsonl"
     texts = []
@@ -56,10 +65,17 @@ def build_library(bin_, corpus, work):
             piece = t[k:k + 2000]
             if piece.strip():
                 docs.append({"id": f"{p.relative_to(corpus)}#{k // 2000}", "text": piece})
+    if big_kib:
+        # One large document for the slow readers: the corpus again and
+        # again, cut at big_kib KiB.
+        whole = "\n".join(t for _, t in texts)
+        text = (whole * (1 + (big_kib << 10) // max(1, len(whole.encode()))))
+        text = text.encode()[: big_kib << 10].decode("utf-8", "ignore")
+        docs.append({"id": f"big{big_kib}", "text": text})
     with open(lib, "w", encoding="utf-8") as f:
         for d in docs:
             f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    idx = work / "lib.idx"
+    idx = work / (f"lib-big{big_kib}.idx" if big_kib else "lib.idx")
     # An index left by another build of parallels may not be readable by
     # this one: built again (an index this build reads is kept).
     if (idx / "manifest.json").exists():
@@ -72,6 +88,7 @@ def build_library(bin_, corpus, work):
     if not (idx / "manifest.json").exists():
         subprocess.run([bin_, "index", "build", str(lib), "--index", str(idx)], check=True)
     big = "\n".join(t for _, t in texts)
+    docs = [d for d in docs if not d["id"].startswith("big")]
     return idx, docs, big
 
 
@@ -93,6 +110,7 @@ class Stats:
         self.errors = {}         # kind -> count
         self.slow_held = []      # seconds a slow client was held
         self.large = []          # (status, seconds)
+        self.reader_held = []    # seconds a slow reader was held
 
     def count(self, key, table):
         with self.lock:
@@ -191,6 +209,42 @@ def idle_client(addr, stop, stats):
         s.close()
 
 
+def slow_reader(addr, path, stop, stats):
+    """Ask for a large document, read the status line, read nothing more;
+    wait for the server to close the connection (seen in TCP_INFO: the
+    socket leaves ESTABLISHED), then ask again."""
+    while not stop.is_set():
+        try:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.settimeout(60)
+            s.connect(addr)
+        except OSError as e:
+            stats.count("reader connect " + type(e).__name__, stats.errors)
+            time.sleep(0.5)
+            continue
+        t0 = time.perf_counter()
+        try:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\n\r\n".encode())
+            status = s.recv(12)
+            code = int(status.split()[1]) if len(status.split()) > 1 else 0
+            stats.count(("reader", code), stats.status)
+            while not stop.is_set():
+                state = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0]
+                if state != 1:  # not ESTABLISHED: the server closed it
+                    break
+                time.sleep(0.5)
+            else:
+                continue
+            with stats.lock:
+                stats.reader_held.append(time.perf_counter() - t0)
+        except (OSError, ValueError) as e:
+            stats.count("reader " + type(e).__name__, stats.errors)
+            time.sleep(0.5)
+        finally:
+            s.close()
+
+
 def pct(xs, p):
     if not xs:
         return float("nan")
@@ -210,12 +264,16 @@ def main():
     ap.add_argument("--slow", type=int, default=100)
     ap.add_argument("--idle", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=30, help="serve --timeout")
+    ap.add_argument("--slow-readers", type=int, default=0)
+    ap.add_argument("--big-kib", type=int, default=3500, help="size of the document slow readers ask for")
+    ap.add_argument("--serve-args", default="", help="more arguments of serve (e.g. '--send-budget 64')")
     args = ap.parse_args()
 
-    idx, docs, big = build_library(args.bin, args.corpus, args.work)
+    idx, docs, big = build_library(args.bin, args.corpus, args.work, args.big_kib if args.slow_readers else 0)
     big = big.encode()[: args.large_kib << 10].decode("utf-8", "ignore")
     server = subprocess.Popen(
-        [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout)],
+        [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout),
+         *args.serve_args.split()],
         stderr=subprocess.PIPE, text=True)
     line = server.stderr.readline()
     if "http://" not in line:
@@ -225,6 +283,20 @@ def main():
     addr = (host, int(port))
     threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
     print(f"serving {len(docs)} documents on {addr_text}; pid {server.pid}", flush=True)
+    big_path = None
+    if args.slow_readers:
+        conn = http.client.HTTPConnection(*addr, timeout=60)
+        offset = 0
+        while big_path is None:
+            conn.request("GET", f"/api/documents?offset={offset}&limit=1000")
+            page = json.loads(conn.getresponse().read())
+            for d in page["documents"]:
+                if d["id"].startswith("big"):
+                    big_path = f"/api/documents/{d['doc']}"
+            offset += 1000
+            if offset >= page["total"] and big_path is None:
+                sys.exit("the large document is not in the index")
+        conn.close()
 
     stats, stop = Stats(), threading.Event()
     threads = []
@@ -236,6 +308,8 @@ def main():
         threads.append(threading.Thread(target=slow_client, args=(addr, stop, stats)))
     for _ in range(args.idle):
         threads.append(threading.Thread(target=idle_client, args=(addr, stop, stats)))
+    for _ in range(args.slow_readers):
+        threads.append(threading.Thread(target=slow_reader, args=(addr, big_path, stop, stats)))
     for t in threads:
         t.daemon = True
         t.start()
@@ -265,6 +339,9 @@ def main():
     if stats.slow_held:
         print(f"slow clients held: median {statistics.median(stats.slow_held):.1f} s, "
               f"max {max(stats.slow_held):.1f} s ({len(stats.slow_held)} connections)")
+    if stats.reader_held:
+        print(f"slow readers held until the server closed them: median {statistics.median(stats.reader_held):.1f} s, "
+              f"max {max(stats.reader_held):.1f} s ({len(stats.reader_held)} connections)")
     if rss:
         print(f"server RSS: peak {max(rss):.0f} MiB, final {rss[-1]:.0f} MiB")
     server.kill()
