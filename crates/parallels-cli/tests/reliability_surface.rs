@@ -332,6 +332,34 @@ fn item8_scan_on_a_full_disk_says_the_cause_once() {
     assert_eq!(run.stderr.matches("File too large").count(), 1, "{run}");
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn item8_a_stream_that_runs_out_of_memory_says_so_once_and_what_to_do() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    sb.fixtures(&["v1.txt"]);
+    // 1 GB of address space; a limit far above it lets reading go on
+    // until memory runs out.
+    let args = ["align", "-", "v1.txt", "--max-size", "100000"];
+    let mut cmd = sb.command(args);
+    cmd.stdin(Stdio::from(std::fs::File::open("/dev/zero").unwrap()));
+    // SAFETY: between fork and exec, one async-signal-safe call.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let run = Run::new(&args, cmd.output().unwrap());
+    run.code(2);
+    assert_eq!(run.stderr.matches("out of memory").count(), 1, "{run}");
+    assert!(run.stderr.contains("not enough memory to hold it"), "{run}");
+    assert!(!run.stderr.contains("check that it is a readable file"), "{run}");
+}
+
 // ---------------------------------------------------------------------
 // Item 9: every output is checked before any is written.
 
