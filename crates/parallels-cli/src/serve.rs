@@ -349,10 +349,15 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
 /// A large answer sent only within the budget of answers in flight
 /// (`serve/conn.rs`), holding its share until sent; 503 when the budget
 /// is spent.
-async fn within_budget(budget: &conn::SendBudget, response: Response) -> Response {
+async fn within_budget(budget: &conn::SendBudget, mut response: Response) -> Response {
     use hyper::body::Body as _;
     let Some(bytes) = response.body().size_hint().exact() else { return response };
-    match budget.take(usize::try_from(bytes).unwrap_or(usize::MAX)) {
+    let reserved = response.extensions_mut().remove::<conn::Reserved>().and_then(|r| r.share());
+    let share = match reserved {
+        Some(share) => Ok(Some(share)),
+        None => budget.take(usize::try_from(bytes).unwrap_or(usize::MAX)),
+    };
+    match share {
         Ok(None) => response,
         Ok(Some(share)) => {
             let (parts, body) = response.into_parts();
@@ -361,20 +366,22 @@ async fn within_budget(budget: &conn::SendBudget, response: Response) -> Respons
                 Err(e) => internal(e).into_response(),
             }
         }
-        Err(()) => {
-            let mut refused = Refused(
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!(
-                    "the server is sending {} MiB of other large answers (--send-budget); retry in a while",
-                    budget.mib()
-                ),
-            )
-            .into_response();
-            refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            refused.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-            refused
-        }
+        Err(()) => budget_spent(budget),
     }
+}
+
+/// The answer to a request whose large answer does not fit in the budget
+/// of answers in flight: 503, retry later.
+fn budget_spent(budget: &conn::SendBudget) -> Response {
+    let mut refused = Refused(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("the server is sending {} MiB of other large answers (--send-budget); retry in a while", budget.mib()),
+    )
+    .into_response();
+    refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    refused.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    refused.headers_mut().insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
+    refused
 }
 
 /// The request with its body read whole within `--body-timeout` (a slow
@@ -703,14 +710,25 @@ async fn api_document(State(app): State<Shared>, UrlPath(n): UrlPath<String>) ->
     let r = (|| {
         let n = number(&n, &app)?;
         let d = app.index.doc(n).ok_or_else(|| internal("missing"))?;
+        // A large document's share of the budget of answers in flight is
+        // taken before its text is read (serve/conn.rs).
+        let Ok(reserved) = app.budget.reserve(d.bytes as usize) else { return Ok(None) };
         let text = app.index.text(n).map_err(index_error)?;
-        Ok::<_, Refused>(serde_json::json!({
+        let v = serde_json::json!({
             "doc": n, "id": d.id, "source": d.source.to_string(), "chars": d.chars,
             "encoding": d.encoding, "meta": d.meta, "text": text,
-        }))
+        });
+        Ok::<_, Refused>(Some((v, reserved)))
     })();
     match r {
-        Ok(v) => Json(v).into_response(),
+        Ok(Some((v, reserved))) => {
+            let mut response = Json(v).into_response();
+            if let Some(reserved) = reserved {
+                response.extensions_mut().insert(reserved);
+            }
+            response
+        }
+        Ok(None) => budget_spent(&app.budget),
         Err(e) => e.into_response(),
     }
 }
