@@ -67,16 +67,20 @@ def build_library(bin_, corpus, work, big_kib=0):
             if piece.strip():
                 docs.append({"id": f"{p.relative_to(corpus)}#{k // 2000}", "text": piece})
     if big_kib:
-        # One large document for the slow readers: the corpus again and
-        # again, cut at big_kib KiB.
-        whole = "\n".join(t for _, t in texts)
-        text = (whole * (1 + (big_kib << 10) // max(1, len(whole.encode()))))
-        text = text.encode()[: big_kib << 10].decode("utf-8", "ignore")
-        docs.append({"id": f"big{big_kib}", "text": text})
+        # One large document for the slow readers, of random Han
+        # characters: it shares nothing with the library, so that the
+        # small queries cost what they cost without it.
+        rng = random.Random(47)
+        chars = []
+        while len(chars) * 3 < big_kib << 10:
+            chars.append(chr(rng.randrange(0x4E00, 0x9FA6)))
+            if len(chars) % 20 == 19:
+                chars.append("。\n" if len(chars) % 200 < 20 else "，")
+        docs.append({"id": f"big{big_kib}", "text": "".join(chars)})
     with open(lib, "w", encoding="utf-8") as f:
         for d in docs:
             f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    idx = work / (f"lib-big{big_kib}.idx" if big_kib else "lib.idx")
+    idx = work / (f"lib-random{big_kib}.idx" if big_kib else "lib.idx")
     # An index left by another build of parallels may not be readable by
     # this one: built again (an index this build reads is kept).
     if (idx / "manifest.json").exists():

@@ -287,6 +287,7 @@ async fn serve(
         };
         failing = false;
         let _ = stream.set_nodelay(true);
+        conn::bound_send_buffer(&stream);
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
         tokio::spawn(async move {
             let mut http = hyper::server::conn::http1::Builder::new();
