@@ -228,8 +228,9 @@ impl SendBudget {
     }
 }
 
-/// A large answer's bytes, handed to hyper [`CHUNK`] at a time, holding
-/// its share of the budget until the last chunk is taken.
+/// A large answer's bytes, handed to hyper [`CHUNK`] at a time (copies,
+/// so that the answer is freed with its share), holding its share of the
+/// budget until the last chunk is taken.
 pub struct Chunked {
     bytes: Bytes,
     share: Option<OwnedSemaphorePermit>,
@@ -252,8 +253,13 @@ impl Body for Chunked {
             this.share = None;
             return Poll::Ready(None);
         }
-        let chunk = this.bytes.split_to(this.bytes.len().min(CHUNK));
+        // A copy, not a slice: a chunk hyper still holds must not keep the
+        // whole answer alive once its share is given back.
+        let n = this.bytes.len().min(CHUNK);
+        let chunk = Bytes::copy_from_slice(&this.bytes[..n]);
+        this.bytes = this.bytes.slice(n..);
         if this.bytes.is_empty() {
+            this.bytes = Bytes::new();
             this.share = None;
         }
         Poll::Ready(Some(Ok(Frame::data(chunk))))
