@@ -12,15 +12,24 @@ documents of about 2 KB), starts `parallels serve` on it, and for
   --large-kib KiB) to `/api/query`, again and again;
 * --slow clients sending a request head one byte every 0.5 s (they
   should be cut off by the head timeout, then reconnect);
-* --idle connections opened and left silent (reopened when closed).
+* --idle connections opened and left silent (reopened when closed);
+* --slow-readers clients (one thread) asking `GET /api/documents/N` for
+  a large document (`big`, --big-kib KiB, added to the library) with a
+  receive buffer of 4 KiB, reading the status line of the answer and
+  nothing more (issue 47): each waits until the server closes it, then
+  asks again.
 
 It samples the server's resident memory every second (/proc/PID/status)
 and reports: small query latency (p50, p95, p99, max), answers by status,
 connection errors, large queries answered or stopped, how long slow
-clients were held, peak and final RSS, whether the server stayed up.
+clients were held, the slow readers' answers (200: sent within the
+budget; 503: refused at once) and how long they were held, peak and
+final RSS, whether the server stayed up.
 
     python3 bench/serve_load.py --bin target/release/parallels \\
         --corpus ../shared/corpus --work bench/out/serve --duration 120
+    python3 bench/serve_load.py … --clients 10 --slow 0 --idle 0 --large 0 \\
+        --slow-readers 500 --big-kib 3500
 
 Nothing here is a test: it prints numbers for BENCHMARKS.md.
 """
@@ -28,6 +37,7 @@ Nothing here is a test: it prints numbers for BENCHMARKS.md.
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import shutil
 import random
@@ -40,7 +50,7 @@ import time
 from pathlib import Path
 
 
-def build_library(bin_, corpus, work):
+def build_library(bin_, corpus, work, big_kib=0):
     work.mkdir(parents=True, exist_ok=True)
     lib = work / "lib.jsonl"
     texts = []
@@ -56,10 +66,21 @@ def build_library(bin_, corpus, work):
             piece = t[k:k + 2000]
             if piece.strip():
                 docs.append({"id": f"{p.relative_to(corpus)}#{k // 2000}", "text": piece})
+    if big_kib:
+        # One large document for the slow readers, of random Han
+        # characters: it shares nothing with the library, so that the
+        # small queries cost what they cost without it.
+        rng = random.Random(47)
+        chars = []
+        while len(chars) * 3 < big_kib << 10:
+            chars.append(chr(rng.randrange(0x4E00, 0x9FA6)))
+            if len(chars) % 20 == 19:
+                chars.append("。\n" if len(chars) % 200 < 20 else "，")
+        docs.append({"id": f"big{big_kib}", "text": "".join(chars)})
     with open(lib, "w", encoding="utf-8") as f:
         for d in docs:
             f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    idx = work / "lib.idx"
+    idx = work / (f"lib-random{big_kib}.idx" if big_kib else "lib.idx")
     # An index left by another build of parallels may not be readable by
     # this one: built again (an index this build reads is kept).
     if (idx / "manifest.json").exists():
@@ -72,6 +93,7 @@ def build_library(bin_, corpus, work):
     if not (idx / "manifest.json").exists():
         subprocess.run([bin_, "index", "build", str(lib), "--index", str(idx)], check=True)
     big = "\n".join(t for _, t in texts)
+    docs = [d for d in docs if not d["id"].startswith("big")]
     return idx, docs, big
 
 
@@ -93,6 +115,7 @@ class Stats:
         self.errors = {}         # kind -> count
         self.slow_held = []      # seconds a slow client was held
         self.large = []          # (status, seconds)
+        self.reader_held = []    # seconds a slow reader was held
 
     def count(self, key, table):
         with self.lock:
@@ -191,6 +214,62 @@ def idle_client(addr, stop, stats):
         s.close()
 
 
+def slow_readers(n, addr, path, stop, stats):
+    """N clients in one thread (so that they cost the Python side little):
+    each asks for a large document with a 4 KiB receive buffer, reads the
+    status line of the answer and nothing more, waits for the server to
+    close the connection (seen in TCP_INFO: the socket leaves
+    ESTABLISHED), then asks again."""
+    request = f"GET {path} HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\n\r\n".encode()
+    socks = {}  # socket -> [start time, status read]
+
+    def connect():
+        try:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.settimeout(10)
+            s.connect(addr)
+            s.sendall(request)
+            s.setblocking(False)
+            socks[s] = [time.perf_counter(), False]
+        except OSError as e:
+            stats.count("reader connect " + type(e).__name__, stats.errors)
+
+    for _ in range(n):
+        if stop.is_set():
+            break
+        connect()
+    while not stop.is_set():
+        for s, st in list(socks.items()):
+            if not st[1]:
+                try:
+                    head = s.recv(12)
+                    parts = head.split()
+                    stats.count(("reader", int(parts[1]) if len(parts) > 1 else 0), stats.status)
+                    st[1] = True
+                except BlockingIOError:
+                    pass
+                except (OSError, ValueError) as e:
+                    stats.count("reader " + type(e).__name__, stats.errors)
+                    st[1] = True
+            if s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] != 1:  # not ESTABLISHED
+                with stats.lock:
+                    stats.reader_held.append(time.perf_counter() - st[0])
+                s.close()
+                del socks[s]
+                connect()
+        time.sleep(0.5)
+    for s in socks:
+        s.close()
+
+
+def readers_process(n, addr, path, stop, out):
+    """`slow_readers` in a process of its own; its counts go back on `out`."""
+    stats = Stats()
+    slow_readers(n, addr, path, stop, stats)
+    out.put((stats.status, stats.errors, stats.reader_held))
+
+
 def pct(xs, p):
     if not xs:
         return float("nan")
@@ -210,12 +289,16 @@ def main():
     ap.add_argument("--slow", type=int, default=100)
     ap.add_argument("--idle", type=int, default=300)
     ap.add_argument("--timeout", type=int, default=30, help="serve --timeout")
+    ap.add_argument("--slow-readers", type=int, default=0)
+    ap.add_argument("--big-kib", type=int, default=3500, help="size of the document slow readers ask for")
+    ap.add_argument("--serve-args", default="", help="more arguments of serve (e.g. '--send-budget 64')")
     args = ap.parse_args()
 
-    idx, docs, big = build_library(args.bin, args.corpus, args.work)
+    idx, docs, big = build_library(args.bin, args.corpus, args.work, args.big_kib if args.slow_readers else 0)
     big = big.encode()[: args.large_kib << 10].decode("utf-8", "ignore")
     server = subprocess.Popen(
-        [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout)],
+        [args.bin, "serve", "--index", str(idx), "--port", "0", "--timeout", str(args.timeout),
+         *args.serve_args.split()],
         stderr=subprocess.PIPE, text=True)
     line = server.stderr.readline()
     if "http://" not in line:
@@ -225,6 +308,20 @@ def main():
     addr = (host, int(port))
     threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
     print(f"serving {len(docs)} documents on {addr_text}; pid {server.pid}", flush=True)
+    big_path = None
+    if args.slow_readers:
+        conn = http.client.HTTPConnection(*addr, timeout=60)
+        offset = 0
+        while big_path is None:
+            conn.request("GET", f"/api/documents?offset={offset}&limit=1000")
+            page = json.loads(conn.getresponse().read())
+            for d in page["documents"]:
+                if d["id"].startswith("big"):
+                    big_path = f"/api/documents/{d['doc']}"
+            offset += 1000
+            if offset >= page["total"] and big_path is None:
+                sys.exit("the large document is not in the index")
+        conn.close()
 
     stats, stop = Stats(), threading.Event()
     threads = []
@@ -236,6 +333,14 @@ def main():
         threads.append(threading.Thread(target=slow_client, args=(addr, stop, stats)))
     for _ in range(args.idle):
         threads.append(threading.Thread(target=idle_client, args=(addr, stop, stats)))
+    readers = None
+    if args.slow_readers:
+        # In a process of their own: polling hundreds of sockets holds the
+        # GIL, and the small clients' latencies would measure that.
+        readers_stop, readers_out = multiprocessing.Event(), multiprocessing.Queue()
+        readers = multiprocessing.Process(
+            target=readers_process, args=(args.slow_readers, addr, big_path, readers_stop, readers_out))
+        readers.start()
     for t in threads:
         t.daemon = True
         t.start()
@@ -249,6 +354,15 @@ def main():
             break
     stop.set()
     up = server.poll() is None
+    if readers is not None:
+        readers_stop.set()
+        status, errors, held = readers_out.get(timeout=120)
+        readers.join(timeout=30)
+        for k, n in status.items():
+            stats.status[k] = stats.status.get(k, 0) + n
+        for k, n in errors.items():
+            stats.errors[k] = stats.errors.get(k, 0) + n
+        stats.reader_held.extend(held)
     for t in threads:
         t.join(timeout=5)
     small = stats.small
@@ -265,6 +379,9 @@ def main():
     if stats.slow_held:
         print(f"slow clients held: median {statistics.median(stats.slow_held):.1f} s, "
               f"max {max(stats.slow_held):.1f} s ({len(stats.slow_held)} connections)")
+    if stats.reader_held:
+        print(f"slow readers held until the server closed them: median {statistics.median(stats.reader_held):.1f} s, "
+              f"max {max(stats.reader_held):.1f} s ({len(stats.reader_held)} connections)")
     if rss:
         print(f"server RSS: peak {max(rss):.0f} MiB, final {rss[-1]:.0f} MiB")
     server.kill()

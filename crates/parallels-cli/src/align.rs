@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use parallels::align::{Aligner, Options, ParallelParams, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
 use parallels::collate::collate;
 use parallels::plumbing::{check_outputs, OutputFile};
-use parallels::read::{read_document, shown, Document};
+use parallels::read::{read_document_within, shown, Document, ReadError};
 use parallels::report::text::TextView;
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -37,7 +37,8 @@ enum Format {
     Bitext,
     /// Two texts' beads as sentence indices, one a line, `[0, 1]:[0]`,
     /// null beads `[5]:[]` included: what sentence aligners write and
-    /// their scorers read (use with --sentences lines).
+    /// their scorers read. Sentence k is the k-th non-blank line
+    /// (`--sentences lines`, the default with this format).
     Ladder,
 }
 
@@ -83,7 +84,8 @@ pub(crate) struct AlignArgs {
     color: Color,
     /// Also write a self-contained HTML report to FILE: an overview, each
     /// pair side by side with the differences marked, and (three or more
-    /// texts) all versions in one table. It needs no network.
+    /// texts) all versions in one table. It needs no network. `-`:
+    /// standard output (with `-o FILE`).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     /// Show only the summary lines in text output, not the passages.
@@ -102,8 +104,10 @@ pub(crate) struct AlignArgs {
     /// (`。！？.!?…`) and line ends; `lines` one sentence a line, as given
     /// (texts already cut, as sentence aligners take them: nothing inside
     /// a line ends a sentence, and sentence k is the k-th non-blank line).
-    #[arg(long, value_enum, default_value_t = Sentences::Text, value_name = "HOW")]
-    sentences: Sentences,
+    /// Default: `lines` with `--format ladder` (a ladder's indices are
+    /// lines), `text` otherwise.
+    #[arg(long, value_enum, value_name = "HOW")]
+    sentences: Option<Sentences>,
     /// Do not use meaning: no sentence encoder between anchors, and no
     /// alignment of texts in two languages (a Chinese translation against
     /// its English original, German against French) beyond the words they
@@ -153,13 +157,24 @@ fn parse_sigmas(s: &str) -> Result<f32, String> {
     }
 }
 
-/// Read every input (`-`: standard input); report every failure, not just
-/// the first.
-fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
-    let results: Vec<Result<Document>> = files
+/// Read every input (`-`: standard input), each cut at `limit` bytes
+/// while it is read (a pipe or a device has no size to check first);
+/// report every failure, not just the first.
+fn read_inputs(files: &[PathBuf], limit: u64, max_mib: u64) -> Result<Vec<Document>> {
+    let results: Vec<Result<Document, ReadError>> = files
         .par_iter()
-        .map(|p| if stdin::is_stdin(p) { stdin::read_document() } else { Ok(read_document(p)?) })
+        .map(|p| if stdin::is_stdin(p) { stdin::read_document(limit) } else { read_document_within(p, limit) })
         .collect();
+    // Too long: refused with what to do instead, as a file over the
+    // limit is before it is read.
+    let too_long: Vec<(String, Option<u64>)> = results
+        .iter()
+        .filter_map(|r| match r {
+            Err(ReadError::TooLarge { path, .. }) => Some((shown(path).to_string(), None)),
+            _ => None,
+        })
+        .collect();
+    refuse_long_texts(too_long, max_mib)?;
     let mut docs = Vec::new();
     let mut failed = 0;
     for r in results {
@@ -179,7 +194,7 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
                 docs.push(d);
             }
             Err(e) => {
-                eprintln!("parallels: error: {e:#}");
+                eprintln!("parallels: error: {}", crate::common::message(&anyhow::Error::new(e)));
                 failed += 1;
             }
         }
@@ -193,6 +208,8 @@ fn read_inputs(files: &[PathBuf]) -> Result<Vec<Document>> {
 pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     stdin::at_most_once(&args.files)?;
     args.output = stdin::output(args.output);
+    // `None`: no report; `Some(None)`: on standard output.
+    let html = stdin::html(args.html.take(), args.output.as_deref())?;
     if matches!(args.format, Format::Tmx | Format::Bitext | Format::Ladder) && args.files.len() != 2 {
         let format = match args.format {
             Format::Tmx => "tmx",
@@ -208,25 +225,27 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
             args.files.len()
         );
     }
-    let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
+    let html_file = html.as_ref().and_then(|h| h.as_ref());
+    let outputs: Vec<OutputFile> = [("-o", args.output.as_ref()), ("--html", html_file)]
         .into_iter()
-        .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
+        .filter_map(|(flag, path)| path.map(|p| OutputFile::new(flag, p)))
         .collect();
     check_outputs(&outputs, args.files.iter().filter(|f| !stdin::is_stdin(f)))?;
-    // Too long to align in memory: refused before it is read (a file) or
-    // once decoded (a pipe), with what to do instead.
+    // Too long to align in memory: refused before it is read (a file), or
+    // as soon as reading passes the limit (a pipe, a device), or once
+    // decoded, with what to do instead.
     let limit = args.max_size.saturating_mul(1 << 20);
     let too_long = args.files.iter().filter_map(|f| {
         let len = std::fs::metadata(f).ok().filter(|m| m.is_file())?.len();
-        (len > limit).then(|| (f.display().to_string(), len))
+        (len > limit).then(|| (shown(f).to_string(), Some(len)))
     });
     refuse_long_texts(too_long.collect(), args.max_size)?;
     remove_stale(&outputs);
-    let docs = read_inputs(&args.files)?;
+    let docs = read_inputs(&args.files, limit, args.max_size)?;
     refuse_long_texts(
         docs.iter()
             .filter(|d| d.text.len() as u64 > limit)
-            .map(|d| (d.path.display().to_string(), d.text.len() as u64))
+            .map(|d| (shown(&d.path).to_string(), Some(d.text.len() as u64)))
             .collect(),
         args.max_size,
     )?;
@@ -235,7 +254,12 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.parallel.beads = !args.without.contains(&Method::Beads);
-    opts.sentences = match args.sentences {
+    // A ladder's indices are lines (sentence aligners take texts one
+    // sentence a line): cut at sentence enders, its indices would name
+    // other sentences than the gold's, with no word.
+    let sentences =
+        args.sentences.unwrap_or(if args.format == Format::Ladder { Sentences::Lines } else { Sentences::Text });
+    opts.sentences = match sentences {
         Sentences::Text => parallels::segment::SentenceMode::Text,
         Sentences::Lines => parallels::segment::SentenceMode::Lines,
     };
@@ -247,7 +271,7 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     let collation = collate(&aligner, &docs)?;
     let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
 
-    if let Some(path) = &args.html {
+    if let Some(dest) = &html {
         let paths: Vec<String> = docs.iter().map(|d| shown(&d.path).to_string()).collect();
         let report_docs: Vec<parallels::report::ReportDoc> = docs
             .iter()
@@ -263,7 +287,7 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
             })
             .collect();
         let html = parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")?;
-        write_output(Some(path), html.as_bytes())?;
+        write_output(dest.as_deref(), html.as_bytes())?;
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = match args.color {
@@ -339,18 +363,23 @@ fn collation_output(
 }
 
 /// Stop if any text is over `--max-size` (`files`: path and size in
-/// bytes), naming each with what it would take and what to do instead.
-fn refuse_long_texts(files: Vec<(String, u64)>, max_mib: u64) -> Result<()> {
+/// bytes, `None` for a stream cut at the limit), naming each with what it
+/// would take and what to do instead.
+fn refuse_long_texts(files: Vec<(String, Option<u64>)>, max_mib: u64) -> Result<()> {
     if files.is_empty() {
         return Ok(());
     }
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     for (path, len) in &files {
+        let (size, at_least) = match len {
+            Some(len) => (format!("{:.1} MiB", mib(*len)), *len),
+            None => (format!("more than {max_mib} MiB (read up to the limit, not further)"), max_mib << 20),
+        };
         eprintln!(
-            "parallels: error: {path}: {:.1} MiB, longer than `align` takes (--max-size {max_mib} MiB); aligning it \
-             would take about {:.1} GiB of memory (with a counterpart of its size, at up to {ALIGN_BYTES_PER_BYTE} bytes per byte of text)",
-            mib(*len),
-            mib(len.saturating_mul(ALIGN_BYTES_PER_BYTE * 2)) / 1024.0
+            "parallels: error: {path}: {size}, longer than `align` takes (--max-size {max_mib} MiB); aligning it \
+             would take {}{:.1} GiB of memory (with a counterpart of its size, at up to {ALIGN_BYTES_PER_BYTE} bytes per byte of text)",
+            if len.is_none() { "more than " } else { "about " },
+            mib(at_least.saturating_mul(ALIGN_BYTES_PER_BYTE * 2)) / 1024.0
         );
     }
     bail!(

@@ -1,4 +1,5 @@
-//! What the command files share: writing an output ([`write_output`]),
+//! What the command files share: an error's message ([`message`]),
+//! writing an output ([`write_output`]),
 //! an output folder removed again if nothing was written into it
 //! ([`NewFolder`]), the temporary files of killed runs cleared
 //! ([`remove_stale`]), and the width of the text view
@@ -11,6 +12,26 @@ use parallels::read::shown;
 use parallels::report::text::MIN_WIDTH;
 use std::io::Write;
 use std::path::Path;
+
+/// An error as the user reads it: its message, then each cause the
+/// message does not already hold (`: ` between them). Library errors
+/// name their cause in their own words (`x.txt: cannot read it: Is a
+/// directory; …`) and also hand it on as their source, which `{:#}`
+/// printed a second time.
+pub(crate) fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
 
 /// Remove what runs that were killed left beside these outputs (temporary
 /// files of our naming whose process is gone).
@@ -78,4 +99,21 @@ pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_the_message_holds_is_not_repeated() {
+        let io = std::io::Error::other("No space left on device (os error 28)");
+        let err = parallels::read::ReadError::Io { path: "x.txt".into(), source: io };
+        let err = anyhow::Error::new(err).context("cannot write results");
+        let text = message(&err);
+        assert_eq!(text.matches("No space left").count(), 1, "{text}");
+        assert!(text.starts_with("cannot write results: x.txt: cannot read it: No space left"), "{text}");
+        let chained = anyhow::anyhow!("root cause").context("outer");
+        assert_eq!(message(&chained), "outer: root cause");
+    }
 }

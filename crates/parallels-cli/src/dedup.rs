@@ -5,7 +5,7 @@ use crate::progress::Bars;
 use crate::scan::TableFormat;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
+use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader, Input};
 use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
@@ -203,13 +203,20 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     if let Some(removed) = &args.removed {
         outputs.push(OutputFile::new("--removed", removed));
     }
-    // Outputs never clash with each other. `-o` (JSON Lines) may be the
-    // input itself: kept records are copied from it into a temporary file
-    // that replaces it only once all are written. Any other output over an
-    // input is refused.
+    // Every output is a file, and none is another. `-o` (JSON Lines) may
+    // be a JSON Lines file given as an input: its kept records are copied
+    // from it into a temporary file that replaces it only once all are
+    // written. Any other output over an input is refused: a text file, a
+    // Parquet file or a file found in an input folder would be replaced
+    // by JSON Lines, its removed documents in neither output (and a file
+    // in a folder read again by the next run).
     check_outputs(&outputs, std::iter::empty::<PathBuf>())?;
     let in_place = usize::from(matches!(args.format, TableFormat::Jsonl));
     check_outputs(&outputs[in_place..], input_files(&inputs, &corpus))?;
+    if in_place == 1 {
+        let others: Vec<Input> = inputs.iter().filter(|i| !matches!(i, Input::Jsonl(_))).cloned().collect();
+        check_outputs(&outputs[..1], input_files(&others, &corpus))?;
+    }
     crate::common::remove_stale(&outputs);
     let work_dir = match args.format {
         TableFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),

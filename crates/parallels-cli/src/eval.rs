@@ -11,6 +11,26 @@ use std::process::ExitCode;
 use crate::common::write_output;
 use crate::stdin;
 
+/// Most bytes of a gold or predicted file (or of standard input, cut
+/// while it is read): the limit of a document elsewhere.
+const MAX_BYTES: u64 = parallels::corpus::DEFAULT_MAX_DOCUMENT_BYTES;
+
+/// A gold or predicted file as messages name it (`<stdin>` for `-`).
+fn shown_as(path: &Path) -> String {
+    if stdin::is_stdin(path) {
+        stdin::PATH.to_string()
+    } else {
+        shown(path).to_string()
+    }
+}
+
+/// The text of a gold or predicted file, or of standard input for `-`,
+/// decoded as any text file is (a byte-order mark dropped, UTF-16 read),
+/// at most [`MAX_BYTES`].
+fn read(path: &Path) -> Result<String> {
+    Ok(stdin::read_text(path, MAX_BYTES)?.text)
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct EvalArgs {
     /// Gold links (`{"documents": …, "pairs": {"a-b": [{"a": [s, e], "b": [s, e]}]}}`).
@@ -42,11 +62,10 @@ pub(crate) fn run(args: EvalArgs) -> Result<ExitCode> {
     if args.beads {
         return run_eval_beads(&args);
     }
-    let gold_text =
-        std::fs::read_to_string(&args.gold).with_context(|| format!("{}: cannot read gold file", shown(&args.gold)))?;
+    let gold_text = read(&args.gold)?;
     let gold: parallels::eval::Gold =
         serde_json::from_str(&gold_text).with_context(|| format!("{}: not a gold file", shown(&args.gold)))?;
-    let pred_text = stdin::read_to_string(&args.predicted)?;
+    let pred_text = read(&args.predicted)?;
     // A collation (`--format collation-json`) is scored by the pairwise
     // links its rows imply.
     #[derive(serde::Deserialize)]
@@ -65,7 +84,10 @@ pub(crate) fn run(args: EvalArgs) -> Result<ExitCode> {
     } else {
         serde_json::from_str(&pred_text).with_context(not_output)?
     };
-    let bad_gold = |e: parallels::eval::EvalError| anyhow::anyhow!("{}: {e}", shown(&args.gold));
+    let bad_gold = |e: parallels::eval::EvalError| {
+        let file = if e.in_prediction() { shown_as(&args.predicted) } else { shown_as(&args.gold) };
+        anyhow::anyhow!("{file}: {e}")
+    };
     let table = if args.units {
         parallels::eval::evaluate_units(&gold, &pred).map_err(bad_gold)?.table()
     } else {
@@ -86,10 +108,17 @@ pub(crate) fn run(args: EvalArgs) -> Result<ExitCode> {
 
 /// `eval --beads`: ladder files, or folders of them with the same names.
 fn run_eval_beads(args: &EvalArgs) -> Result<ExitCode> {
-    use parallels::ladder::{parse, score, Counts};
-    let read = |p: &Path| -> Result<Vec<parallels::ladder::Bead>> {
-        let text = stdin::read_to_string(p)?;
-        parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", shown(p)))
+    use parallels::ladder::{check_within_gold, parse_numbered, score, Counts};
+    let ladder = |p: &Path| -> Result<Vec<(usize, parallels::ladder::Bead)>> {
+        let beads = parse_numbered(&read(p)?).map_err(|e| anyhow::anyhow!("{}: {e}", shown_as(p)))?;
+        if beads.is_empty() {
+            bail!(
+                "{}: holds no bead (it is empty); an empty ladder scores nothing. Give the ladder \
+                 (`parallels align A B --format ladder -o FILE`)",
+                shown_as(p)
+            );
+        }
+        Ok(beads)
     };
     let mut docs: Vec<(String, PathBuf, PathBuf)> = Vec::new();
     if args.gold.is_dir() {
@@ -100,6 +129,9 @@ fn run_eval_beads(args: &EvalArgs) -> Result<ExitCode> {
             .map(|e| e.file_name())
             .collect();
         names.sort();
+        if names.is_empty() {
+            bail!("{}: holds no gold file; give the folder of gold ladders", shown(&args.gold));
+        }
         for name in names {
             let pred = args.predicted.join(&name);
             if !pred.is_file() {
@@ -122,7 +154,11 @@ fn run_eval_beads(args: &EvalArgs) -> Result<ExitCode> {
         ));
     };
     for (name, gold, pred) in &docs {
-        let c = score(&read(gold)?, &read(pred)?);
+        let gold: Vec<_> = ladder(gold)?.into_iter().map(|(_, b)| b).collect();
+        let numbered = ladder(pred)?;
+        check_within_gold(&gold, &numbered).map_err(|e| anyhow::anyhow!("{}: {e}", shown_as(pred)))?;
+        let pred: Vec<_> = numbered.into_iter().map(|(_, b)| b).collect();
+        let c = score(&gold, &pred);
         row(name, &c);
         total += c;
     }

@@ -54,6 +54,7 @@ pub fn man(args: ManArgs, cli: clap::Command) -> Result<ExitCode> {
     let root = command(cli);
     if let Some(dir) = &args.dir {
         std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create the folder", shown(dir)))?;
+        parallels::plumbing::atomic::remove_stale(dir);
         write_pages(&root, dir).with_context(|| format!("{}: cannot write the man pages", shown(dir)))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -80,6 +81,9 @@ fn page(cmd: clap::Command) -> clap_mangen::Man {
 
 /// Write the page of `cmd` and of every subcommand under it into `dir`
 /// (`parallels.1`, `parallels-align.1`, `parallels-index-build.1`, …).
+/// A symbolic link in `dir` under a page's name is replaced by the page,
+/// never followed: the names are ours, not the user's, and a link placed
+/// in a shared man folder must not make a run write elsewhere.
 fn write_pages(cmd: &clap::Command, dir: &std::path::Path) -> std::io::Result<()> {
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         write_pages(sub, dir)?;
@@ -87,5 +91,5 @@ fn write_pages(cmd: &clap::Command, dir: &std::path::Path) -> std::io::Result<()
     let man = page(cmd.clone());
     let mut buf = Vec::new();
     man.render(&mut buf)?;
-    parallels::plumbing::write_atomic(&dir.join(man.get_filename()), &buf)
+    parallels::plumbing::atomic::write_atomic_unfollowed(&dir.join(man.get_filename()), &buf)
 }

@@ -91,11 +91,15 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
             options.seeds.max_df = a.report.max_df;
             options.seeds.min_seeds = a.report.min_seeds;
             let mut reader = CorpusReader::new(resolve(&a.corpus.inputs)?, a.corpus.options())?;
+            // What killed runs left (a spill folder of the postings sort)
+            // goes first: the index folder takes nothing it does not make.
+            parallels::plumbing::atomic::remove_stale(&a.index);
             let r = build(&a.index, &mut reader, &options, &bars);
             (finish(r, &bars)?, a.index, "built")
         }
         IndexCommand::Add(a) => {
             let mut reader = CorpusReader::new(resolve(&a.corpus.inputs)?, a.corpus.options())?;
+            parallels::plumbing::atomic::remove_stale(&a.index);
             let r = add(&a.index, &mut reader, &bars);
             (finish(r, &bars)?, a.index, "added to")
         }

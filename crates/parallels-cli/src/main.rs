@@ -233,7 +233,7 @@ fn main() -> ExitCode {
                     return ExitCode::SUCCESS;
                 }
             }
-            eprintln!("parallels: error: {}", as_flags(&format!("{err:#}")));
+            eprintln!("parallels: error: {}", as_flags(&common::message(&err)));
             ExitCode::from(2)
         }
     }

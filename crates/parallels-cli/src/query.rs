@@ -18,7 +18,8 @@ use std::process::ExitCode;
 pub struct QueryArgs {
     /// Texts to look up: text files, folders of them, JSON Lines or
     /// Parquet files (every record a text); `-`: one text on standard
-    /// input (id `stdin`), asked first.
+    /// input (id `stdin`), asked first (as is a pipe under another name,
+    /// `<(…)` or a FIFO: one text each).
     #[arg(required_unless_present = "doc", value_name = "INPUT")]
     inputs: Vec<PathBuf>,
     /// Ask a document of the library (by id) against the rest of it
@@ -43,7 +44,8 @@ pub struct QueryArgs {
     /// standard output).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Also write the HTML report (each pair side by side) to FILE.
+    /// Also write the HTML report (each pair side by side) to FILE (`-`:
+    /// standard output, with `-o FILE`).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     /// Library documents shown per text, the most significant first.
@@ -101,17 +103,20 @@ pub(crate) fn html(out: &AlignOutput, docs: &[Document], prepared: &[Prepared]) 
 pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
     crate::stdin::at_most_once(&args.inputs)?;
     args.output = crate::stdin::output(args.output);
+    let html_dest = crate::stdin::html(args.html.clone(), args.output.as_deref())?;
     let (dash, files): (Vec<PathBuf>, Vec<PathBuf>) =
-        args.inputs.iter().cloned().partition(|p| crate::stdin::is_stdin(p));
-    let outputs: Vec<OutputFile> = [("-o", &args.output), ("--html", &args.html)]
+        args.inputs.iter().cloned().partition(|p| crate::stdin::is_stream(p));
+    let html_file = html_dest.as_ref().and_then(|h| h.as_ref());
+    let outputs: Vec<OutputFile> = [("-o", args.output.as_ref()), ("--html", html_file)]
         .into_iter()
-        .filter_map(|(flag, path)| path.as_ref().map(|p| OutputFile::new(flag, p)))
+        .filter_map(|(flag, path)| path.map(|p| OutputFile::new(flag, p)))
         .collect();
     let index = Index::open(&args.index)?;
     // Every file read: the index's and the inputs' (folders walked).
     let corpus = CorpusOptions { id_field: args.id.clone(), text_field: args.text.clone(), ..CorpusOptions::default() };
     let inputs = if args.doc.is_some() || files.is_empty() { Vec::new() } else { resolve(&files)? };
     check_outputs(&outputs, index.files().into_iter().chain(input_files(&inputs, &corpus)))?;
+    crate::common::remove_stale(&outputs);
     if let Some(id) = &args.doc {
         let found = index.find(id);
         let [d] = found[..] else {
@@ -127,10 +132,12 @@ pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
         let hits = vec![trim(index.query(&asked[0].text, Some(d))?, args.top, args.min_chars)];
         return write(&args, &index, &asked, &hits);
     }
+    let limit = corpus.max_document_bytes;
     let mut reader = CorpusReader::new(inputs, corpus)?;
     let mut asked = Vec::new();
-    if !dash.is_empty() {
-        let d = crate::stdin::read_document()?;
+    for p in &dash {
+        // Cut at the limit of a file while it is read.
+        let d = crate::stdin::read_text(p, limit)?;
         asked.push(Asked { id: d.id, path: d.path, encoding: d.encoding, text: d.text });
     }
     // Each input skipped is named, as `scan` names it.
@@ -187,8 +194,8 @@ pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
 fn write(args: &QueryArgs, index: &Index, asked: &[Asked], hits: &[Vec<Hit>]) -> Result<ExitCode> {
     let (out, docs) = output(index, asked, hits)?;
     let prepared = prepare(index, &docs);
-    if let Some(path) = &args.html {
-        crate::common::write_output(Some(path), html(&out, &docs, &prepared)?.as_bytes())?;
+    if let Some(dest) = crate::stdin::html(args.html.clone(), args.output.as_deref())? {
+        crate::common::write_output(dest.as_deref(), html(&out, &docs, &prepared)?.as_bytes())?;
     }
     let mut buf: Vec<u8> = Vec::new();
     match args.format {

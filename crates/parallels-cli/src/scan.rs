@@ -96,7 +96,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         TableFormat::Jsonl => "jsonl",
         TableFormat::Parquet => "parquet",
     };
-    let mut outputs = vec![OutputFile::new("-o", &args.output)];
+    let mut outputs = vec![OutputFile::folder("-o", &args.output)];
     for table in ["documents", "passages", "clusters"] {
         outputs.push(OutputFile::new("-o", args.output.join(format!("{table}.{extension}"))));
     }

@@ -16,7 +16,12 @@
 //! * **Timeouts**: a request's head must arrive within
 //!   [`HEADER_TIMEOUT`] (this also closes an idle keep-alive connection),
 //!   its body within [`BODY_TIMEOUT`] (408 after), and its answer, the
-//!   query included, within `--timeout` (503 after).
+//!   query included, within `--timeout` (503 after). A client that takes
+//!   no byte of its answer for [`conn::WRITE_TIMEOUT`] is disconnected.
+//! * **Answers in flight**: large answers being sent hold at most
+//!   `--send-budget` MiB together; one more is answered 503 at once, so
+//!   that clients that never read their answers cannot fill the memory,
+//!   and small answers never wait for them (`serve/conn.rs`).
 //! * **Work**: every query runs on the blocking pool, at most
 //!   [`MAX_WORK`] at once. A large text (over [`LARGE_TEXT`] bytes) runs
 //!   on a pool of its own, one at a time, so that small queries keep
@@ -25,6 +30,10 @@
 //!   the last stage (the scan's alignment of the candidates) runs to its
 //!   end, holding its permits, so that abandoned work never piles up.
 //! * **Bodies**: bounded (`--max-upload`).
+//! * **Frames**: every answer may be framed by this server's pages only
+//!   (`X-Frame-Options: SAMEORIGIN`, and `frame-ancestors 'self'` in the
+//!   pages' policy), so that another site cannot show them under its own
+//!   buttons.
 //!
 //! # Who may ask
 //!
@@ -47,6 +56,8 @@
 //! truncated in place by another program ends the server (SIGBUS), as it
 //! would any program mapping files; the index itself never rewrites a
 //! file.
+
+mod conn;
 
 use crate::query::{html, output, prepare};
 use anyhow::{Context, Result};
@@ -99,6 +110,18 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = BODY_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     body_timeout: u64,
+    /// Time a client may take no byte of its answer before it is
+    /// disconnected, in seconds.
+    #[arg(long, default_value_t = conn::WRITE_TIMEOUT.as_secs(), value_name = "SECONDS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    write_timeout: u64,
+    /// Memory for large answers (over 64 KiB: documents, reports) being
+    /// sent at once, in MiB; beyond it a large answer is refused (503,
+    /// retry later), so that clients that do not read their answers
+    /// cannot fill the memory.
+    #[arg(long, default_value_t = conn::SEND_BUDGET_MIB, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    send_budget: u64,
 }
 
 /// Connections served at once.
@@ -134,6 +157,8 @@ struct App {
     large: Arc<Semaphore>,
     /// The threads of large texts.
     large_pool: rayon::ThreadPool,
+    /// The bytes of large answers being sent.
+    budget: conn::SendBudget,
 }
 
 type Shared = Arc<App>;
@@ -208,6 +233,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         work: Arc::new(Semaphore::new(MAX_WORK)),
         large: Arc::new(Semaphore::new(1)),
         large_pool,
+        budget: conn::SendBudget::new(args.send_budget),
     });
     let addr = SocketAddr::new(args.bind, args.port);
     if !args.bind.is_loopback() {
@@ -227,15 +253,21 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
             shown(&args.index),
             info.documents
         );
-        serve(listener, router(app), Duration::from_secs(args.header_timeout)).await;
+        let timeouts = (Duration::from_secs(args.header_timeout), Duration::from_secs(args.write_timeout));
+        serve(listener, router(app), timeouts).await;
         Ok::<(), anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Accept connections for ever, at most [`MAX_CONNECTIONS`] at once, each
-/// served by hyper with a timer (head timeout, idle keep-alive).
-async fn serve(listener: tokio::net::TcpListener, router: Router, header_timeout: Duration) {
+/// served by hyper with a timer (head timeout, idle keep-alive), a write
+/// deadline and a bounded buffer (`serve/conn.rs`).
+async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    (header_timeout, write_timeout): (Duration, Duration),
+) {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let mut failing = false;
     loop {
@@ -255,11 +287,16 @@ async fn serve(listener: tokio::net::TcpListener, router: Router, header_timeout
         };
         failing = false;
         let _ = stream.set_nodelay(true);
+        conn::bound_send_buffer(&stream);
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
         tokio::spawn(async move {
             let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
-            let _ = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+            http.timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true)
+                .max_buf_size(conn::MAX_BUF);
+            let io = hyper_util::rt::TokioIo::new(conn::WriteDeadline::new(stream, write_timeout));
+            let _ = http.serve_connection(io, service).await;
             drop(slot);
         });
     }
@@ -306,7 +343,46 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .into_response(),
     };
     response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    response
+    response.headers_mut().insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
+    within_budget(&app.budget, response).await
+}
+
+/// A large answer sent only within the budget of answers in flight
+/// (`serve/conn.rs`), holding its share until sent; 503 when the budget
+/// is spent.
+async fn within_budget(budget: &conn::SendBudget, mut response: Response) -> Response {
+    use hyper::body::Body as _;
+    let Some(bytes) = response.body().size_hint().exact() else { return response };
+    let reserved = response.extensions_mut().remove::<conn::Reserved>().and_then(|r| r.share());
+    let share = match reserved {
+        Some(share) => Ok(Some(share)),
+        None => budget.take(usize::try_from(bytes).unwrap_or(usize::MAX)),
+    };
+    match share {
+        Ok(None) => response,
+        Ok(Some(share)) => {
+            let (parts, body) = response.into_parts();
+            match axum::body::to_bytes(body, usize::MAX).await {
+                Ok(bytes) => Response::from_parts(parts, axum::body::Body::new(conn::Chunked::new(bytes, share))),
+                Err(e) => internal(e).into_response(),
+            }
+        }
+        Err(()) => budget_spent(budget),
+    }
+}
+
+/// The answer to a request whose large answer does not fit in the budget
+/// of answers in flight: 503, retry later.
+fn budget_spent(budget: &conn::SendBudget) -> Response {
+    let mut refused = Refused(
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!("the server is sending {} MiB of other large answers (--send-budget); retry in a while", budget.mib()),
+    )
+    .into_response();
+    refused.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    refused.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    refused.headers_mut().insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("SAMEORIGIN"));
+    refused
 }
 
 /// The request with its body read whole within `--body-timeout` (a slow
@@ -438,7 +514,7 @@ const APP_CSS: &str = include_str!("serve/app.css");
 /// page). The pages themselves have no inline script and insert no
 /// markup.
 const CSP: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; \
-                   img-src 'self' data:; frame-src 'self' about:; connect-src 'self'";
+                   img-src 'self' data:; frame-src 'self' about:; connect-src 'self'; frame-ancestors 'self'";
 
 /// A pair's report (`/pair`): a self-contained page, its own inline
 /// scripts and styles and nothing else, framed by this server's pages
@@ -635,14 +711,25 @@ async fn api_document(State(app): State<Shared>, UrlPath(n): UrlPath<String>) ->
     let r = (|| {
         let n = number(&n, &app)?;
         let d = app.index.doc(n).ok_or_else(|| internal("missing"))?;
+        // A large document's share of the budget of answers in flight is
+        // taken before its text is read (serve/conn.rs).
+        let Ok(reserved) = app.budget.reserve(d.bytes as usize) else { return Ok(None) };
         let text = app.index.text(n).map_err(index_error)?;
-        Ok::<_, Refused>(serde_json::json!({
+        let v = serde_json::json!({
             "doc": n, "id": d.id, "source": d.source.to_string(), "chars": d.chars,
             "encoding": d.encoding, "meta": d.meta, "text": text,
-        }))
+        });
+        Ok::<_, Refused>(Some((v, reserved)))
     })();
     match r {
-        Ok(v) => Json(v).into_response(),
+        Ok(Some((v, reserved))) => {
+            let mut response = Json(v).into_response();
+            if let Some(reserved) = reserved {
+                response.extensions_mut().insert(reserved);
+            }
+            response
+        }
+        Ok(None) => budget_spent(&app.budget),
         Err(e) => e.into_response(),
     }
 }

@@ -706,12 +706,13 @@ fn failed_output_leaves_no_temp_file() {
     // $ mkdir od && parallels align v1.txt v2.txt -o od
     // parallels: error: od: cannot write: Is a directory (os error 21)
     // $ ls -a   →   .od.tmp1008  (64 KB of output left behind)
+    // (Now refused before anything is aligned: issue 47.)
     let sb = Sandbox::new();
     sb.fixtures(&["v1.txt", "v2.txt"]);
     std::fs::create_dir(sb.path().join("od")).unwrap();
     let run = sb.run(&["align", "v1.txt", "v2.txt", "-o", "od"]);
     run.no_panic().code(2);
-    assert!(run.stderr.starts_with("parallels: error: od: "), "{run}");
+    assert!(run.stderr.starts_with("parallels: error: -o od: is a folder"), "{run}");
     assert_eq!(temp_leftovers(&sb, "."), Vec::<String>::new());
     assert_eq!(sb.list("od"), Vec::<String>::new());
 }

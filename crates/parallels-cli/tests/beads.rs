@@ -91,7 +91,7 @@ fn lines_mode_keeps_a_line_whole_where_text_mode_cuts_it() {
     // The first line of A is one sentence, linked to the two lines of B.
     let beads = parse_ladder(lines.stdout_str());
     assert_eq!(beads, [(vec![0], vec![0, 1]), (vec![1], vec![2])], "{}", lines.stdout_str());
-    let text = sb.run(&["align", "a.txt", "b.txt", "--format", "ladder"]);
+    let text = sb.run(&["align", "a.txt", "b.txt", "--format", "ladder", "--sentences", "text"]);
     text.success();
     let beads = parse_ladder(text.stdout_str());
     assert_eq!(beads, [(vec![0], vec![0]), (vec![1], vec![1]), (vec![2], vec![2])], "{}", text.stdout_str());
@@ -110,9 +110,10 @@ fn ladder_takes_exactly_two_texts() {
 #[test]
 fn eval_beads_scores_as_the_field_does() {
     let sb = Sandbox::new();
-    sb.write("gold.align", "[0]:[0]\n[1]:[1, 2]\n[2]:[]\n[3]:[3]\n");
+    sb.write("gold.align", "[0]:[0]\n[1]:[1, 2]\n[2]:[]\n[3]:[3]\n[]:[4]\n");
     // One bead exact, one finer than the gold (lax only), the null bead
-    // right, one wrong.
+    // right, one wrong (B's last sentence, which the gold leaves
+    // unlinked).
     sb.write("pred.align", "[0]:[0]\n[1]:[1]\n[]:[2]\n[2]:[]\n[3]:[4]\n");
     let run = sb.run(&["eval", "--beads", "--gold", "gold.align", "pred.align"]);
     run.success();

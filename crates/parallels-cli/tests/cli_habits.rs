@@ -76,7 +76,7 @@ fn binary_standard_input_is_an_error_naming_it() {
     sb.fixtures(&["v1.txt"]);
     let run = run_with_stdin(&sb, &["align", "-", "v1.txt"], b"\0\x01\x02\0\0\0binary\0\0\0");
     run.code(2).no_panic();
-    assert!(run.stderr.contains("<stdin>: looks like binary data"), "{run}");
+    assert!(run.stderr.contains("<stdin>: looks like a binary file"), "{run}");
     assert!(run.stdout.is_empty(), "{run}");
 }
 

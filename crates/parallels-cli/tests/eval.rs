@@ -126,8 +126,8 @@ fn eval_input_errors_name_the_file() {
     // A gold pair key that does not name two gold documents.
     sb.write("gold2.json", r#"{"documents": {"v1": "v1.txt"}, "pairs": {"v1-v9": []}}"#);
     for (args, path, what) in [
-        (&["eval", "--gold", "none.json", "pred.json"][..], "none.json", "cannot read gold file"),
-        (&["eval", "--gold", "gold.json", "none.json"], "none.json", "cannot read"),
+        (&["eval", "--gold", "none.json", "pred.json"][..], "none.json", "no such file"),
+        (&["eval", "--gold", "gold.json", "none.json"], "none.json", "no such file"),
         (&["eval", "--gold", "gold.json", "v1.txt"], "v1.txt", "not a `parallels align --format json` output"),
         (&["eval", "--gold", "gold2.json", "pred.json"], "gold2.json", "\"v1-v9\""),
     ] {

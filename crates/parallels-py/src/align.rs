@@ -67,13 +67,23 @@ pub(crate) fn align(
 
 /// Align text files as `parallels align --format json` does (same ids,
 /// paths and encodings): the `parallels.align/1` document as JSON text.
+/// A file over `max_size_mib` is refused; a pipe or a device
+/// (`/dev/zero`) is read up to the limit, not further.
 #[pyfunction]
-#[pyo3(signature = (paths, *, semantic=true))]
-pub(crate) fn align_files(py: Python<'_>, paths: Vec<PathBuf>, semantic: bool) -> PyResult<String> {
+#[pyo3(signature = (paths, *, semantic=true, max_size_mib=MAX_TEXT_BYTES >> 20))]
+pub(crate) fn align_files(py: Python<'_>, paths: Vec<PathBuf>, semantic: bool, max_size_mib: u64) -> PyResult<String> {
+    let limit = max_size_mib.saturating_mul(1 << 20);
     interruptible(py, move || {
         let mut docs = Vec::new();
         for p in &paths {
-            docs.push(parallels::read::read_document(p).map_err(value_error)?);
+            let doc = parallels::read::read_document_within(p, limit).map_err(|e| match e {
+                parallels::read::ReadError::TooLarge { .. } => value_error(format!(
+                    "{e} (max_size_mib={max_size_mib}); aligning takes about {ALIGN_BYTES_PER_BYTE} times a text's \
+                     size in memory: split it, or use scan"
+                )),
+                e => value_error(e),
+            })?;
+            docs.push(doc);
         }
         let opts = Options { meaning: semantic, ..Options::default() };
         let collation = parallels::collate::collate(&Aligner::new(opts), &docs).map_err(value_error)?;

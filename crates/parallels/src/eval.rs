@@ -233,6 +233,104 @@ pub enum EvalError {
         /// The key as the gold spells it.
         key: String,
     },
+    /// A span that ends before it starts (a gold link, or a predicted
+    /// link or passage): it would count as empty, or as the characters
+    /// between its ends.
+    #[error(
+        "{whose} pair {pair}, link {link} (from 0): the span {:?} of {side} ends before it starts; a span is \
+         [start, end) with start ≤ end",
+        span
+    )]
+    Reversed {
+        /// `"gold"` or `"predicted"`.
+        whose: &'static str,
+        /// The pair, `a-b`.
+        pair: String,
+        /// The link's place in the pair (passages and links counted
+        /// together for a prediction).
+        link: usize,
+        /// `"a"` or `"b"`.
+        side: &'static str,
+        /// The span.
+        span: [u32; 2],
+    },
+    /// A predicted pair naming a document the prediction does not list.
+    #[error("predicted pair {a}-{b} names {id:?}, which is not among the prediction's documents")]
+    UnknownDocument {
+        /// The pair's ids.
+        a: String,
+        /// The other.
+        b: String,
+        /// The id not listed.
+        id: String,
+    },
+    /// A gold and a prediction without a document in common: scoring would
+    /// give zeros that measure nothing.
+    #[error(
+        "no document of the prediction ({}) is in the gold ({}); is this the gold of these texts?",
+        predicted.join(", "),
+        gold.join(", ")
+    )]
+    NoCommonDocument {
+        /// The prediction's ids.
+        predicted: Vec<String>,
+        /// The gold's ids.
+        gold: Vec<String>,
+    },
+}
+
+impl EvalError {
+    /// Whether the error is in the prediction (else in the gold).
+    pub fn in_prediction(&self) -> bool {
+        matches!(
+            self,
+            EvalError::Reversed { whose: "predicted", .. }
+                | EvalError::UnknownDocument { .. }
+                | EvalError::NoCommonDocument { .. }
+        )
+    }
+}
+
+/// Refuse spans that end before they start, in the gold and in the
+/// prediction, and predicted pairs that name documents the prediction does
+/// not list; and a prediction that shares no document with a gold that
+/// lists its documents.
+fn check(gold: &Gold, pred: &AlignOutput) -> Result<(), EvalError> {
+    let reversed = |s: [u32; 2]| s[0] > s[1];
+    for (key, links) in &gold.pairs {
+        for (k, l) in links.iter().enumerate() {
+            for (side, span) in [("a", l.a), ("b", l.b)] {
+                if reversed(span) {
+                    return Err(EvalError::Reversed { whose: "gold", pair: key.clone(), link: k, side, span });
+                }
+            }
+        }
+    }
+    let ids: std::collections::BTreeSet<&str> = pred.documents.iter().map(|d| d.id.as_str()).collect();
+    for pair in &pred.pairs {
+        for id in [&pair.a, &pair.b] {
+            if !ids.contains(id.as_str()) {
+                return Err(EvalError::UnknownDocument { a: pair.a.clone(), b: pair.b.clone(), id: id.clone() });
+            }
+        }
+        let spans =
+            pair.passages.iter().flat_map(|p| std::iter::once((p.a, p.b)).chain(p.links.iter().map(|l| (l.a, l.b))));
+        for (k, (a, b)) in spans.enumerate() {
+            for (side, span) in [("a", a), ("b", b)] {
+                if reversed(span) {
+                    let pair = format!("{}-{}", pair.a, pair.b);
+                    return Err(EvalError::Reversed { whose: "predicted", pair, link: k, side, span });
+                }
+            }
+        }
+    }
+    if !gold.documents.is_empty() && !ids.is_empty() && !ids.iter().any(|id| gold.documents.contains_key(*id)) {
+        return Err(EvalError::NoCommonDocument {
+            predicted: ids.iter().map(|s| s.to_string()).collect(),
+            gold: gold.documents.keys().cloned().collect(),
+        });
+    }
+    Ok(())
 }
 
 /// One unordered pair of documents: its gold links and the predicted ones,
@@ -249,6 +347,7 @@ struct Scored {
 /// none, of the alignment's), with gold and predicted links. Errors name a
 /// gold pair key that does not split into two known documents.
 fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, EvalError> {
+    check(gold, pred)?;
     let docs: BTreeMap<String, String> = if gold.documents.is_empty() {
         pred.documents.iter().map(|d| (d.id.clone(), d.path.display().to_string())).collect()
     } else {
@@ -294,7 +393,9 @@ fn scored_pairs(gold: &Gold, pred: &AlignOutput) -> Result<Vec<Scored>, EvalErro
 }
 
 /// Score `pred` against `gold` with the link and coverage measures. Errors
-/// name a gold pair key that does not split into two known documents.
+/// name a gold pair key that does not split into two known documents, a
+/// span that ends before it starts, a predicted pair of unlisted
+/// documents, or a prediction without a document of the gold.
 pub fn evaluate(gold: &Gold, pred: &AlignOutput) -> Result<Report, EvalError> {
     let mut report = Report { pairs: Vec::new(), link: Counts::default(), coverage: Counts::default() };
     for s in scored_pairs(gold, pred)? {

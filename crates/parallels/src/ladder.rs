@@ -165,9 +165,21 @@ pub struct ParseError {
     pub what: String,
 }
 
-/// Read a ladder file: one bead a line, blank lines skipped.
+/// Read a ladder file: one bead a line, blank lines skipped (and a
+/// byte-order mark before the first). A sentence may be in one bead only:
+/// a ladder that lists a sentence twice (the same bead twice, or a
+/// sentence in two beads) is refused, naming the line, since scoring it
+/// would count one bead as two hits.
 pub fn parse(text: &str) -> Result<Vec<Bead>, ParseError> {
+    Ok(parse_numbered(text)?.into_iter().map(|(_, b)| b).collect())
+}
+
+/// [`parse`], each bead with its line number (from 1), for messages.
+pub fn parse_numbered(text: &str) -> Result<Vec<(usize, Bead)>, ParseError> {
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let mut out = Vec::new();
+    // The line of the bead each sentence is in, per side.
+    let mut seen: [std::collections::HashMap<u32, usize>; 2] = Default::default();
     for (k, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
@@ -192,9 +204,50 @@ pub fn parse(text: &str) -> Result<Vec<Bead>, ParseError> {
         if bead.a.is_empty() && bead.b.is_empty() {
             return Err(bad("a bead with no sentence on either side"));
         }
-        out.push(bead);
+        for (s, (indices, name)) in [(&bead.a, "A"), (&bead.b, "B")].into_iter().enumerate() {
+            for &i in indices {
+                if let Some(&first) = seen[s].get(&i) {
+                    let place = if first == k + 1 { "this bead".to_string() } else { format!("line {first}") };
+                    return Err(bad(&format!(
+                        "sentence {i} of {name} is listed twice (also in {place}); a sentence is in one bead only"
+                    )));
+                }
+                seen[s].insert(i, k + 1);
+            }
+        }
+        out.push((k + 1, bead));
     }
     Ok(out)
+}
+
+/// Refuse predicted beads (`pred`, with their lines) that name a sentence
+/// past the end of the text, as the gold knows it: when the gold accounts
+/// for every sentence of a side (sentences 0 to n − 1 each in a bead, null
+/// beads included, as the field's gold sets do), a predicted index of n or
+/// more names no sentence. A gold with gaps on a side says nothing of
+/// that side's end, and is not used for it.
+pub fn check_within_gold(gold: &[Bead], pred: &[(usize, Bead)]) -> Result<(), ParseError> {
+    for (side, name) in [(0usize, "A"), (1, "B")] {
+        let indices = |b: &Bead| if side == 0 { b.a.clone() } else { b.b.clone() };
+        let mut all: Vec<u32> = gold.iter().flat_map(indices).collect();
+        all.sort_unstable();
+        all.dedup();
+        let complete = all.iter().enumerate().all(|(k, &i)| k as u32 == i);
+        let Some(&last) = all.last().filter(|_| complete) else { continue };
+        for (line, bead) in pred {
+            if let Some(&i) = indices(bead).iter().find(|&&i| i > last) {
+                return Err(ParseError {
+                    line: *line,
+                    what: format!(
+                        "sentence {i} of {name} is past the end of the text: the gold's {name} has {} sentences \
+                         (0 to {last}); is it the prediction of this document?",
+                        last + 1
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Bead counts of one document (or summed over several).
@@ -329,6 +382,31 @@ mod tests {
         assert_eq!(e.line, 3);
         assert!(parse("[x]:[1]").unwrap_err().to_string().contains("\"x\" is not a sentence index"));
         assert!(parse("[]:[]").is_err());
+        assert_eq!(parse("\u{FEFF}[0]:[0]\n").unwrap(), [bead(&[0], &[0])]);
+    }
+
+    #[test]
+    fn a_sentence_listed_twice_is_refused_naming_both_lines() {
+        let e = parse("[0]:[0]\n[1]:[1]\n[0]:[0]\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.what.contains("sentence 0 of A is listed twice (also in line 1)"), "{e}");
+        let e = parse("[0]:[0]\n[1]:[0, 1]\n").unwrap_err();
+        assert!(e.what.contains("sentence 0 of B"), "{e}");
+        assert!(parse("[2, 2]:[0]").unwrap_err().what.contains("also in this bead"));
+    }
+
+    #[test]
+    fn an_index_past_a_complete_gold_is_refused() {
+        let gold = parse("[0]:[0]\n[1]:[]\n[2]:[1, 2]\n").unwrap();
+        let ok = parse_numbered("[0, 1]:[0]\n[2]:[1]\n[]:[2]\n").unwrap();
+        assert!(check_within_gold(&gold, &ok).is_ok());
+        let past = parse_numbered("[0]:[0]\n[3]:[1]\n").unwrap();
+        let e = check_within_gold(&gold, &past).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.what.contains("sentence 3 of A is past the end"), "{e}");
+        // A gold with a gap on a side says nothing of its end.
+        let gappy = parse("[0]:[0]\n[2]:[2]\n").unwrap();
+        assert!(check_within_gold(&gappy, &past).is_ok());
     }
 
     #[test]

@@ -306,3 +306,66 @@ pub fn run_with_file_limit(sb: &Sandbox, args: &[&str], bytes: u64) -> Run {
     }
     Run::new(args, cmd.output().expect("run the parallels binary"))
 }
+
+/// `parallels serve` on a free port of the loopback, stopped when dropped.
+pub struct Server {
+    pub child: std::process::Child,
+    pub addr: String,
+}
+
+impl Server {
+    /// `parallels serve --index INDEX --port 0 MORE…` in the sandbox, once
+    /// it says where it listens.
+    pub fn start(sb: &Sandbox, index: &str, more: &[&str]) -> Server {
+        use std::io::Read;
+        let mut args = vec!["serve", "--index", index, "--port", "0"];
+        args.extend_from_slice(more);
+        let mut child = sb.command(&args).stderr(Stdio::piped()).spawn().expect("run parallels serve");
+        let mut err = child.stderr.take().expect("stderr");
+        let mut said = Vec::new();
+        let addr = loop {
+            let mut b = [0u8; 1];
+            if err.read(&mut b).unwrap_or(0) == 0 {
+                panic!("the server stopped: {}", String::from_utf8_lossy(&said));
+            }
+            said.push(b[0]);
+            let text = String::from_utf8_lossy(&said).to_string();
+            if text.ends_with('\n') {
+                if let Some(rest) = text.split("http://").nth(1) {
+                    break rest.split('/').next().expect("address").to_string();
+                }
+            }
+        };
+        std::thread::spawn(move || {
+            let mut sink = Vec::new();
+            let _ = err.read_to_end(&mut sink);
+        });
+        Server { child, addr }
+    }
+
+    /// The head of a GET request of `path` (the connection closed after).
+    pub fn get_head(&self, path: &str) -> String {
+        format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", self.addr)
+    }
+
+    /// One GET, read whole: status, head (lower case), body.
+    pub fn get(&self, path: &str) -> (u16, String, Vec<u8>) {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&self.addr).expect("connect");
+        s.set_read_timeout(Some(std::time::Duration::from_secs(120))).expect("timeout");
+        s.write_all(self.get_head(path).as_bytes()).expect("send");
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let at = out.windows(4).position(|w| w == b"\r\n\r\n").map_or(out.len(), |p| p + 4);
+        let head = String::from_utf8_lossy(&out[..at]).to_ascii_lowercase();
+        let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+        (status, head, out[at..].to_vec())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

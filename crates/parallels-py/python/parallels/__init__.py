@@ -113,10 +113,17 @@ def align(texts: Texts, ids: Optional[Sequence[str]] = None, **options: Any) -> 
     return json.loads(_named(_parallels.align, texts, ids, **options))
 
 
-def align_files(paths: Sequence[Union[str, "os.PathLike[str]"]], *, semantic: bool = True) -> Dict[str, Any]:
+def align_files(
+    paths: Sequence[Union[str, "os.PathLike[str]"]], *, semantic: bool = True, max_size_mib: Optional[int] = None
+) -> Dict[str, Any]:
     """Align text files exactly as ``parallels align --format json FILES``
-    does (ids from the file names, encodings detected)."""
-    return json.loads(_parallels.align_files([os.fspath(p) for p in paths], semantic=semantic))
+    does (ids from the file names, encodings detected). A file over
+    ``max_size_mib`` (default: the command's ``--max-size``) raises
+    ``ValueError``; a pipe or a device is read up to that limit, no further."""
+    options: Dict[str, Any] = {"semantic": semantic}
+    if max_size_mib is not None:
+        options["max_size_mib"] = max_size_mib
+    return json.loads(_named(_parallels.align_files, [os.fspath(p) for p in paths], **options))
 
 
 def _as_table(data: Any) -> Optional[pa.Table]:
@@ -131,9 +138,20 @@ def _as_table(data: Any) -> Optional[pa.Table]:
 
 
 def _paths(data: Any) -> List[str]:
-    if isinstance(data, (str, os.PathLike)):
-        return [os.fspath(data)]
-    return [os.fspath(p) for p in data]
+    """The paths of ``data`` (a path, a glob or a list of them). ``scan``
+    and ``dedup`` read strings as paths; a string that names no file and
+    is no glob pattern is most likely a text given where a table was
+    meant, so the error says how to pass texts."""
+    paths = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(p) for p in data]
+    for p in paths:
+        if isinstance(p, str) and not any(c in p for c in "*?[") and not os.path.exists(p):
+            shown = p if len(p) <= 60 else p[:57] + "..."
+            raise ValueError(
+                f"{shown!r}: no such file or folder. scan and dedup read strings as paths (folders, JSON Lines, "
+                "Parquet, glob patterns); to give texts, give a table: "
+                "pyarrow.table({'id': ids, 'text': texts}) or a pandas DataFrame with those columns"
+            )
+    return paths
 
 
 def _check_columns(table: pa.Table, id: str, text: str, *others: Optional[str]) -> None:

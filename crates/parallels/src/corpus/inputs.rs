@@ -145,6 +145,9 @@ pub fn resolve<A: AsRef<Path>>(args: &[A]) -> Result<Vec<Input>, CorpusError> {
         let pattern = path.to_str().filter(|arg| is_pattern(arg));
         match fs::metadata(path) {
             Ok(meta) => {
+                if let Some(kind) = crate::read::stream_kind(&meta) {
+                    return Err(not_a_stream(path, kind));
+                }
                 let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
                 inputs.push(classify(path.to_path_buf(), meta.is_dir(), root)?);
             }
@@ -193,10 +196,29 @@ fn expand(pattern: &str) -> Result<Vec<Input>, CorpusError> {
     found
         .into_iter()
         .map(|path| {
-            let is_dir = fs::metadata(&path).map(|m| m.is_dir()).unwrap_or(false);
-            classify(path, is_dir, root.clone())
+            let meta = fs::metadata(&path).ok();
+            if let Some(kind) = meta.as_ref().and_then(crate::read::stream_kind) {
+                return Err(not_a_stream(&path, kind));
+            }
+            classify(path, meta.is_some_and(|m| m.is_dir()), root.clone())
         })
         .collect()
+}
+
+/// A stream given as an input (`/dev/stdin`, `<(…)`, a named pipe, a
+/// device): refused before it is opened. A corpus is read by path more
+/// than once (`scan` reads its inputs again to record what it read, for
+/// `report` and `--resume`; `dedup` copies its kept records out of them in
+/// a second pass), and a stream gives its bytes only once: the second
+/// reading would find nothing, or wait for ever on a pipe nobody writes.
+fn not_a_stream(path: &Path, kind: &str) -> CorpusError {
+    CorpusError::Unsupported {
+        path: path.to_path_buf(),
+        reason: format!(
+            "is {kind}, which can be read only once, and a corpus is read by path more than once; \
+             save it to a file first (e.g. `cat > docs.jsonl`) and give that file"
+        ),
+    }
 }
 
 /// The folder a pattern's matches are relative to: its components before

@@ -104,6 +104,18 @@ impl JsonlSource {
                 }
             };
             self.line += 1;
+            // JSON Lines is UTF-8: a UTF-16 file is one problem, not one
+            // per line.
+            if self.line == 1 {
+                if let Some(label) = crate::read::utf16_label(&self.buf) {
+                    self.done = true;
+                    let message = format!(
+                        "is {label}, and JSON Lines is read as UTF-8; convert it (e.g. `iconv -f UTF-16 -t UTF-8`) \
+                         and give the converted file; it is skipped"
+                    );
+                    return Some(Err(Problem::new(self.display.as_str(), ProblemKind::Unreadable, message)));
+                }
+            }
             summary.bytes += n as u64;
             let line_start = self.offset;
             self.offset += n as u64;

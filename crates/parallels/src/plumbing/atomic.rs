@@ -238,6 +238,15 @@ impl AtomicFile {
         } else {
             path
         };
+        AtomicFile::create_unfollowed(path)
+    }
+
+    /// Start writing `path` without following a symbolic link there: the
+    /// commit replaces the link itself, and what it pointed to stays as it
+    /// was. For files a command names itself in a folder it was given
+    /// (`man --dir`), where a link is not the user's choice of a file but
+    /// may have been placed there by someone else.
+    pub fn create_unfollowed(path: &Path) -> io::Result<AtomicFile> {
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -346,6 +355,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     f.commit()
 }
 
+/// Write `bytes` to `path` through an [`AtomicFile`] that replaces a
+/// symbolic link at `path` rather than follow it
+/// ([`AtomicFile::create_unfollowed`]).
+pub fn write_atomic_unfollowed(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create_unfollowed(path)?;
+    f.write_all(bytes)?;
+    f.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,6 +429,19 @@ mod tests {
         // A link to nothing is refused (there is no file it names).
         std::fs::remove_file(&real).unwrap();
         assert!(write_atomic(&link, b"newer").is_err(), "a link to nothing is refused");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unfollowed_link_is_replaced_and_its_target_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let (real, link) = (dir.path().join("real"), dir.path().join("page.1"));
+        std::fs::write(&real, "precious").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic_unfollowed(&link, b"page").unwrap();
+        assert!(!std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "page");
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "precious");
     }
 
     #[test]

@@ -17,9 +17,13 @@
 //!    or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written in place,
 //!    never replaced, and two outputs may well both go to `/dev/null`.
 //!
-//! [`check_outputs`] compares the outputs with each other first, then, only
-//! if some output already exists, with the input files; the inputs are an
-//! iterator so that a folder is walked only when that can matter.
+//! [`check_outputs`] first refuses an output that cannot be a file: an
+//! existing folder (found only after the other outputs were written, it
+//! used to leave them on disk beside an error), or a symbolic link to
+//! nothing (whose error named the link as missing). It then compares the
+//! outputs with each other, then, only if some output already exists,
+//! with the input files; the inputs are an iterator so that a folder is
+//! walked only when that can matter.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -91,12 +95,20 @@ pub struct OutputFile {
     pub role: String,
     /// The path.
     pub path: PathBuf,
+    /// Whether the output is a folder (`scan -o`), which may exist.
+    pub folder: bool,
 }
 
 impl OutputFile {
-    /// `role` writes `path`.
+    /// `role` writes the file `path`.
     pub fn new(role: impl Into<String>, path: impl Into<PathBuf>) -> OutputFile {
-        OutputFile { role: role.into(), path: path.into() }
+        OutputFile { role: role.into(), path: path.into(), folder: false }
+    }
+
+    /// `role` writes into the folder `path` (which may exist, and must not
+    /// be an input file).
+    pub fn folder(role: impl Into<String>, path: impl Into<PathBuf>) -> OutputFile {
+        OutputFile { role: role.into(), path: path.into(), folder: true }
     }
 }
 
@@ -116,6 +128,18 @@ pub enum Clash {
         first: OutputFile,
         /// The second.
         second: OutputFile,
+    },
+    /// An output that is an existing folder.
+    Folder {
+        /// The output.
+        output: OutputFile,
+    },
+    /// An output that is a symbolic link to nothing.
+    DanglingLink {
+        /// The output.
+        output: OutputFile,
+        /// Where the link points.
+        target: PathBuf,
     },
 }
 
@@ -139,6 +163,21 @@ impl fmt::Display for Clash {
                 second.role,
                 super::shown::shown(&second.path)
             ),
+            Clash::Folder { output } => write!(
+                f,
+                "{} {}: is a folder, and this output is a file. Nothing was written; give a file name \
+                 (inside the folder, say)",
+                output.role,
+                super::shown::shown(&output.path)
+            ),
+            Clash::DanglingLink { output, target } => write!(
+                f,
+                "{} {}: a symbolic link to {}, which does not exist. Nothing was written; give the path \
+                 of a file to write (or of the link's target)",
+                output.role,
+                super::shown::shown(&output.path),
+                super::shown::shown(target)
+            ),
         }
     }
 }
@@ -152,6 +191,17 @@ where
     I: IntoIterator,
     I::Item: AsRef<Path>,
 {
+    for output in outputs {
+        let link = std::fs::symlink_metadata(&output.path).is_ok_and(|m| m.file_type().is_symlink());
+        match std::fs::metadata(&output.path) {
+            Ok(meta) if meta.is_dir() && !output.folder => return Err(Clash::Folder { output: output.clone() }),
+            Err(_) if link => {
+                let target = std::fs::read_link(&output.path).unwrap_or_default();
+                return Err(Clash::DanglingLink { output: output.clone(), target });
+            }
+            _ => {}
+        }
+    }
     let keys: Vec<Option<FileKey>> = outputs.iter().map(|o| file_key(&o.path)).collect();
     for (i, a) in keys.iter().enumerate() {
         let Some(a) = a else { continue };
@@ -229,6 +279,20 @@ mod tests {
         });
         check_outputs(&[out("-o", &dir.path().join("new"))], inputs).unwrap();
         assert!(!looked);
+    }
+
+    #[test]
+    fn a_folder_or_a_link_to_nothing_is_no_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = check_outputs(&[out("-o", &dir.path().join("new")), out("--removed", dir.path())], [dir.path()]);
+        assert!(matches!(err, Err(Clash::Folder { ref output }) if output.role == "--removed"), "{err:?}");
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.json");
+            std::os::unix::fs::symlink("gone/target.json", &link).unwrap();
+            let err = check_outputs(&[out("-o", &link)], Vec::<PathBuf>::new()).unwrap_err().to_string();
+            assert!(err.contains("a symbolic link to gone/target.json, which does not exist"), "{err}");
+        }
     }
 
     #[cfg(unix)]

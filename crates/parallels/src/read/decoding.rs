@@ -33,6 +33,20 @@ pub const DETECT_BYTES: usize = 64 * 1024;
 /// characters for each invalid sequence (rule 5 of the [module docs](super)).
 pub const LEGACY_VALID_PER_BAD: usize = 20;
 
+/// UTF-16 without a BOM whose NULs do not say so (CJK text has a NUL byte
+/// only where a code unit's byte happens to be zero) is still UTF-16 when
+/// at least this share (in percent) of the code units of its first
+/// [`SNIFF_CHARS`] are text: CJK ideographs, kana, hangul, CJK and
+/// full-width punctuation, printable ASCII and line breaks (rule 2 of the
+/// [module docs](super)). Those ranges are 60 % of all code units: bytes
+/// that are not UTF-16 text reach 95 % over [`UTF16_TEXT_MIN_UNITS`] units
+/// with a chance below 10^-5 (binomial tail; far less over more units), and a Chinese, Japanese or
+/// Korean text written in UTF-16 has nearly all of its units there.
+pub const UTF16_TEXT_PERCENT: usize = 95;
+
+/// Fewest code units that rule 2's reading of CJK UTF-16 judges.
+pub const UTF16_TEXT_MIN_UNITS: usize = 32;
+
 /// The result of [`decode`]: the text, the encoding it was in, and how many
 /// undecodable byte sequences were replaced by U+FFFD.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +100,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         return finish(decode_with(encoding_rs::UTF_16BE, rest, 2));
     }
     if bytes.contains(&0) {
-        if let Some(utf16) = utf16_without_bom(bytes) {
+        if let Some(utf16) = utf16_without_bom(bytes).or_else(|| utf16_text_without_bom(bytes)) {
             let attempt = decode_with(utf16, bytes, 0);
             if attempt.decoded.replaced == 0 {
                 return finish(attempt);
@@ -106,6 +120,25 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         return finish(decode_utf8(bytes, 0));
     }
     finish(decode_with(legacy, bytes, 0))
+}
+
+/// `"utf-16le"` or `"utf-16be"` when `head` (the first bytes of an input)
+/// is UTF-16 by the rules of [`decode`] (a byte-order mark, or no mark and
+/// its NULs or its text say so); else `None`. For inputs that must be
+/// UTF-8 (JSON Lines), to refuse a UTF-16 one once rather than line by
+/// line.
+pub fn utf16_label(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"\xFF\xFE") {
+        return Some("utf-16le");
+    }
+    if head.starts_with(b"\xFE\xFF") {
+        return Some("utf-16be");
+    }
+    if !head.contains(&0) {
+        return None;
+    }
+    let encoding = utf16_without_bom(head).or_else(|| utf16_text_without_bom(head))?;
+    Some(if encoding == encoding_rs::UTF_16LE { "utf-16le" } else { "utf-16be" })
 }
 
 /// A decoding before the text checks: the first undecodable byte's offset
@@ -159,7 +192,7 @@ fn check_nul(bytes: &[u8], base: usize) -> Result<(), DecodeError> {
         return Ok(());
     };
     let mut reason = format!("contains NUL bytes, the first at byte {}", base + at);
-    if looks_like_utf16_without_bom(bytes) {
+    if looks_like_utf16_without_bom(bytes) || utf16_text_share(bytes).0 >= 80 {
         reason.push_str(
             "; if it is UTF-16 text without a byte-order mark, convert it to UTF-8 \
              or add a BOM",
@@ -178,6 +211,49 @@ fn utf16_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
     let odd = head.iter().skip(1).step_by(2).filter(|&&b| b == 0).count();
     let even = head.iter().step_by(2).filter(|&&b| b == 0).count();
     Some(if odd >= even { encoding_rs::UTF_16LE } else { encoding_rs::UTF_16BE })
+}
+
+/// The byte order in which the bytes read as UTF-16 text (CJK text
+/// mostly; see [`UTF16_TEXT_PERCENT`]), if one does.
+fn utf16_text_without_bom(bytes: &[u8]) -> Option<&'static Encoding> {
+    let (share, encoding) = utf16_text_share(bytes);
+    (share >= UTF16_TEXT_PERCENT).then_some(encoding)
+}
+
+/// The larger share (in percent) of text code units among the first
+/// [`SNIFF_CHARS`] code units read as UTF-16LE and as UTF-16BE, and that
+/// byte order; 0 for fewer than [`UTF16_TEXT_MIN_UNITS`] units. A lone
+/// surrogate counts as not text.
+fn utf16_text_share(bytes: &[u8]) -> (usize, &'static Encoding) {
+    let head = &bytes[..bytes.len().min(2 * SNIFF_CHARS) & !1];
+    let units = head.len() / 2;
+    if units < UTF16_TEXT_MIN_UNITS {
+        return (0, encoding_rs::UTF_16LE);
+    }
+    let share = |unit: fn([u8; 2]) -> u16| {
+        let units_of = head.chunks_exact(2).map(|c| unit([c[0], c[1]]));
+        let text = char::decode_utf16(units_of).filter(|c| c.as_ref().is_ok_and(|&c| text_char(c))).count();
+        text * 100 / units
+    };
+    let (le, be) = (share(u16::from_le_bytes), share(u16::from_be_bytes));
+    if le >= be {
+        (le, encoding_rs::UTF_16LE)
+    } else {
+        (be, encoding_rs::UTF_16BE)
+    }
+}
+
+/// A character that text in UTF-16 is mostly made of (see
+/// [`UTF16_TEXT_PERCENT`]).
+fn text_char(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~'
+        | '\u{2000}'..='\u{206F}' // general punctuation
+        | '\u{3000}'..='\u{30FF}' // CJK punctuation, kana
+        | '\u{3400}'..='\u{9FFF}' // CJK ideographs
+        | '\u{AC00}'..='\u{D7AF}' // hangul
+        | '\u{FF00}'..='\u{FFEF}' // full-width forms
+    )
 }
 
 /// Fewest NUL bytes that can make a file UTF-16 without a BOM: in a few
@@ -797,6 +873,32 @@ mod tests {
         let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
         let d = decode(&be).unwrap();
         assert_eq!((d.text.as_str(), d.encoding.as_str()), (text, "utf-16be"));
+    }
+
+    #[test]
+    fn bomless_chinese_utf16_is_read() {
+        // Hardly a NUL byte: the NUL rule cannot see it; the text can.
+        let text = "魏斯明德之围。城中粮尽，守将出降；百姓四散，十室九空。\n".repeat(20);
+        for (bytes, label) in [
+            (text.encode_utf16().flat_map(u16::to_le_bytes).collect::<Vec<u8>>(), "utf-16le"),
+            (text.encode_utf16().flat_map(u16::to_be_bytes).collect(), "utf-16be"),
+        ] {
+            assert!(bytes.contains(&0));
+            let d = decode(&bytes).unwrap();
+            assert_eq!((d.text.as_str(), d.encoding.as_str(), d.replaced), (text.as_str(), label, 0));
+        }
+        // Binary with NULs is still binary.
+        let binary: Vec<u8> = (0..4096u32).map(|k| (k.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        assert!(matches!(decode(&binary), Err(DecodeError::Binary { .. })));
+    }
+
+    #[test]
+    fn utf16_is_told_from_the_first_bytes() {
+        let le: Vec<u8> = "{\"id\": 1}\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(utf16_label(&le), Some("utf-16le"));
+        assert_eq!(utf16_label(&[&[0xFE, 0xFF][..], b"\0{"].concat()), Some("utf-16be"));
+        assert_eq!(utf16_label(b"{\"id\": 1}\n"), None);
+        assert_eq!(utf16_label("{\"text\": \"汉字\"}".as_bytes()), None);
     }
 
     #[test]

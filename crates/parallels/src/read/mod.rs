@@ -17,7 +17,13 @@
 //!    other position wherever it is ASCII: when at least a quarter of the
 //!    first 8 KiB are NULs, nine in ten of them on one side, the bytes are
 //!    decoded as UTF-16 of that byte order (NULs at odd offsets: little
-//!    endian), and kept if that leaves nothing undecodable. Otherwise NUL
+//!    endian), and kept if that leaves nothing undecodable. Chinese,
+//!    Japanese or Korean text in UTF-16 has few NULs (a code unit has a
+//!    zero byte by chance); it is UTF-16 when at least
+//!    [`UTF16_TEXT_PERCENT`] % of its first code units, in one byte order,
+//!    are text (CJK ideographs, kana, hangul, CJK punctuation, printable
+//!    ASCII), which bytes that are not UTF-16 text almost never are.
+//!    Otherwise NUL
 //!    bytes make the input [binary](DecodeError::Binary); the reason names
 //!    the first one's offset, and says that it may be UTF-16 when the NULs
 //!    alternate.
@@ -105,6 +111,16 @@
 //! [`read_document_within`] stops at a limit of decompressed bytes, so a
 //! small file that inflates to gigabytes is refused, not read.
 //!
+//! # Streams
+//!
+//! Standard input, a named pipe or a device (`/dev/zero`) has no size to
+//! check before it is read. [`read_stream_within`] (standard input) and
+//! [`read_document_within`] (a path, whatever it names) stop reading one
+//! byte past their limit and refuse the input ([`ReadError::TooLarge`]),
+//! so that a stream that never ends costs its limit in memory, not all
+//! of it. [`stream_kind`] tells a path that names a stream, for the
+//! commands that must read their inputs twice and so refuse one.
+//!
 //! # Paths in messages
 //!
 //! A file name may hold any byte but `/` and NUL: line feeds, terminal
@@ -125,8 +141,8 @@ mod decoding;
 pub use crate::plumbing::shown::{shown, Shown};
 
 pub use decoding::{
-    decode, DecodeError, Decoded, DETECT_BYTES, LEGACY_VALID_PER_BAD, MAX_CONTROL_PERCENT, MAX_REPLACED_PERCENT,
-    SNIFF_CHARS, UTF8_LIKE_VALID_PER_BAD,
+    decode, utf16_label, DecodeError, Decoded, DETECT_BYTES, LEGACY_VALID_PER_BAD, MAX_CONTROL_PERCENT,
+    MAX_REPLACED_PERCENT, SNIFF_CHARS, UTF16_TEXT_MIN_UNITS, UTF16_TEXT_PERCENT, UTF8_LIKE_VALID_PER_BAD,
 };
 
 use std::fs::File;
@@ -193,7 +209,7 @@ pub enum ReadError {
         offset: usize,
     },
     /// The file cannot be read (or, compressed, decompressed).
-    #[error("{}: cannot read it: {source}; check that it is a readable file{}", shown(path), damaged(path))]
+    #[error("{}: cannot read it: {source}; {}", shown(path), io_advice(path, source))]
     Io {
         /// The file.
         path: PathBuf,
@@ -211,11 +227,18 @@ pub enum ReadError {
     },
 }
 
-/// What to add to a read error of a compressed file.
-fn damaged(path: &Path) -> &'static str {
+/// What to do about a read error: the system's error says what went
+/// wrong; this says what to check.
+fn io_advice(path: &Path, source: &std::io::Error) -> &'static str {
+    if source.kind() == ErrorKind::OutOfMemory {
+        return "there is not enough memory to hold it: free memory, or split it and give the parts";
+    }
     match Compression::of(path) {
-        Some(_) => " and a complete, undamaged compressed file (test it with `gzip -t` or `zstd -t`)",
-        None => "",
+        Some(_) => {
+            "check that it is a readable file and a complete, undamaged compressed file \
+             (test it with `gzip -t` or `zstd -t`)"
+        }
+        None => "check that it is a readable file",
     }
 }
 
@@ -262,7 +285,9 @@ impl ReadError {
 }
 
 /// Read and decode one text file (see the module docs for the rules),
-/// decompressing a `.gz` or `.zst` file.
+/// decompressing a `.gz` or `.zst` file. No limit: a path a user gives
+/// may name a device or a pipe that never ends (`/dev/zero`), so what
+/// reads such paths uses [`read_document_within`].
 pub fn read_document(path: &Path) -> Result<Document, ReadError> {
     read_document_within(path, u64::MAX)
 }
@@ -279,6 +304,45 @@ pub fn read_document_within(path: &Path, limit: u64) -> Result<Document, ReadErr
         encoding: decoded.encoding,
         replaced: decoded.replaced,
     })
+}
+
+/// Read a document from a stream (standard input) as a file is read and
+/// decoded, refusing more than `limit` bytes with [`ReadError::TooLarge`]
+/// as soon as the stream passes it (so what never ends is cut, not held):
+/// `path` and `id` are what messages and outputs call it (`<stdin>`,
+/// `stdin`).
+pub fn read_stream_within(reader: impl Read, path: &Path, id: &str, limit: u64) -> Result<Document, ReadError> {
+    let bytes = read_limited(reader, limit, 0).map_err(|e| match e {
+        Limited::TooLarge => ReadError::TooLarge { path: path.to_path_buf(), limit },
+        Limited::Io(source) => ReadError::Io { path: path.to_path_buf(), source },
+    })?;
+    let decoded = decode(&bytes).map_err(|e| ReadError::from_decode(path, e))?;
+    Ok(Document {
+        id: id.to_string(),
+        path: path.to_path_buf(),
+        text: decoded.text,
+        encoding: decoded.encoding,
+        replaced: decoded.replaced,
+    })
+}
+
+/// Why [`read_limited`] stopped.
+enum Limited {
+    /// More than the limit.
+    TooLarge,
+    /// The reader's error.
+    Io(std::io::Error),
+}
+
+/// Everything `reader` holds, if that is at most `limit` bytes; stops
+/// reading one byte past the limit (`capacity`: the size expected).
+fn read_limited(reader: impl Read, limit: u64, capacity: u64) -> Result<Vec<u8>, Limited> {
+    let mut bytes = Vec::with_capacity(capacity.min(limit) as usize);
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(Limited::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(Limited::TooLarge);
+    }
+    Ok(bytes)
 }
 
 /// A text file's id: its name without the extension (and without a
@@ -306,12 +370,35 @@ fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         return Err(ReadError::TooLarge { path: owned(), limit });
     }
     let reader = open_decompressed(path).map_err(classify)?;
-    let mut bytes = Vec::with_capacity(if compressed { 0 } else { meta.len().min(limit) as usize });
-    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(classify)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge { path: owned(), limit });
+    read_limited(reader, limit, if compressed { 0 } else { meta.len() }).map_err(|e| match e {
+        Limited::TooLarge => ReadError::TooLarge { path: owned(), limit },
+        Limited::Io(source) => classify(source),
+    })
+}
+
+/// What `meta` names when it is neither a regular file nor a folder: `"a
+/// named pipe"`, `"a device"`, `"a socket"` (`None` for a file or a
+/// folder). Such a path (`/dev/stdin`, `<(…)`, a FIFO) can be read once,
+/// and its size says nothing of what it holds.
+pub fn stream_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
     }
-    Ok(bytes)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a named pipe");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("neither a file nor a folder")
 }
 
 /// A compression that input files may have, known by their last
