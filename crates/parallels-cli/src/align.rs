@@ -144,6 +144,8 @@ enum Method {
     Isolated,
     /// Meaning (the sentence encoder): the same as `--no-semantic`.
     Semantic,
+    /// Dictionary evidence in the bead score (zh–en, de–fr).
+    Dictionary,
 }
 
 fn parse_sigmas(s: &str) -> Result<f32, String> {
@@ -235,6 +237,9 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.parallel.beads = !args.without.contains(&Method::Beads);
+    if args.without.contains(&Method::Dictionary) {
+        opts.parallel.without.push("dictionary".into());
+    }
     opts.sentences = match args.sentences {
         Sentences::Text => parallels::segment::SentenceMode::Text,
         Sentences::Lines => parallels::segment::SentenceMode::Lines,

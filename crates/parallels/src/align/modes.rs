@@ -12,8 +12,12 @@
 //! pairs look alike in meaning, while shared wording is rare; so lexical
 //! evidence finds the regions and meaning only fills what lies between
 //! their links. Between two languages shared wording is nearly nil and
-//! meaning is all there is. Adding a mode or a language rule touches this
-//! file.
+//! meaning is all there is.
+//!
+//! The mode is chosen once per pair, by [`Pair::choose`], and travels as a
+//! value ([`Pair`], with the languages told) into every step: completion,
+//! beads, the copies folded in. Adding a mode or a language rule touches
+//! this file; adding a kind of evidence, [`super::evidence`].
 
 use super::chain::SentenceAlignment;
 use super::features::Vectors;
@@ -36,11 +40,45 @@ pub enum Mode {
 impl Mode {
     /// The mode for two texts when meaning is on.
     pub fn of(a: &str, b: &str) -> Mode {
-        if two_languages(a, b) {
-            Mode::MeaningFirst
-        } else {
-            Mode::LexicalThenMeaning
-        }
+        Pair::choose(true, Some(a), Some(b), &[], &[]).mode
+    }
+
+    /// Are the texts taken as two languages (meaning first)?
+    pub fn across(self) -> bool {
+        self == Mode::MeaningFirst
+    }
+}
+
+/// What is decided once about a pair, before any sentence is aligned: its
+/// [`Mode`] and the languages told ([`language`]; which kinds of evidence
+/// apply, [`super::evidence`]), with the sentence lengths every step reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair<'a> {
+    /// How the pair is aligned.
+    pub mode: Mode,
+    /// The language of each text, when told (looked at only in
+    /// [`Mode::MeaningFirst`]).
+    pub languages: [Option<whatlang::Lang>; 2],
+    /// Each side's sentence lengths (characters).
+    pub lengths: [&'a [f32]; 2],
+}
+
+impl<'a> Pair<'a> {
+    /// The one place a pair's mode is chosen: [`Mode::Lexical`] without
+    /// meaning (`meaning` off, or a text not at hand), else
+    /// [`Mode::MeaningFirst`] for two languages ([`two_languages`]) and
+    /// [`Mode::LexicalThenMeaning`] for one.
+    pub fn choose(meaning: bool, a: Option<&str>, b: Option<&str>, len_a: &'a [f32], len_b: &'a [f32]) -> Pair<'a> {
+        let lengths = [len_a, len_b];
+        let (Some(a), Some(b), true) = (a, b, meaning) else {
+            return Pair { mode: Mode::Lexical, languages: [None, None], lengths };
+        };
+        let languages = [language(a), language(b)];
+        let (sx, sy) = (script(a), script(b));
+        let scripts_differ = sx != sy && ![sx, sy].contains(&Script::None);
+        let languages_differ = matches!(languages, [Some(x), Some(y)] if x != y);
+        let mode = if scripts_differ || languages_differ { Mode::MeaningFirst } else { Mode::LexicalThenMeaning };
+        Pair { mode, languages, lengths }
     }
 }
 
@@ -68,24 +106,21 @@ pub fn language(text: &str) -> Option<whatlang::Lang> {
 /// against Latin) or when both languages can be told and differ (German
 /// against French); Chinese in its two scripts is one language.
 pub fn two_languages(a: &str, b: &str) -> bool {
-    let (sx, sy) = (script(a), script(b));
-    if sx != sy && ![sx, sy].contains(&Script::None) {
-        return true;
-    }
-    matches!((language(a), language(b)), (Some(x), Some(y)) if x != y)
+    Mode::of(a, b).across()
 }
 
 /// Align two texts' sentence vectors with lexical evidence alone
 /// ([`Mode::Lexical`]).
 pub fn align_sentences(a: &Vectors, b: &Vectors, p: &ParallelParams) -> SentenceAlignment {
-    align_sentences_in(Mode::Lexical, a, b, p, None)
+    let pair = Pair { mode: Mode::Lexical, languages: [None, None], lengths: [&a.len, &b.len] };
+    align_sentences_in(&pair, a, b, p, None)
 }
 
-/// The chains of a pair in `mode`; `meaning` holds the sentences' texts
+/// The chains of a pair in its mode; `meaning` holds the sentences' texts
 /// for the encoder (ignored in [`Mode::Lexical`]; without it the meaning
 /// modes fall back to it).
 pub(super) fn align_sentences_in(
-    mode: Mode,
+    pair: &Pair,
     a: &Vectors,
     b: &Vectors,
     p: &ParallelParams,
@@ -97,27 +132,27 @@ pub(super) fn align_sentences_in(
     let mut dots = Dots::new(a, b);
     let bg = background(&dots);
     let tau = (bg.mean + p.sigmas * bg.sd).max(p.min_threshold);
-    let meaning = if mode == Mode::Lexical { None } else { meaning };
+    let (mut meaning, mode) = match meaning {
+        Some(m) if pair.mode != Mode::Lexical => (Some(m), pair.mode),
+        _ => (None, Mode::Lexical),
+    };
+    let mut chains = match (mode, meaning.as_deref_mut()) {
+        (Mode::MeaningFirst, Some(m)) => anchor_chains(m, &a.heading, &b.heading),
+        _ => lexical_chains(a, b, p, &mut dots, &bg, tau),
+    };
     let Some(meaning) = meaning else {
-        let mut chains = lexical_chains(a, b, p, &mut dots, &bg, tau);
         if p.complete {
             let mut ev = complete::Evidence { dots: &mut dots, meaning: None };
-            complete::complete(&mut chains, a, b, (bg.mean, bg.sd), &mut ev, false);
+            complete::complete(&mut chains, a, b, (bg.mean, bg.sd), &mut ev, mode);
         }
         return SentenceAlignment { chains, tau };
     };
-    let across = mode == Mode::MeaningFirst;
-    let mut chains = if across {
-        anchor_chains(meaning, &a.heading, &b.heading)
-    } else {
-        lexical_chains(a, b, p, &mut dots, &bg, tau)
-    };
     if p.complete {
         let mut ev = complete::Evidence { dots: &mut dots, meaning: Some(&mut *meaning) };
-        complete::complete(&mut chains, a, b, (bg.mean, bg.sd), &mut ev, across);
+        complete::complete(&mut chains, a, b, (bg.mean, bg.sd), &mut ev, mode);
     }
-    if across && p.beads {
-        chains = beads::complete_chains(&chains, a, b, meaning);
+    if mode.across() && p.beads {
+        chains = beads::complete_chains(&chains, pair, meaning, &p.without);
     }
     SentenceAlignment { chains, tau }
 }

@@ -114,6 +114,9 @@ pub struct ParallelParams {
     /// completely ([`super::beads`]): every sentence between a region's
     /// ends in a bead, null beads included.
     pub beads: bool,
+    /// Kinds of bead evidence switched off, by name
+    /// ([`super::evidence`]; evaluation only: `align --without dictionary`).
+    pub without: Vec<String>,
 }
 
 impl Default for ParallelParams {
@@ -132,6 +135,7 @@ impl Default for ParallelParams {
             rare_cap: 64,
             complete: true,
             beads: true,
+            without: Vec::new(),
         }
     }
 }
