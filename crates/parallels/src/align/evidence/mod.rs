@@ -13,6 +13,7 @@
 //! | --- | --- | --- | --- |
 //! | `meaning` | [`meaning`] | the groups' sentence vectors' cosine, less what each group earns by chance | every pair aligned by meaning |
 //! | `length` | [`length`] | −δ²/2, the Gale–Church deviation of the groups' lengths | every pair |
+//! | `dictionary` | [`dictionary`] | the share of each side's words a bilingual table translates on the other side, less chance | zh–en, de–fr |
 //!
 //! A kind is an [`Evidence`]: told the region it will be asked about (and
 //! the sentence pairs the programme's band holds) once, so it can encode,
@@ -22,6 +23,7 @@
 //! the weights ([`WEIGHTS`]) are fitted together on the dev sets by
 //! `tools/bead_weights/fit.py` and frozen here.
 
+pub mod dictionary;
 pub mod length;
 pub mod meaning;
 
@@ -69,7 +71,7 @@ pub trait Evidence {
 
 /// The weight of each kind in the bead score, by name (see the module
 /// doc; fitted by `tools/bead_weights/fit.py` on the dev sets).
-pub const WEIGHTS: &[(&str, f32)] = &[("meaning", 1.0), ("length", 0.05)];
+pub const WEIGHTS: &[(&str, f32)] = &[("meaning", 1.0), ("length", 0.05), ("dictionary", 0.2)];
 
 /// The weight of a kind.
 pub fn weight(name: &str) -> f32 {
@@ -92,10 +94,14 @@ pub(super) fn for_pair<'a>(
     max_side: u32,
     without: &[String],
 ) -> Vec<Weighted<'a>> {
-    let kinds: Vec<Box<dyn Evidence + 'a>> = vec![
+    let dictionary = dictionary::for_languages(pair.languages, [meaning.texts(0), meaning.texts(1)]);
+    let mut kinds: Vec<Box<dyn Evidence + 'a>> = vec![
         Box::new(length::Length::new(pair.lengths[0], pair.lengths[1])),
         Box::new(meaning::MeaningEvidence::new(meaning, max_side)),
     ];
+    if let Some(d) = dictionary {
+        kinds.push(Box::new(d));
+    }
     kinds
         .into_iter()
         .filter(|e| !without.iter().any(|w| w == e.name()))
