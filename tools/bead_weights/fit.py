@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
 """Fit the bead score's weights on the dev sets.
 
-    python3 tools/bead_weights/fit.py DUMP_DIR [--search]
+    bash tools/bead_weights/dump.sh DUMP_DIR            # OWN_TEXT=1: groups' own text too
+    python3 tools/bead_weights/fit.py DUMP_DIR          # the frozen weights' scores
+    python3 tools/bead_weights/fit.py DUMP_DIR w_dictionary=0.2 size=0 --search
+    python3 tools/bead_weights/fit.py DUMP_DIR --search --parts   # the evidence's parts weighed apart
+    python3 tools/bead_weights/fit.py DUMP_DIR own_window=2       # a second pass on own-text vectors
+
+Needs numpy.
 
 DUMP_DIR holds what `cargo run --release --example bead_features
 --features tuning` wrote: per document `NAME.json` (the regions aligned
@@ -70,6 +76,9 @@ def bead_scores(doc, reg, p, own=False):
     s = s - p.get("size", 0.0) * (size - 2)
     two_two = np.array([1.0 if (da, db) == (2, 2) else 0.0 for da, db in doc["shapes"]], dtype=np.float32)
     s = s - p.get("two_two", 0.0) * two_two
+    # A price per shape class, either way round (`shape_1_2` for 1-2 and 2-1).
+    cls = np.array([p.get("shape_%d_%d" % (min(da, db), max(da, db)), 0.0) for da, db in doc["shapes"]], dtype=np.float32)
+    s = s - cls
     big = np.array([max(da, db) > p.get("max_side", 4) or da + db > p.get("max_bead", 5) for da, db in doc["shapes"]])
     s[:, big] = -np.inf
     s[invalid] = -np.inf
@@ -224,7 +233,13 @@ def f1(c):
     return 2 * p * r / (p + r) if p + r else 0
 
 
-DEFAULT = {"w_meaning": 1.0, "w_length": 0.05, "w_dictionary": 0.0, "skip": -0.1}
+# The weights frozen in align/evidence/mod.rs (WEIGHTS) and align/beads.rs
+# (SIZE, TWO_TWO, NULL_PERCENTILE, NULL_OFFSET). Parameters: w_NAME, the
+# weight of a feature; skip (a null bead's score) or skip_pct (its
+# percentile of the region's 1-1 scores, skip added); size (price per
+# sentence beyond two); two_two; shape_D_E (a price per shape class);
+# max_side, max_bead (the shapes allowed); own_window.
+DEFAULT = {"w_meaning": 1.0, "w_length": 0.1, "w_dictionary": 0.13, "skip": -0.1, "size": -0.01}
 
 
 def objective(sets, p):
@@ -277,6 +292,10 @@ def main():
             if arg.startswith("--only="):
                 keep = arg[len("--only="):].split(",")
                 grid = {k: v for k, v in grid.items() if k in keep}
+        if "--shapes" in sys.argv:
+            v = [-0.06, -0.04, -0.02, 0.0, 0.02, 0.04, 0.06, 0.1]
+            grid = {"shape_1_2": v, "shape_1_3": v, "shape_2_2": v, "shape_1_4": v, "shape_2_3": v,
+                    "skip": [-0.14, -0.12, -0.1, -0.08, -0.06]}
         if "--parts" in sys.argv:
             grid = {
                 "w_meaning.cos": [0.6, 0.8, 0.9, 1.0, 1.1, 1.2, 1.4],

@@ -120,6 +120,10 @@ pub(crate) struct AlignArgs {
     /// (evaluation only).
     #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
     without: Vec<Method>,
+    /// Weigh a kind of bead evidence otherwise than the fitted weights:
+    /// `length=0.05,dictionary=0.2` (evaluation only).
+    #[arg(long, hide = true, value_delimiter = ',', value_name = "KIND=WEIGHT", value_parser = parse_weight)]
+    weigh: Vec<(String, f32)>,
 }
 
 /// How `align` cuts texts into sentences.
@@ -146,6 +150,12 @@ enum Method {
     Semantic,
     /// Dictionary evidence in the bead score (zh–en, de–fr).
     Dictionary,
+}
+
+fn parse_weight(s: &str) -> Result<(String, f32), String> {
+    let (name, w) = s.split_once('=').ok_or_else(|| format!("{s:?} is not KIND=WEIGHT"))?;
+    let w = w.parse::<f32>().map_err(|_| format!("{w:?} is not a number"))?;
+    Ok((name.to_string(), w))
 }
 
 fn parse_sigmas(s: &str) -> Result<f32, String> {
@@ -240,6 +250,7 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     if args.without.contains(&Method::Dictionary) {
         opts.parallel.without.push("dictionary".into());
     }
+    opts.parallel.reweigh = args.weigh.clone();
     opts.sentences = match args.sentences {
         Sentences::Text => parallels::segment::SentenceMode::Text,
         Sentences::Lines => parallels::segment::SentenceMode::Lines,

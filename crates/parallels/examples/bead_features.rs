@@ -72,7 +72,9 @@ fn own_text(regions: &[trace::RegionTrace], texts: [&str; 2]) -> Vec<f32> {
     let encoder = Encoder::shared();
     let lines: Vec<Vec<&str>> =
         texts.iter().map(|t| t.lines().map(str::trim).filter(|l| !l.is_empty()).collect()).collect();
-    let han = |side: usize| lines[side].iter().take(20).flat_map(|l| l.chars()).any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+    let han = |side: usize| {
+        lines[side].iter().take(20).flat_map(|l| l.chars()).any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    };
     let max = SHAPES.iter().map(|s| s.0.max(s.1)).max().unwrap() as usize;
     let mut out = Vec::new();
     for r in regions {

@@ -152,7 +152,7 @@ pub(super) fn align_sentences_in(
         complete::complete(&mut chains, a, b, (bg.mean, bg.sd), &mut ev, mode);
     }
     if mode.across() && p.beads {
-        chains = beads::complete_chains(&chains, pair, meaning, &p.without);
+        chains = beads::complete_chains(&chains, pair, meaning, p);
     }
     SentenceAlignment { chains, tau }
 }

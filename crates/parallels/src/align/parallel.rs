@@ -117,6 +117,10 @@ pub struct ParallelParams {
     /// Kinds of bead evidence switched off, by name
     /// ([`super::evidence`]; evaluation only: `align --without dictionary`).
     pub without: Vec<String>,
+    /// Weights of kinds of bead evidence other than the fitted ones
+    /// ([`super::evidence::WEIGHTS`]), by name (evaluation only: `align
+    /// --weigh length=0.05`).
+    pub reweigh: Vec<(String, f32)>,
 }
 
 impl Default for ParallelParams {
@@ -136,6 +140,7 @@ impl Default for ParallelParams {
             complete: true,
             beads: true,
             without: Vec::new(),
+            reweigh: Vec::new(),
         }
     }
 }

@@ -73,25 +73,23 @@ const MAX_UNITS: usize = 128;
 /// Function words of English, French and German, left out on every side.
 pub const STOP: &[&str] = &[
     // English
-    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is",
-    "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "he",
-    "she", "him", "her", "his", "hers", "they", "them", "their", "we", "us", "our", "you", "your", "i", "me", "my",
-    "this", "that", "these", "those", "there", "here", "not", "no", "so", "if", "then", "than", "too", "very",
-    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "some", "can", "could",
-    "will", "would", "shall", "should", "may", "might", "must", "just", "up", "out", "into", "about", "over",
-    "s", "t", "d", "ll", "re", "ve", "m", "sth", "sb", "one", "also", "only", "even",
-    // French
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are",
+    "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "he", "she",
+    "him", "her", "his", "hers", "they", "them", "their", "we", "us", "our", "you", "your", "i", "me", "my", "this",
+    "that", "these", "those", "there", "here", "not", "no", "so", "if", "then", "than", "too", "very", "what", "which",
+    "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "some", "can", "could", "will", "would",
+    "shall", "should", "may", "might", "must", "just", "up", "out", "into", "about", "over", "s", "t", "d", "ll", "re",
+    "ve", "m", "sth", "sb", "one", "also", "only", "even", // French
     "le", "la", "les", "l", "un", "une", "des", "de", "du", "d", "et", "ou", "à", "au", "aux", "en", "dans", "par",
     "pour", "sur", "avec", "sans", "ce", "cet", "cette", "ces", "se", "sa", "son", "ses", "leur", "leurs", "il",
     "elle", "ils", "elles", "nous", "vous", "je", "j", "tu", "on", "qui", "que", "qu", "quoi", "dont", "ne", "n",
     "pas", "plus", "est", "sont", "était", "été", "être", "avoir", "a", "ont", "avait", "y", "c", "s", "lui", "mais",
-    "comme", "tout", "toute", "tous", "toutes", "même", "aussi", "bien", "très",
-    // German
-    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder",
-    "aber", "in", "im", "an", "am", "auf", "aus", "bei", "mit", "nach", "von", "vom", "zu", "zum", "zur", "für",
-    "über", "unter", "um", "durch", "ist", "sind", "war", "waren", "sein", "hat", "haben", "hatte", "wird",
-    "werden", "wurde", "er", "sie", "es", "wir", "ihr", "ich", "du", "man", "sich", "nicht", "auch", "noch", "so",
-    "wie", "als", "dass", "daß", "wenn", "nur", "schon", "sehr", "dann", "da", "hier", "dort", "ja", "nein",
+    "comme", "tout", "toute", "tous", "toutes", "même", "aussi", "bien", "très", // German
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder", "aber",
+    "in", "im", "an", "am", "auf", "aus", "bei", "mit", "nach", "von", "vom", "zu", "zum", "zur", "für", "über",
+    "unter", "um", "durch", "ist", "sind", "war", "waren", "sein", "hat", "haben", "hatte", "wird", "werden", "wurde",
+    "er", "sie", "es", "wir", "ihr", "ich", "du", "man", "sich", "nicht", "auch", "noch", "so", "wie", "als", "dass",
+    "daß", "wenn", "nur", "schon", "sehr", "dann", "da", "hier", "dort", "ja", "nein",
 ];
 
 /// A word's stem: lowercase, without a plural or verb ending (`ies`,
@@ -172,11 +170,8 @@ impl Lexicon {
         }
         if source == Source::Words {
             // Inflected forms find their headword through its stem too.
-            let stems: Vec<(String, Box<[u64]>)> = entries
-                .iter()
-                .map(|(k, v)| (german_stem(k), v.clone()))
-                .filter(|(s, _)| !s.is_empty())
-                .collect();
+            let stems: Vec<(String, Box<[u64]>)> =
+                entries.iter().map(|(k, v)| (german_stem(k), v.clone())).filter(|(s, _)| !s.is_empty()).collect();
             for (s, v) in stems {
                 entries.entry(s.into()).or_insert(v);
             }
@@ -299,11 +294,8 @@ fn german_stem(w: &str) -> String {
 
 /// The content words of a target sentence, as stem ids.
 fn target_words(text: &str) -> Vec<u64> {
-    let mut out: Vec<u64> = words(text)
-        .map(str::to_lowercase)
-        .filter(|w| !is_stop(w))
-        .map(|w| stem_id(&stem(&w)))
-        .collect();
+    let mut out: Vec<u64> =
+        words(text).map(str::to_lowercase).filter(|w| !is_stop(w)).map(|w| stem_id(&stem(&w))).collect();
     out.truncate(MAX_UNITS);
     out
 }
@@ -315,8 +307,12 @@ pub fn for_languages(languages: [Option<Lang>; 2], texts: [&[&str]; 2]) -> Optio
         [(Lang::Cmn, Lang::Eng, Lexicon::zh_en), (Lang::Deu, Lang::Fra, Lexicon::de_fr)];
     for (source, target, table) in tables {
         match languages {
-            [Some(x), Some(y)] if (x, y) == (source, target) => return Some(Dictionary::new(table(), texts[0], texts[1], true)),
-            [Some(x), Some(y)] if (x, y) == (target, source) => return Some(Dictionary::new(table(), texts[1], texts[0], false)),
+            [Some(x), Some(y)] if (x, y) == (source, target) => {
+                return Some(Dictionary::new(table(), texts[0], texts[1], true))
+            }
+            [Some(x), Some(y)] if (x, y) == (target, source) => {
+                return Some(Dictionary::new(table(), texts[1], texts[0], false))
+            }
             _ => {}
         }
     }
@@ -484,9 +480,8 @@ mod tests {
     #[test]
     fn the_chinese_english_table_translates_real_words() {
         let zh = Lexicon::zh_en();
-        let has = |word: &str, english: &str| {
-            zh.translations(word).is_some_and(|t| t.contains(&stem_id(&stem(english))))
-        };
+        let has =
+            |word: &str, english: &str| zh.translations(word).is_some_and(|t| t.contains(&stem_id(&stem(english))));
         assert!(has("水手", "sailors"));
         assert!(has("战争", "war"));
         assert!(has("说", "said") || has("说", "say"));
@@ -497,9 +492,7 @@ mod tests {
     #[test]
     fn the_german_french_table_finds_inflected_words_and_compounds() {
         let de = Lexicon::de_fr();
-        let has = |word: &str, french: &str| {
-            de.translations(word).is_some_and(|t| t.contains(&stem_id(&stem(french))))
-        };
+        let has = |word: &str, french: &str| de.translations(word).is_some_and(|t| t.contains(&stem_id(&stem(french))));
         assert!(has("Gipfel", "sommet"));
         assert!(has("Berge", "montagnes"));
         assert!(has("Bergführer", "guide"));

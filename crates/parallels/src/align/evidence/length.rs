@@ -51,10 +51,8 @@ impl Evidence for Length<'_> {
     }
 
     fn region(&mut self, r: Region, _: &[(u32, u32)]) {
-        self.cum = [
-            running(&self.len_a[r.a0 as usize..r.a1 as usize]),
-            running(&self.len_b[r.b0 as usize..r.b1 as usize]),
-        ];
+        self.cum =
+            [running(&self.len_a[r.a0 as usize..r.a1 as usize]), running(&self.len_b[r.b0 as usize..r.b1 as usize])];
         self.from = (r.a0, r.b0);
         let (ta, tb) = (*self.cum[0].last().unwrap_or(&0.0), *self.cum[1].last().unwrap_or(&0.0));
         self.c = if ta > 0.0 && tb > 0.0 { tb / ta } else { 1.0 };

@@ -71,7 +71,7 @@ pub trait Evidence {
 
 /// The weight of each kind in the bead score, by name (see the module
 /// doc; fitted by `tools/bead_weights/fit.py` on the dev sets).
-pub const WEIGHTS: &[(&str, f32)] = &[("meaning", 1.0), ("length", 0.05), ("dictionary", 0.2)];
+pub const WEIGHTS: &[(&str, f32)] = &[("meaning", 1.0), ("length", 0.1), ("dictionary", 0.13)];
 
 /// The weight of a kind.
 pub fn weight(name: &str) -> f32 {
@@ -87,12 +87,14 @@ pub struct Weighted<'a> {
 }
 
 /// Every kind of evidence for the beads of a pair, each with its weight:
-/// the registry. `without` names kinds switched off (evaluation only).
+/// the registry. `without` names kinds switched off, `reweigh` other
+/// weights (evaluation only).
 pub(super) fn for_pair<'a>(
     pair: &Pair<'a>,
     meaning: &'a mut Meaning<'_>,
     max_side: u32,
     without: &[String],
+    reweigh: &[(String, f32)],
 ) -> Vec<Weighted<'a>> {
     let dictionary = dictionary::for_languages(pair.languages, [meaning.texts(0), meaning.texts(1)]);
     let mut kinds: Vec<Box<dyn Evidence + 'a>> = vec![
@@ -105,6 +107,10 @@ pub(super) fn for_pair<'a>(
     kinds
         .into_iter()
         .filter(|e| !without.iter().any(|w| w == e.name()))
-        .map(|evidence| Weighted { weight: weight(evidence.name()), evidence })
+        .map(|evidence| {
+            let name = evidence.name();
+            let weight = reweigh.iter().find(|w| w.0 == name).map_or_else(|| weight(name), |w| w.1);
+            Weighted { weight, evidence }
+        })
         .collect()
 }
