@@ -154,12 +154,16 @@ impl Lexicon {
     fn parse(table: &str, source: Source) -> Lexicon {
         let mut entries: FxHashMap<Box<str>, Box<[u64]>> = FxHashMap::default();
         let mut longest = 0;
+        // A gloss word recurs in many entries: stemmed once.
+        let mut stems: FxHashMap<&str, Option<u64>> = FxHashMap::default();
         for line in table.lines() {
             if line.starts_with('#') {
                 continue;
             }
             let Some((head, glosses)) = line.split_once('\t') else { continue };
-            let mut ids: Vec<u64> = words(glosses).filter(|w| !is_stop(w)).map(|w| stem_id(&stem(w))).collect();
+            let mut ids: Vec<u64> = words(glosses)
+                .filter_map(|w| *stems.entry(w).or_insert_with(|| (!is_stop(w)).then(|| stem_id(&stem(w)))))
+                .collect();
             ids.sort_unstable();
             ids.dedup();
             if ids.is_empty() {
