@@ -274,7 +274,7 @@ def main():
         sets.setdefault(d["name"].split("-")[0], []).append(d)
     p = dict(DEFAULT)
     for arg in sys.argv[2:]:
-        if "=" in arg:
+        if "=" in arg and not arg.startswith("--"):
             k, v = arg.split("=")
             p[k] = float(v)
     for name, ds in sets.items():

@@ -57,7 +57,7 @@ pub use super::chain::Region;
 use super::chain::{Chain, SentLink};
 use super::evidence::{self, Group, Weighted};
 use super::meaning::Meaning;
-use super::modes::Pair;
+use super::pair::Pair;
 use super::parallel::ParallelParams;
 
 /// Bead shapes linked (sentences of A, of B); the null beads 1-0 and 0-1

@@ -49,7 +49,7 @@
 use super::chain::{Chain, SentLink};
 use super::features::Vectors;
 use super::meaning::Meaning;
-use super::modes::Mode;
+use super::pair::Mode;
 use super::parallel::Dots;
 
 /// Score of a perfect length fit (δ = 0) with no lexical evidence.

@@ -3,7 +3,7 @@
 //! them over; what is left of a link beside a copy kept when it holds on
 //! its own ([`merge_copies`] says which copies count and how).
 
-use super::modes::Mode;
+use super::pair::Mode;
 use super::types::{passage, round4, Link, Passage, PassageKind, Prepared, Span};
 use super::verbatim;
 

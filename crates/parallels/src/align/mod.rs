@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod features;
 pub mod meaning;
 pub mod modes;
+pub mod pair;
 pub mod parallel;
 mod types;
 pub mod verbatim;
@@ -33,7 +34,8 @@ use copies::{merge_copies, CopyLimits};
 use types::{passage, round4};
 pub use types::{Link, Passage, PassageKind, Prepared, Span, Unlinked};
 
-pub use modes::{align_sentences, language, two_languages, Mode, Pair};
+pub use modes::align_sentences;
+pub use pair::{language, two_languages, Mode, Pair};
 pub use parallel::ParallelParams;
 
 /// Characters covered by the union of `spans` (overlaps counted once).

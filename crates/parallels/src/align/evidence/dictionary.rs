@@ -41,7 +41,8 @@
 //! *Bergführer* by *Führer*). Target words, and the table's translations
 //! alike, are lowercased, stripped of a plural or verb ending and cut to
 //! eight letters ([`stem`]): crude, and the same on both sides. Function
-//! words of the four languages are left out ([`STOP`]). A word spelt the
+//! words are left out, each language its own ([`STOP_EN`], [`STOP_FR`],
+//! [`STOP_DE`]: German *war*, *man*, *hat* are English words too). A word spelt the
 //! same on both sides (a name, a number) translates itself.
 //!
 //! # Weak spots
@@ -56,7 +57,7 @@ use std::sync::OnceLock;
 use rustc_hash::{FxHashMap, FxHashSet};
 use whatlang::Lang;
 
-use super::{Evidence, Group};
+use super::kind::{Evidence, Group};
 use crate::align::chain::Region;
 
 /// The zh–en table (see the module doc).
@@ -70,27 +71,47 @@ const STEM_CHARS: usize = 8;
 /// Most units of a sentence that count (the coverage masks are 128 bits).
 const MAX_UNITS: usize = 128;
 
-/// Function words of English, French and German, left out on every side.
-pub const STOP: &[&str] = &[
-    // English
+/// Function words of English, left out of English text and glosses.
+pub const STOP_EN: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are",
     "was", "were", "be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "it", "its", "he", "she",
     "him", "her", "his", "hers", "they", "them", "their", "we", "us", "our", "you", "your", "i", "me", "my", "this",
     "that", "these", "those", "there", "here", "not", "no", "so", "if", "then", "than", "too", "very", "what", "which",
     "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "some", "can", "could", "will", "would",
     "shall", "should", "may", "might", "must", "just", "up", "out", "into", "about", "over", "s", "t", "d", "ll", "re",
-    "ve", "m", "sth", "sb", "one", "also", "only", "even", // French
+    "ve", "m", "sth", "sb", "one", "also", "only", "even",
+];
+
+/// Function words of French.
+pub const STOP_FR: &[&str] = &[
     "le", "la", "les", "l", "un", "une", "des", "de", "du", "d", "et", "ou", "à", "au", "aux", "en", "dans", "par",
     "pour", "sur", "avec", "sans", "ce", "cet", "cette", "ces", "se", "sa", "son", "ses", "leur", "leurs", "il",
     "elle", "ils", "elles", "nous", "vous", "je", "j", "tu", "on", "qui", "que", "qu", "quoi", "dont", "ne", "n",
     "pas", "plus", "est", "sont", "était", "été", "être", "avoir", "a", "ont", "avait", "y", "c", "s", "lui", "mais",
-    "comme", "tout", "toute", "tous", "toutes", "même", "aussi", "bien", "très", // German
+    "comme", "tout", "toute", "tous", "toutes", "même", "aussi", "bien", "très", "qn", "qc",
+];
+
+/// Function words of German.
+pub const STOP_DE: &[&str] = &[
     "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und", "oder", "aber",
     "in", "im", "an", "am", "auf", "aus", "bei", "mit", "nach", "von", "vom", "zu", "zum", "zur", "für", "über",
     "unter", "um", "durch", "ist", "sind", "war", "waren", "sein", "hat", "haben", "hatte", "wird", "werden", "wurde",
     "er", "sie", "es", "wir", "ihr", "ich", "du", "man", "sich", "nicht", "auch", "noch", "so", "wie", "als", "dass",
     "daß", "wenn", "nur", "schon", "sehr", "dann", "da", "hier", "dort", "ja", "nein",
 ];
+
+/// A set of function words, looked up by a lowercased word.
+struct Stop(FxHashSet<&'static str>);
+
+impl Stop {
+    fn of(words: &[&'static str]) -> Stop {
+        Stop(words.iter().copied().collect())
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.0.contains(word)
+    }
+}
 
 /// A word's stem: lowercase, without a plural or verb ending (`ies`,
 /// `ied` become `y`; `ing`, `ed`, `es`, `s`, `e` go) when three letters
@@ -127,12 +148,6 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
 }
 
-fn is_stop(word: &str) -> bool {
-    STOP_SET.get_or_init(|| STOP.iter().copied().collect()).contains(word)
-}
-
-static STOP_SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
-
 /// Which side of a table a text is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -145,13 +160,18 @@ pub enum Source {
 /// One bilingual table: source words and the stems of their translations.
 pub struct Lexicon {
     source: Source,
+    /// Function words of the source language (none for Chinese) and of
+    /// the target language.
+    source_stop: Stop,
+    target_stop: Stop,
     entries: FxHashMap<Box<str>, Box<[u64]>>,
     /// Longest headword, in characters.
     longest: usize,
 }
 
 impl Lexicon {
-    fn parse(table: &str, source: Source) -> Lexicon {
+    fn parse(table: &str, source: Source, source_stop: &[&'static str], target_stop: &[&'static str]) -> Lexicon {
+        let (source_stop, target_stop) = (Stop::of(source_stop), Stop::of(target_stop));
         let mut entries: FxHashMap<Box<str>, Box<[u64]>> = FxHashMap::default();
         let mut longest = 0;
         // A gloss word recurs in many entries: stemmed once.
@@ -162,7 +182,7 @@ impl Lexicon {
             }
             let Some((head, glosses)) = line.split_once('\t') else { continue };
             let mut ids: Vec<u64> = words(glosses)
-                .filter_map(|w| *stems.entry(w).or_insert_with(|| (!is_stop(w)).then(|| stem_id(&stem(w)))))
+                .filter_map(|w| *stems.entry(w).or_insert_with(|| (!target_stop.has(w)).then(|| stem_id(&stem(w)))))
                 .collect();
             ids.sort_unstable();
             ids.dedup();
@@ -180,19 +200,19 @@ impl Lexicon {
                 entries.entry(s.into()).or_insert(v);
             }
         }
-        Lexicon { source, entries, longest }
+        Lexicon { source, source_stop, target_stop, entries, longest }
     }
 
     /// The Chinese–English table.
     pub fn zh_en() -> &'static Lexicon {
         static L: OnceLock<Lexicon> = OnceLock::new();
-        L.get_or_init(|| Lexicon::parse(ZH_EN, Source::Chinese))
+        L.get_or_init(|| Lexicon::parse(ZH_EN, Source::Chinese, &[], STOP_EN))
     }
 
     /// The German–French table.
     pub fn de_fr() -> &'static Lexicon {
         static L: OnceLock<Lexicon> = OnceLock::new();
-        L.get_or_init(|| Lexicon::parse(DE_FR, Source::Words))
+        L.get_or_init(|| Lexicon::parse(DE_FR, Source::Words, STOP_DE, STOP_FR))
     }
 
     /// The stems a source word translates to (looked up as the module doc says).
@@ -224,7 +244,7 @@ impl Lexicon {
             Source::Words => {
                 for w in words(text) {
                     let lower = w.to_lowercase();
-                    if is_stop(&lower) {
+                    if self.source_stop.has(&lower) {
                         continue;
                     }
                     let mut ids = vec![stem_id(&stem(&lower))];
@@ -297,9 +317,12 @@ fn german_stem(w: &str) -> String {
 }
 
 /// The content words of a target sentence, as stem ids.
-fn target_words(text: &str) -> Vec<u64> {
-    let mut out: Vec<u64> =
-        words(text).map(str::to_lowercase).filter(|w| !is_stop(w)).map(|w| stem_id(&stem(&w))).collect();
+fn target_words(lexicon: &Lexicon, text: &str) -> Vec<u64> {
+    let mut out: Vec<u64> = words(text)
+        .map(str::to_lowercase)
+        .filter(|w| !lexicon.target_stop.has(w))
+        .map(|w| stem_id(&stem(&w)))
+        .collect();
     out.truncate(MAX_UNITS);
     out
 }
@@ -348,7 +371,7 @@ impl Dictionary {
         Dictionary {
             a_is_source,
             units: source.par_iter().map(|s| lexicon.units(s)).collect(),
-            words: target.par_iter().map(|s| target_words(s)).collect(),
+            words: target.par_iter().map(|s| target_words(lexicon, s)).collect(),
             masks: FxHashMap::default(),
             chance: (0.0, 0.0),
         }
@@ -487,7 +510,9 @@ mod tests {
         let has =
             |word: &str, english: &str| zh.translations(word).is_some_and(|t| t.contains(&stem_id(&stem(english))));
         assert!(has("水手", "sailors"));
+        // English words that are German function words count in English.
         assert!(has("战争", "war"));
+        assert!(has("男人", "man"));
         assert!(has("说", "said") || has("说", "say"));
         assert!(has("山", "mountain"));
         assert!(!has("水手", "mountain"));

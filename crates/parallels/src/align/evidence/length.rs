@@ -7,7 +7,7 @@
 //! [`LENGTH_VARIANCE`]; the evidence is `−δ²/2`, a normal model's log
 //! likelihood up to a constant (Gale & Church 1993).
 
-use super::{Evidence, Group};
+use super::kind::{Evidence, Group};
 use crate::align::chain::Region;
 
 /// Variance of `l_b − c·l_a` per unit of mean length, in characters.

@@ -13,7 +13,7 @@
 //! cos(A-group, B-group) − (r(A-group) + r(B-group)) / 2
 //! ```
 
-use super::{Evidence, Group};
+use super::kind::{Evidence, Group};
 use crate::align::chain::Region;
 use crate::align::meaning::Meaning;
 use crate::encoder::{dot, DIM};

@@ -19,55 +19,19 @@
 //! the sentence pairs the programme's band holds) once, so it can encode,
 //! look up and cache in batch; then asked for the score of any bead
 //! inside. Adding a kind — a new dictionary, a language pair's rule, a
-//! learned lexicon — is a new file here and one entry in [`for_pair`];
+//! learned lexicon — is a new file here and one entry in `for_pair`;
 //! the weights ([`WEIGHTS`]) are fitted together on the dev sets by
 //! `tools/bead_weights/fit.py` and frozen here.
 
 pub mod dictionary;
+mod kind;
 pub mod length;
 pub mod meaning;
 
-use super::chain::Region;
+pub use kind::{Evidence, Group};
+
 use super::meaning::Meaning;
-use super::modes::Pair;
-
-/// A bead's two groups: sentences `[a0, a1)` of A and `[b0, b1)` of B
-/// (indices into the whole texts), both non-empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Group {
-    /// First sentence of A.
-    pub a0: u32,
-    /// One past the last sentence of A.
-    pub a1: u32,
-    /// First sentence of B.
-    pub b0: u32,
-    /// One past the last sentence of B.
-    pub b1: u32,
-}
-
-/// One kind of evidence about beads.
-pub trait Evidence {
-    /// Its name, as `align --without` and the weights table give it.
-    fn name(&self) -> &'static str;
-    /// Get ready for the beads of region `r`: `cells` are the sentence
-    /// pairs `(i, j)` (whole-text indices) that a bead of the region's band
-    /// may hold, each once.
-    fn region(&mut self, r: Region, cells: &[(u32, u32)]);
-    /// The evidence that the groups of `g` (inside the last region) are
-    /// counterparts: positive for, negative against, about 0 for chance.
-    fn score(&self, g: Group) -> f32;
-    /// The similarity of the groups that a link shows as its score, if
-    /// this kind measures one (meaning does).
-    fn similarity(&self, _g: Group) -> Option<f32> {
-        None
-    }
-    /// The score and the parts it is made of, with their names (the score
-    /// first, named as the kind): what `tools/bead_weights/fit.py` weighs
-    /// when it looks for a better combination.
-    fn parts(&self, g: Group) -> Vec<(&'static str, f32)> {
-        vec![(self.name(), self.score(g))]
-    }
-}
+use super::pair::Pair;
 
 /// The weight of each kind in the bead score, by name (see the module
 /// doc; fitted by `tools/bead_weights/fit.py` on the dev sets).
