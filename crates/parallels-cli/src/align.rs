@@ -124,6 +124,10 @@ pub(crate) struct AlignArgs {
     /// (evaluation only).
     #[arg(long, hide = true, value_enum, value_delimiter = ',', value_name = "METHOD")]
     without: Vec<Method>,
+    /// Weigh a kind of bead evidence otherwise than the fitted weights:
+    /// `length=0.05,dictionary=0.2` (evaluation only).
+    #[arg(long, hide = true, value_delimiter = ',', value_name = "KIND=WEIGHT", value_parser = parse_weight)]
+    weigh: Vec<(String, f32)>,
 }
 
 /// How `align` cuts texts into sentences.
@@ -148,6 +152,14 @@ enum Method {
     Isolated,
     /// Meaning (the sentence encoder): the same as `--no-semantic`.
     Semantic,
+    /// Dictionary evidence in the bead score (zh–en, de–fr).
+    Dictionary,
+}
+
+fn parse_weight(s: &str) -> Result<(String, f32), String> {
+    let (name, w) = s.split_once('=').ok_or_else(|| format!("{s:?} is not KIND=WEIGHT"))?;
+    let w = w.parse::<f32>().map_err(|_| format!("{w:?} is not a number"))?;
+    Ok((name.to_string(), w))
 }
 
 fn parse_sigmas(s: &str) -> Result<f32, String> {
@@ -254,6 +266,10 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.parallel.beads = !args.without.contains(&Method::Beads);
+    if args.without.contains(&Method::Dictionary) {
+        opts.parallel.without.push("dictionary".into());
+    }
+    opts.parallel.reweigh = args.weigh.clone();
     // A ladder's indices are lines (sentence aligners take texts one
     // sentence a line): cut at sentence enders, its indices would name
     // other sentences than the gold's, with no word.

@@ -193,6 +193,15 @@ enum Command {
     ///   parallels man --dir ~/.local/share/man/man1    # every page, for `man parallels-scan`
     #[command(verbatim_doc_comment)]
     Man(generate::ManArgs),
+    /// Print the licences of what is compiled into parallels: its own code
+    /// (MIT or Apache-2.0) and the data it carries under theirs (the
+    /// sentence encoder's weights, Apache-2.0; the Chinese–English and
+    /// German–French word tables, CC BY-SA), with sources and checksums.
+    ///
+    /// Example:
+    ///   parallels licenses
+    #[command(verbatim_doc_comment)]
+    Licenses,
 }
 
 fn main() -> ExitCode {
@@ -223,6 +232,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Completions(args) => generate::completions(args, Cli::command()),
         Command::Man(args) => generate::man(args, Cli::command()),
+        Command::Licenses => licenses(),
     };
     match result {
         Ok(code) => code,
@@ -237,6 +247,15 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `parallels licenses`: the code's licence and the library's notice.
+fn licenses() -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "parallels {}: MIT OR Apache-2.0.\n", env!("CARGO_PKG_VERSION"))?;
+    out.write_all(parallels::NOTICE.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The library names an option in its messages as its field is named, in

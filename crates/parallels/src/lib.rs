@@ -77,6 +77,12 @@
 
 #![warn(missing_docs)]
 
+/// What the library compiles in that is not its own code, with its
+/// licence, source and checksum: the sentence encoder's weights, the
+/// word tables of `align`'s dictionary evidence (CC BY-SA), the script
+/// table. The repository's NOTICE, which `parallels licenses` prints.
+pub const NOTICE: &str = include_str!("../../../NOTICE");
+
 pub mod align;
 pub mod chars;
 pub mod collate;

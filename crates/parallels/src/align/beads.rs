@@ -10,25 +10,31 @@
 //!
 //! # Model
 //!
-//! A *bead* takes `da` consecutive sentences of A and `db` of B, with
-//! `da + db ≤ 5`, `da, db ≤ 4` ([`SHAPES`]), or one sentence of one side
-//! alone (1-0, 0-1: a sentence without counterpart). A linked bead earns
+//! A *bead* takes `da` consecutive sentences of A and `db` of B ([`SHAPES`]:
+//! up to [`MAX_SIDE`] a side, five in all), or one sentence of one side
+//! alone (1-0, 0-1: a sentence without counterpart). A linked bead
+//! earns what the evidence registered for the pair says of it
+//! ([`super::evidence`]: meaning, length, a dictionary where the languages
+//! have one), weighted and summed, less the price of its shape:
 //!
 //! ```text
-//! cos(A-group, B-group) − (r(A-group) + r(B-group)) / 2 − LENGTH · δ² / 2
+//! Σ_e w_e · e(bead)  −  SIZE · (da + db − 2)  −  TWO_TWO · [da = db = 2]
 //! ```
 //!
-//! where the cosine is that of the sentence vectors of the two groups *as
-//! one text each* (a sentence a translator split in two reads as one
-//! again; the vector comes from the sentences' pooled encoder rows added
-//! up, `Meaning::region_groups`), `r(x)` is the mean cosine
-//! of `x` against a sample of the other side's sentences (what a group
-//! earns by chance — long groups and generic lines earn more, so this
-//! normalization, Vecalign's, keeps them from absorbing their neighbours),
-//! and δ is the Gale–Church length deviation of the two groups, with the
-//! ratio of lengths measured on the region itself. A null bead costs
-//! [`SKIP`]. A monotone dynamic programme picks the beads with the best
-//! total.
+//! The size price is Bertalign-Fast's λ(m + n) and the 2-2 price AIlign's:
+//! a bigger bead has more ways to fit by chance. Fitted on the dev sets
+//! (`tools/bead_weights/fit.py`), λ came out slightly negative and the
+//! 2-2 price nil: with group vectors less the chance term, big beads are
+//! already priced. Shapes of up to six sentences a side and eight in all
+//! (1-5, 2-4, 3-3, 1-6, 2-5, 3-4, 2-6, 3-5, 4-4: 11 of mac-dev's 1,337
+//! gold beads, 6 of textberg-dev's 381) were tried and lost more than they
+//! found (mac-dev 0.901 → 0.900, textberg-dev 0.894 → 0.892). A null bead costs what a
+//! 1-1 bead of the region scores at the [`NULL_PERCENTILE`]th percentile,
+//! plus [`NULL_OFFSET`] (Vecalign sets its deletion penalty from the
+//! distribution of 1-1 costs the same way): a sentence stays alone when
+//! its best partner scores no better than most sentences of the region
+//! score against a stranger, whatever the scale of the pair's evidence. A
+//! monotone dynamic programme picks the beads with the best total.
 //!
 //! # Search
 //!
@@ -40,16 +46,19 @@
 //!
 //! # Weak spots
 //!
-//! The score knows meaning and length only: names and numbers shared by the
-//! two sides weigh nothing beyond what the encoder makes of them. An anchor
+//! Where no dictionary covers the languages the score knows meaning and
+//! length only: names and numbers shared by the two sides weigh nothing
+//! beyond what the encoder makes of them. An anchor
 //! more than [`MARGIN`] sentences off the true path forces the path through
-//! its box. Groups of more than four sentences on one side are never made.
+//! its box. Groups of more than [`MAX_SIDE`] sentences on one side are
+//! never made.
 
 pub use super::chain::Region;
 use super::chain::{Chain, SentLink};
-use super::features::Vectors;
+use super::evidence::{self, Group, Weighted};
 use super::meaning::Meaning;
-use crate::encoder::{dot, DIM};
+use super::pair::Pair;
+use super::parallel::ParallelParams;
 
 /// Bead shapes linked (sentences of A, of B); the null beads 1-0 and 0-1
 /// come on top.
@@ -58,25 +67,29 @@ pub const SHAPES: [(u32, u32); 10] = [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2
 /// Most sentences of one side in a bead.
 pub const MAX_SIDE: u32 = 4;
 
-/// Score of a null bead (a sentence with no counterpart).
-pub const SKIP: f32 = -0.1;
+/// Price of each sentence of a bead beyond two (see the module doc):
+/// fitted on the dev sets, a small bonus rather than a price (mac-dev
+/// strict F1 0.899 → 0.901, textberg-dev 0.891 → 0.894 against 0).
+pub const SIZE: f32 = -0.01;
 
-/// Weight of the squared length deviation.
-pub const LENGTH: f32 = 0.05;
+/// Extra price of a 2-2 bead (AIlign's): fitted, none (0.05 gives
+/// mac-dev 0.900, textberg-dev 0.887).
+pub const TWO_TWO: f32 = 0.0;
 
-/// Variance of `l_b − c·l_a` per unit of mean length, in characters.
-/// Gale and Church measured 6.8 for English against French and German;
-/// literary translation, and Chinese against English, spread wider. On
-/// the dev sets 6.8 to 20 score alike on mac-dev and textberg-dev (strict
-/// F1 within 0.008), while 10 and below move boundaries in zh-en-bible
-/// (unit F1 0.968 → 0.961).
-pub const LENGTH_VARIANCE: f32 = 14.0;
+/// The percentile of the region's 1-1 bead scores that a null bead costs
+/// (Vecalign's rule), or none when negative: then a null bead scores
+/// [`NULL_OFFSET`] whatever the region. Measured on the dev sets with the
+/// weights fitted, the percentile did no better than the constant (50th
+/// percentile −0.05: mac-dev 0.903, textberg-dev 0.886; 60th −0.05: 0.898,
+/// 0.891; the constant: 0.901, 0.894), so it is off.
+pub const NULL_PERCENTILE: f32 = -1.0;
+
+/// Added to that percentile; with no percentile the null bead's score
+/// itself.
+pub const NULL_OFFSET: f32 = -0.1;
 
 /// Sentences by which the band reaches beyond the box of two anchors.
 pub const MARGIN: u32 = 6;
-
-/// Sentences of the other side sampled for a group's chance similarity.
-const CHANCE_SAMPLE: usize = 96;
 
 /// Most regions of a pair: each costs a pass over the chains left (a
 /// quadratic longest path), and two versions of one work have one or a
@@ -173,17 +186,20 @@ pub fn regions(chains: &[Chain], n: u32, m: u32) -> Vec<(Region, Vec<usize>)> {
 
 /// The chains of two texts aligned completely: one chain per region
 /// ([`regions`]), its links the region's linked beads, its `nulls` the
-/// sentences left alone; chains in no region stay as they were.
-pub(super) fn complete_chains(chains: &[Chain], a: &Vectors, b: &Vectors, meaning: &mut Meaning) -> Vec<Chain> {
-    let regions = regions(chains, a.len() as u32, b.len() as u32);
+/// sentences left alone; chains in no region stay as they were. `p` may
+/// switch kinds of evidence off or weigh them otherwise (evaluation only).
+pub(super) fn complete_chains(chains: &[Chain], pair: &Pair, meaning: &mut Meaning, p: &ParallelParams) -> Vec<Chain> {
+    let (n, m) = (pair.lengths[0].len() as u32, pair.lengths[1].len() as u32);
+    let regions = regions(chains, n, m);
     let mut out = Vec::with_capacity(chains.len());
     let mut used = vec![false; chains.len()];
+    let mut evidence = evidence::for_pair(pair, meaning, MAX_SIDE, &p.without, &p.reweigh);
     for (r, members) in regions {
         let anchors: Vec<SentLink> = members.iter().flat_map(|&k| chains[k].links.iter().copied()).collect();
         let score = members.iter().map(|&k| chains[k].score).sum();
         members.iter().for_each(|&k| used[k] = true);
         let (links, nulls): (Vec<SentLink>, Vec<SentLink>) =
-            align_region(r, &anchors, &a.len, &b.len, meaning).into_iter().partition(|l| l.a1 > l.a0 && l.b1 > l.b0);
+            align_region(r, &anchors, &mut evidence).into_iter().partition(|l| l.a1 > l.a0 && l.b1 > l.b0);
         if !links.is_empty() {
             out.push(Chain { links, score, nulls });
         }
@@ -192,78 +208,73 @@ pub(super) fn complete_chains(chains: &[Chain], a: &Vectors, b: &Vectors, meanin
     out
 }
 
-/// What the dynamic programme needs of each side.
-struct Side {
-    /// Per group size `k` (1..=MAX_SIDE), the unit vectors of the groups
-    /// by start sentence (region relative), [`DIM`] values each.
-    vec: Vec<Vec<f32>>,
-    /// The same, the group's chance similarity.
-    chance: Vec<Vec<f32>>,
+/// The price of a bead's shape (see the module doc).
+fn shape_cost(da: u32, db: u32) -> f32 {
+    SIZE * (da + db - 2) as f32 + if (da, db) == (2, 2) { TWO_TWO } else { 0.0 }
+}
+
+/// The sentence pairs `(i, j)` (whole-text indices) that some bead of the
+/// band holds: for each sentence of A, the B sentences of the rows whose
+/// beads may take it.
+fn band_cells(r: Region, band: &Band) -> Vec<(u32, u32)> {
+    let n = r.a1 - r.a0;
+    let mut out = Vec::new();
+    for i in 0..n {
+        // Beads ending at rows i + 1 ..= i + MAX_SIDE hold sentence i.
+        let rows = &band.rows[(i + 1) as usize..=((i + MAX_SIDE).min(n)) as usize];
+        let lo = rows.iter().map(|r| r.0).min().unwrap_or(0).saturating_sub(MAX_SIDE);
+        let hi = rows.iter().map(|r| r.1).max().unwrap_or(0);
+        out.extend((lo..hi).map(|j| (r.a0 + i, r.b0 + j)));
+    }
+    out
 }
 
 /// Align a region completely: its beads in order, null beads included.
 ///
 /// `anchors` are links of the region's chains (sentence indices of the
-/// whole texts); `len_a`, `len_b` the lengths of every sentence.
-pub(super) fn align_region(
-    r: Region,
-    anchors: &[SentLink],
-    len_a: &[f32],
-    len_b: &[f32],
-    meaning: &mut Meaning,
-) -> Vec<SentLink> {
+/// whole texts); `evidence` the pair's kinds of evidence with their weights.
+pub(super) fn align_region(r: Region, anchors: &[SentLink], evidence: &mut [Weighted]) -> Vec<SentLink> {
     let (n, m) = (r.a1 - r.a0, r.b1 - r.b0);
     if n == 0 || m == 0 {
         return nulls(r);
     }
     let band = Band::new(r, anchors);
-    let [vec_a, vec_b] = meaning.region_groups(r, MAX_SIDE);
-    let sample = |len: u32| -> Vec<u32> {
-        let k = (len as usize).min(CHANCE_SAMPLE);
-        (0..k).map(|i| (i as u64 * len as u64 / k as u64) as u32).collect()
+    let cells = band_cells(r, &band);
+    for e in evidence.iter_mut() {
+        e.evidence.region(r, &cells);
+    }
+    let group = |i0: u32, da: u32, j0: u32, db: u32| Group {
+        a0: r.a0 + i0,
+        a1: r.a0 + i0 + da,
+        b0: r.b0 + j0,
+        b1: r.b0 + j0 + db,
     };
-    let chance = |mine: &[Vec<f32>], other: &[Vec<f32>], sample: &[u32]| -> Vec<Vec<f32>> {
-        mine.iter()
-            .map(|groups| {
-                groups
-                    .chunks_exact(DIM)
-                    .map(|v| {
-                        let s: f32 = sample.iter().map(|&j| dot(v, &other[0][j as usize * DIM..][..DIM])).sum();
-                        s / sample.len().max(1) as f32
-                    })
-                    .collect()
-            })
-            .collect()
+    let bead = |i0: u32, da: u32, j0: u32, db: u32| -> f32 {
+        let g = group(i0, da, j0, db);
+        evidence.iter().map(|e| e.weight * e.evidence.score(g)).sum::<f32>() - shape_cost(da, db)
     };
-    let (sample_a, sample_b) = (sample(n), sample(m));
-    let a = Side { chance: chance(&vec_a, &vec_b, &sample_b), vec: vec_a };
-    let b = Side { chance: chance(&vec_b, &a.vec, &sample_a), vec: vec_b };
-    // Running sums of the sentence lengths: a group's length by subtraction.
-    let cum = |v: &[f32]| -> Vec<f32> {
-        let mut out = vec![0f32; v.len() + 1];
-        for (k, x) in v.iter().enumerate() {
-            out[k + 1] = out[k] + x;
+    // Every bead of the band scored once (the null bead's price needs
+    // the 1-1 scores first).
+    let mut scores: Vec<Vec<[f32; SHAPES.len()]>> = Vec::with_capacity(n as usize + 1);
+    for i in 0..=n {
+        let (lo, hi) = band.rows[i as usize];
+        let mut row = vec![[f32::NEG_INFINITY; SHAPES.len()]; (hi - lo + 1) as usize];
+        for j in lo..=hi {
+            for (s, &(da, db)) in SHAPES.iter().enumerate() {
+                if da <= i && db <= j && band.holds(i - da, j - db) {
+                    row[(j - lo) as usize][s] = bead(i - da, da, j - db, db);
+                }
+            }
         }
-        out
-    };
-    let (ca, cb) = (cum(&len_a[r.a0 as usize..r.a1 as usize]), cum(&len_b[r.b0 as usize..r.b1 as usize]));
-    let (ta, tb) = (ca[n as usize], cb[m as usize]);
-    let c = if ta > 0.0 && tb > 0.0 { tb / ta } else { 1.0 };
-    let bead = |i0: u32, da: u32, j0: u32, db: u32| -> (f32, f32) {
-        let va = &a.vec[da as usize - 1][i0 as usize * DIM..][..DIM];
-        let vb = &b.vec[db as usize - 1][j0 as usize * DIM..][..DIM];
-        let cos = dot(va, vb);
-        let chance = (a.chance[da as usize - 1][i0 as usize] + b.chance[db as usize - 1][j0 as usize]) / 2.0;
-        let la = ca[(i0 + da) as usize] - ca[i0 as usize];
-        let lb = cb[(j0 + db) as usize] - cb[j0 as usize];
-        let mean = ((c * la + lb) / 2.0).max(1.0);
-        let delta = (lb - c * la) / (LENGTH_VARIANCE * mean).sqrt();
-        (cos - chance - LENGTH * delta * delta / 2.0, cos)
-    };
+        scores.push(row);
+    }
+    #[cfg(feature = "tuning")]
+    trace::record(r, &band, &scores, evidence, group);
+    let skip = null_score(&scores);
     // h[i][j - lo[i]]: best total over the first i sentences of A and j of B.
     let rows = n as usize + 1;
     let mut h: Vec<Vec<f32>> = Vec::with_capacity(rows);
-    let mut how: Vec<Vec<(u8, f32)>> = Vec::with_capacity(rows);
+    let mut how: Vec<Vec<u8>> = Vec::with_capacity(rows);
     let get = |h: &Vec<Vec<f32>>, i: u32, j: u32| -> f32 {
         let (lo, hi) = band.rows[i as usize];
         if j < lo || j > hi {
@@ -277,42 +288,39 @@ pub(super) fn align_region(
     for i in 0..=n {
         let (lo, hi) = band.rows[i as usize];
         let mut row = vec![f32::NEG_INFINITY; (hi - lo + 1) as usize];
-        let mut how_row = vec![(u8::MAX, 0f32); (hi - lo + 1) as usize];
+        let mut how_row = vec![u8::MAX; (hi - lo + 1) as usize];
         for j in lo..=hi {
             let k = (j - lo) as usize;
             if i == 0 && j == 0 {
                 row[k] = 0.0;
                 continue;
             }
-            let mut best = (f32::NEG_INFINITY, u8::MAX, 0f32);
+            let mut best = (f32::NEG_INFINITY, u8::MAX);
             if i > 0 {
-                let v = get(&h, i - 1, j) + SKIP;
+                let v = get(&h, i - 1, j) + skip;
                 if v > best.0 {
-                    best = (v, NULL_A, 0.0);
+                    best = (v, NULL_A);
                 }
             }
             if j > 0 {
                 let prev = if j > lo { row[k - 1] } else { f32::NEG_INFINITY };
-                let v = prev + SKIP;
+                let v = prev + skip;
                 if v > best.0 {
-                    best = (v, NULL_B, 0.0);
+                    best = (v, NULL_B);
                 }
             }
             for (s, &(da, db)) in SHAPES.iter().enumerate() {
-                if da > i || db > j {
+                let score = scores[i as usize][k][s];
+                if score == f32::NEG_INFINITY {
                     continue;
                 }
                 let before = get(&h, i - da, j - db);
-                if before == f32::NEG_INFINITY {
-                    continue;
-                }
-                let (score, cos) = bead(i - da, da, j - db, db);
                 if before + score > best.0 {
-                    best = (before + score, s as u8, cos);
+                    best = (before + score, s as u8);
                 }
             }
             row[k] = best.0;
-            how_row[k] = (best.1, best.2);
+            how_row[k] = best.1;
         }
         h.push(row);
         how.push(how_row);
@@ -322,20 +330,21 @@ pub(super) fn align_region(
     let (mut i, mut j) = (n, m);
     while i > 0 || j > 0 {
         let (lo, _) = band.rows[i as usize];
-        let (s, cos) = how[i as usize][(j - lo) as usize];
-        let (da, db) = match s {
+        let (da, db) = match how[i as usize][(j - lo) as usize] {
             NULL_A => (1, 0),
             NULL_B => (0, 1),
             s if (s as usize) < SHAPES.len() => SHAPES[s as usize],
             _ => unreachable!("every cell of the band is reached from the region's start"),
         };
+        let linked = da > 0 && db > 0;
+        let similarity = || evidence.iter().find_map(|e| e.evidence.similarity(group(i - da, da, j - db, db)));
         out.push(SentLink {
             a0: r.a0 + i - da,
             a1: r.a0 + i,
             b0: r.b0 + j - db,
             b1: r.b0 + j,
             sim: 0.0,
-            meaning: (da > 0 && db > 0).then_some(cos),
+            meaning: if linked { similarity() } else { None },
             filled: false,
         });
         i -= da;
@@ -343,6 +352,24 @@ pub(super) fn align_region(
     }
     out.reverse();
     out
+}
+
+/// The score of a null bead: the [`NULL_PERCENTILE`]th percentile of the
+/// band's 1-1 bead scores plus [`NULL_OFFSET`] (or that offset alone).
+fn null_score(scores: &[Vec<[f32; SHAPES.len()]>]) -> f32 {
+    if NULL_PERCENTILE < 0.0 {
+        return NULL_OFFSET;
+    }
+    let mut ones: Vec<f32> = scores.iter().flatten().map(|c| c[0]).filter(|s| s.is_finite()).collect();
+    if ones.is_empty() {
+        return NULL_OFFSET;
+    }
+    ones.sort_unstable_by(f32::total_cmp);
+    // Linear interpolation between the closest ranks, as numpy's default.
+    let at = NULL_PERCENTILE / 100.0 * (ones.len() - 1) as f32;
+    let (k, t) = (at.floor() as usize, at - at.floor());
+    let v = if k + 1 < ones.len() { ones[k] * (1.0 - t) + ones[k + 1] * t } else { ones[k] };
+    v + NULL_OFFSET
 }
 
 /// Every sentence of a region alone (one side empty).
@@ -358,6 +385,12 @@ struct Band {
 }
 
 impl Band {
+    /// Is cell `(i, j)` inside the band?
+    fn holds(&self, i: u32, j: u32) -> bool {
+        let (lo, hi) = self.rows[i as usize];
+        lo <= j && j <= hi
+    }
+
     /// Boxes between consecutive anchor points, widened by [`MARGIN`].
     fn new(r: Region, anchors: &[SentLink]) -> Band {
         let (n, m) = (r.a1 - r.a0, r.b1 - r.b0);
@@ -397,6 +430,71 @@ impl Band {
         // rise, and each row meets the one before: every cell is reached
         // from (0, 0).
         Band { rows }
+    }
+}
+
+/// What the bead programme saw, for fitting the weights of the bead score
+/// (`tools/bead_weights/fit.py`; with the `tuning` feature only).
+#[cfg(feature = "tuning")]
+pub mod trace {
+    use super::{Band, Group, Region, Weighted, SHAPES};
+    use std::sync::Mutex;
+
+    /// One region's band and every bead's raw evidence.
+    #[derive(Clone, Debug)]
+    pub struct RegionTrace {
+        /// The region.
+        pub region: Region,
+        /// Per row (A sentences taken), the range of B sentences taken.
+        pub rows: Vec<(u32, u32)>,
+        /// The kinds of evidence, in the order of `values`.
+        pub features: Vec<&'static str>,
+        /// Per cell of the band (row by row), per shape of [`SHAPES`], per
+        /// feature: its unweighted score, NaN where the bead is not in the band.
+        pub values: Vec<f32>,
+    }
+
+    static TRACE: Mutex<Vec<RegionTrace>> = Mutex::new(Vec::new());
+
+    /// The regions recorded since the last call.
+    pub fn take() -> Vec<RegionTrace> {
+        std::mem::take(&mut TRACE.lock().unwrap())
+    }
+
+    pub(super) fn record(
+        r: Region,
+        band: &Band,
+        scores: &[Vec<[f32; SHAPES.len()]>],
+        evidence: &[Weighted],
+        group: impl Fn(u32, u32, u32, u32) -> Group,
+    ) {
+        let mut values = Vec::new();
+        let mut features = Vec::new();
+        for (i, row) in scores.iter().enumerate() {
+            let lo = band.rows[i].0;
+            for (k, cell) in row.iter().enumerate() {
+                let j = lo + k as u32;
+                for (s, &(da, db)) in SHAPES.iter().enumerate() {
+                    let parts: Vec<(&'static str, f32)> = if cell[s].is_finite() {
+                        let g = group(i as u32 - da, da, j - db, db);
+                        evidence.iter().flat_map(|e| e.evidence.parts(g)).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    if features.is_empty() && !parts.is_empty() {
+                        features = parts.iter().map(|p| p.0).collect();
+                    }
+                    values.push(parts);
+                }
+            }
+        }
+        let values = values
+            .into_iter()
+            .flat_map(
+                |p| if p.is_empty() { vec![f32::NAN; features.len()] } else { p.into_iter().map(|x| x.1).collect() },
+            )
+            .collect();
+        TRACE.lock().unwrap().push(RegionTrace { region: r, rows: band.rows.clone(), features, values });
     }
 }
 

@@ -49,6 +49,7 @@
 use super::chain::{Chain, SentLink};
 use super::features::Vectors;
 use super::meaning::Meaning;
+use super::pair::Mode;
 use super::parallel::Dots;
 
 /// Score of a perfect length fit (δ = 0) with no lexical evidence.
@@ -115,8 +116,9 @@ struct Context<'a> {
     /// Log prior odds that a two-sided slot holds counterparts, against a
     /// typical pair (`slot_prior`).
     prior: f32,
-    /// The texts are in two languages (chains of meaning anchors).
-    across: bool,
+    /// How the pair is aligned: between two languages
+    /// ([`Mode::MeaningFirst`]) the chains are meaning's anchors.
+    mode: Mode,
 }
 
 impl Context<'_> {
@@ -363,7 +365,7 @@ fn grow(ctx: &Context, ev: &mut Evidence, l: SentLink, a: (u32, u32), b: (u32, u
     // neighbour's counterpart as a split half (same scene, same topic),
     // while a split half still shares words with it.
     let group_cos = |ev: &mut Evidence, a0, a1, b0, b1| {
-        if ctx.across {
+        if ctx.mode.across() {
             ev.group_cos(a0, a1, b0, b1)
         } else {
             (ev.dots.group_cos(a0, a1, b0, b1), None)
@@ -504,17 +506,19 @@ fn slots(chains: &[Chain], across: bool) -> (Vec<u32>, Vec<u32>) {
 /// a neighbouring link. The length model is fitted on the chains' links
 /// (headings left out); `mean` and `sd` are the pair's background.
 ///
-/// `anchored`: the chains are 1-1 anchors by meaning (two languages), whose
-/// one-sided slots are mostly sentences one version split, not sentences
-/// without counterpart: the slot prior is left neutral.
+/// In [`Mode::MeaningFirst`] the chains are 1-1 anchors by meaning (two
+/// languages), whose one-sided slots are mostly sentences one version
+/// split, not sentences without counterpart: the slot prior is left
+/// neutral.
 pub(super) fn complete(
     chains: &mut [Chain],
     a: &Vectors,
     b: &Vectors,
     (mean, sd): (f32, f32),
     ev: &mut Evidence,
-    anchored: bool,
+    mode: Mode,
 ) {
+    let anchored = mode.across();
     let (mut used_a, mut used_b) = (vec![false; a.len()], vec![false; b.len()]);
     let mut groups = Vec::new();
     for l in chains.iter().flat_map(|c| &c.links) {
@@ -531,7 +535,7 @@ pub(super) fn complete(
         sd,
         model: LengthModel::fit(&groups),
         prior: if anchored { 0.0 } else { slot_prior(chains) },
-        across: anchored,
+        mode,
     };
     if let Some(meaning) = ev.meaning.as_deref_mut() {
         let (slot_a, slot_b) = slots(chains, anchored);

@@ -3,6 +3,7 @@
 //! them over; what is left of a link beside a copy kept when it holds on
 //! its own ([`merge_copies`] says which copies count and how).
 
+use super::pair::Mode;
 use super::types::{passage, round4, Link, Passage, PassageKind, Prepared, Span};
 use super::verbatim;
 
@@ -67,7 +68,8 @@ pub(super) fn merge_copies(
     b: &Prepared,
     limits: CopyLimits,
 ) -> Vec<Passage> {
-    let CopyLimits { mut isolated_tokens, within_tokens, copy_chars, across } = limits;
+    let CopyLimits { mut isolated_tokens, within_tokens, copy_chars, mode } = limits;
+    let across = mode.across();
     let (ta, tb) = (&a.seg.tokens, &b.seg.tokens);
     let mut order: Vec<&verbatim::TokenCopy> = copies.iter().collect();
     order.sort_by_key(|c| (std::cmp::Reverse(c.a1 - c.a0), c.a0, c.b0));
@@ -135,7 +137,7 @@ pub(super) fn merge_copies(
             out.push(v);
             continue;
         }
-        let remainder = Remainder { a, b, across };
+        let remainder = Remainder { a, b, translated: across };
         let mut rest: Vec<Passage> = Vec::new();
         let mut cut = false;
         for p in passages.drain(..) {
@@ -285,9 +287,10 @@ pub(super) struct CopyLimits {
     pub(super) within_tokens: u32,
     /// Characters (on each side) that count as many tokens as either limit.
     pub(super) copy_chars: u32,
-    /// The texts are in two languages: what is left of a link beside a copy
-    /// is the rest of a translated sentence.
-    pub(super) across: bool,
+    /// How the pair is aligned: between two languages
+    /// ([`Mode::MeaningFirst`]) what is left of a link beside a copy is the
+    /// rest of a translated sentence.
+    pub(super) mode: Mode,
 }
 
 /// Tokens in a shorter remainder below which whole tokens are compared, not pairs.
@@ -305,7 +308,9 @@ const REMAINDER_SHARED: f64 = 0.25;
 struct Remainder<'a> {
     a: &'a Prepared,
     b: &'a Prepared,
-    across: bool,
+    /// What is left says the rest of a sentence in its own words (a
+    /// translation, or two versions linked beyond the copy): it holds.
+    translated: bool,
 }
 
 /// Links of a passage beyond a copy that make its texts versions of each other there.
@@ -334,7 +339,7 @@ impl Remainder<'_> {
         match (xa.is_empty(), xb.is_empty()) {
             (true, true) => return Rest::Nothing,
             // A translation says a sentence's rest in its own order and length.
-            _ if self.across => return Rest::Holds,
+            _ if self.translated => return Rest::Holds,
             (false, false) => {}
             _ => return Rest::Fails,
         }
@@ -367,7 +372,7 @@ fn cut_at_copy(p: Passage, ca: Span, cb: Span, remainder: &Remainder) -> (Vec<Pa
     // Two versions linked beyond the copy say the rest of a sentence in
     // their own words: what is left of a link there holds as a translation's.
     let beyond = p.links.len() - meeting(&p.links, ca, cb).count();
-    let remainder = Remainder { across: remainder.across || beyond >= VERSION_LINKS, ..*remainder };
+    let remainder = Remainder { translated: remainder.translated || beyond >= VERSION_LINKS, ..*remainder };
     // What is left of a met link before and after the copy, when the link
     // is cut (`None`: two versions of one sentence around a shared run, the
     // link stays whole and the copy lies inside it).

@@ -46,6 +46,8 @@ const BACKGROUND_SENTENCES: usize = 64;
 
 /// Sentence vectors of two texts, encoded when first needed.
 pub struct Meaning<'t> {
+    /// The encoder the pair's sentences are encoded with.
+    encoder: &'t Encoder,
     texts: [Vec<&'t str>; 2],
     vectors: [Vec<f32>; 2],
     /// The encoder's pooled rows of the sentences ([`encoder::Pooled`]),
@@ -89,9 +91,10 @@ impl<'t> Meaning<'t> {
     ///
     /// Nothing is encoded until asked for: a pair whose chains leave no
     /// slot costs nothing.
-    pub fn new(a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
+    pub fn new(encoder: &'t Encoder, a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
         let (n, m) = (a.len(), b.len());
         Meaning {
+            encoder,
             texts: [a, b],
             vectors: [vec![0.0; n * DIM], vec![0.0; m * DIM]],
             pooled: [Vec::new(), Vec::new()],
@@ -106,8 +109,8 @@ impl<'t> Meaning<'t> {
     /// As [`Meaning::new`], keeping each encoded sentence's pooled row as
     /// well (2 KB a sentence), for the vectors of groups of sentences
     /// of a pair aligned completely ([`super::beads`]).
-    pub fn with_groups(a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
-        let mut meaning = Meaning::new(a, b);
+    pub fn with_groups(encoder: &'t Encoder, a: Vec<&'t str>, b: Vec<&'t str>) -> Meaning<'t> {
+        let mut meaning = Meaning::new(encoder, a, b);
         for side in 0..2 {
             let n = meaning.texts[side].len();
             meaning.pooled[side] = vec![0.0; n * DIM];
@@ -125,9 +128,13 @@ impl<'t> Meaning<'t> {
     /// # Panics
     ///
     /// If a side's pooled rows are not one per sentence.
-    pub fn encoded(a: Vec<&'t str>, b: Vec<&'t str>, pooled: [&encoder::Pooled; 2]) -> Meaning<'t> {
-        let mut meaning = Meaning::new(a, b);
-        let encoder = Encoder::shared();
+    pub fn encoded(
+        encoder: &'t Encoder,
+        a: Vec<&'t str>,
+        b: Vec<&'t str>,
+        pooled: [&encoder::Pooled; 2],
+    ) -> Meaning<'t> {
+        let mut meaning = Meaning::new(encoder, a, b);
         for (side, p) in pooled.into_iter().enumerate() {
             assert_eq!(p.len(), meaning.texts[side].len(), "one pooled row per sentence");
             meaning.vectors[side] = encoder.finish(p.flat().to_vec(), p.tokens()).rows().flatten().copied().collect();
@@ -136,6 +143,11 @@ impl<'t> Meaning<'t> {
             meaning.have[side].iter_mut().for_each(|h| *h = true);
         }
         meaning
+    }
+
+    /// The sentences of side `side` (0: A, 1: B).
+    pub fn texts(&self, side: usize) -> &[&'t str] {
+        &self.texts[side]
     }
 
     fn row(&self, side: usize, i: u32) -> &[f32] {
@@ -192,7 +204,7 @@ impl<'t> Meaning<'t> {
         missing.sort_unstable();
         missing.dedup();
         let texts: Vec<&str> = missing.iter().map(|&(side, i)| self.texts[side][i as usize]).collect();
-        let encoder = Encoder::shared();
+        let encoder = self.encoder;
         let pooled = encoder.encode_pooled(&texts);
         let vectors = encoder.finish(pooled.flat().to_vec(), pooled.tokens());
         for (k, (&(side, i), v)) in missing.iter().zip(vectors.rows()).enumerate() {
@@ -249,7 +261,7 @@ impl<'t> Meaning<'t> {
     /// plain [`Meaning::new`] encodes the region's sentences again.
     pub(super) fn region_groups(&mut self, r: super::chain::Region, max: u32) -> [Vec<Vec<f32>>; 2] {
         self.ensure(&(r.a0..r.a1).collect::<Vec<_>>(), &(r.b0..r.b1).collect::<Vec<_>>());
-        let encoder = Encoder::shared();
+        let encoder = self.encoder;
         let markers = encoder.encode_pooled(&[""]);
         let (marker, marker_tokens) = (markers.row(0), markers.tokens()[0]);
         let mut out: [Vec<Vec<f32>>; 2] = [Vec::new(), Vec::new()];

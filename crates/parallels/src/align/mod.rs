@@ -14,13 +14,18 @@ pub mod beads;
 pub mod chain;
 pub mod complete;
 mod copies;
+pub mod evidence;
 pub mod features;
 pub mod meaning;
 pub mod modes;
+pub mod pair;
 pub mod parallel;
 mod types;
 pub mod verbatim;
 
+use std::sync::Arc;
+
+use crate::encoder::Encoder;
 use crate::normalize::{NormalizeOptions, Normalizer};
 use crate::segment::{segment_with, SentenceMode};
 
@@ -29,7 +34,8 @@ use copies::{merge_copies, CopyLimits};
 use types::{passage, round4};
 pub use types::{Link, Passage, PassageKind, Prepared, Span, Unlinked};
 
-pub use modes::{align_sentences, language, two_languages, Mode};
+pub use modes::align_sentences;
+pub use pair::{language, two_languages, Mode, Pair};
 pub use parallel::ParallelParams;
 
 /// Characters covered by the union of `spans` (overlaps counted once).
@@ -112,13 +118,27 @@ impl Default for Options {
 pub struct Aligner {
     opts: Options,
     normalizer: Normalizer,
+    /// The sentence encoder; `None`: the process's ([`Encoder::shared`]),
+    /// loaded the first time a pair needs meaning.
+    encoder: Option<Arc<Encoder>>,
 }
 
 impl Aligner {
-    /// An aligner with these options.
+    /// An aligner with these options, encoding with the process's encoder
+    /// ([`Encoder::shared`]) when meaning is needed.
     pub fn new(opts: Options) -> Aligner {
         let normalizer = Normalizer::new(opts.normalize.clone());
-        Aligner { opts, normalizer }
+        Aligner { opts, normalizer, encoder: None }
+    }
+
+    /// An aligner with these options and this sentence encoder.
+    pub fn with_encoder(opts: Options, encoder: Arc<Encoder>) -> Aligner {
+        Aligner { encoder: Some(encoder), ..Aligner::new(opts) }
+    }
+
+    /// The encoder it aligns with.
+    pub fn encoder(&self) -> &Encoder {
+        self.encoder.as_deref().unwrap_or_else(|| Encoder::shared())
     }
 
     /// The options it aligns with.
@@ -201,31 +221,30 @@ impl Aligner {
         pooled: Option<[&crate::encoder::Pooled; 2]>,
     ) -> Vec<Passage> {
         let (sa, sb) = (&a.seg.sentences, &b.seg.sentences);
-        let (mode, mut meaning) = match (&a.text, &b.text) {
-            (Some(ta), Some(tb)) if self.opts.meaning => {
+        let pair = Pair::choose(self.opts.meaning, a.text.as_deref(), b.text.as_deref(), &va.len, &vb.len);
+        let mut meaning = match (&a.text, &b.text) {
+            (Some(ta), Some(tb)) if pair.mode != Mode::Lexical => {
                 let spans = |s: &[crate::segment::Sentence]| s.iter().map(|s| (s.start, s.end)).collect::<Vec<_>>();
-                let (mode, texts_a, texts_b) = (
-                    Mode::of(ta, tb),
+                let (texts_a, texts_b) = (
                     meaning::sentence_texts(ta, spans(sa).into_iter()),
                     meaning::sentence_texts(tb, spans(sb).into_iter()),
                 );
                 // Only a pair aligned completely needs groups' vectors.
-                let meaning = if let Some(pooled) = pooled {
-                    meaning::Meaning::encoded(texts_a, texts_b, pooled)
-                } else if mode == Mode::MeaningFirst && self.opts.parallel.beads {
-                    meaning::Meaning::with_groups(texts_a, texts_b)
+                Some(if let Some(pooled) = pooled {
+                    meaning::Meaning::encoded(self.encoder(), texts_a, texts_b, pooled)
+                } else if pair.mode.across() && self.opts.parallel.beads {
+                    meaning::Meaning::with_groups(self.encoder(), texts_a, texts_b)
                 } else {
-                    meaning::Meaning::new(texts_a, texts_b)
-                };
-                (mode, Some(meaning))
+                    meaning::Meaning::new(self.encoder(), texts_a, texts_b)
+                })
             }
-            _ => (Mode::Lexical, None),
+            _ => None,
         };
-        let across = mode == Mode::MeaningFirst;
+        let across = pair.mode.across();
         // Copies are found in the texts' tokens, whatever the chains: on
         // the other core meanwhile.
         let (found, copies) = rayon::join(
-            || modes::align_sentences_in(mode, va, vb, &self.opts.parallel, meaning.as_mut()),
+            || modes::align_sentences_in(&pair, va, vb, &self.opts.parallel, meaning.as_mut()),
             || verbatim::find(&a.seg.tokens, &b.seg.tokens, &self.opts.verbatim),
         );
         let heading = |l: &chain::SentLink| {
@@ -294,7 +313,7 @@ impl Aligner {
             isolated_tokens: if self.opts.isolated { self.opts.verbatim.isolated_tokens } else { 0 },
             within_tokens: self.opts.verbatim.isolated_tokens,
             copy_chars: self.opts.verbatim.copy_chars,
-            across,
+            mode: pair.mode,
         };
         let mut passages = merge_copies(passages, &copies, a, b, limits);
         if self.opts.coherence {

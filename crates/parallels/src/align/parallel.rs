@@ -114,6 +114,13 @@ pub struct ParallelParams {
     /// completely ([`super::beads`]): every sentence between a region's
     /// ends in a bead, null beads included.
     pub beads: bool,
+    /// Kinds of bead evidence switched off, by name
+    /// ([`super::evidence`]; evaluation only: `align --without dictionary`).
+    pub without: Vec<String>,
+    /// Weights of kinds of bead evidence other than the fitted ones
+    /// ([`super::evidence::WEIGHTS`]), by name (evaluation only: `align
+    /// --weigh length=0.05`).
+    pub reweigh: Vec<(String, f32)>,
 }
 
 impl Default for ParallelParams {
@@ -132,6 +139,8 @@ impl Default for ParallelParams {
             rare_cap: 64,
             complete: true,
             beads: true,
+            without: Vec::new(),
+            reweigh: Vec::new(),
         }
     }
 }
