@@ -59,19 +59,17 @@ pub fn run(args: ExportArgs) -> Result<ExitCode> {
         );
     }
     let by_source: FxHashMap<&Source, &str> = texts.iter().map(|(s, t)| (s, t.as_str())).collect();
-    let by_id: FxHashMap<&str, &str> = tables
-        .documents
-        .iter()
-        .filter_map(|d| Some((d.id.as_str(), *by_source.get(&d.source)?)))
-        .collect();
+    let by_id: FxHashMap<&str, &str> =
+        tables.documents.iter().filter_map(|d| Some((d.id.as_str(), *by_source.get(&d.source)?))).collect();
     let mut pairs = sentence_pairs(&tables, &|id| by_id.get(id).copied());
     pairs.retain(|p| p.score >= args.min_score);
     let bytes = match args.format {
         ExportFormat::Tsv => tsv(&pairs),
         ExportFormat::Tmx => tmx(&pairs),
     };
-    write_output(output.as_deref(), &bytes)
-        .with_context(|| format!("{}: cannot write", output.as_deref().map_or("standard output".into(), |p| shown(p).to_string())))?;
+    write_output(output.as_deref(), &bytes).with_context(|| {
+        format!("{}: cannot write", output.as_deref().map_or("standard output".into(), |p| shown(p).to_string()))
+    })?;
     eprintln!("{} sentence pairs", pairs.len());
     Ok(ExitCode::SUCCESS)
 }

@@ -45,10 +45,7 @@ fn corpus(sb: &Sandbox) -> (String, String, String, (u64, u64)) {
 }
 
 fn between<'a>(passages: &'a [Value], x: &str, y: &str) -> Vec<&'a Value> {
-    passages
-        .iter()
-        .filter(|p| (p["a_doc"] == x && p["b_doc"] == y) || (p["a_doc"] == y && p["b_doc"] == x))
-        .collect()
+    passages.iter().filter(|p| (p["a_doc"] == x && p["b_doc"] == y) || (p["a_doc"] == y && p["b_doc"] == x)).collect()
 }
 
 /// The spans of a passage as (side of `x`, side of `y`).
@@ -139,14 +136,19 @@ fn a_translation_and_a_translated_paragraph_are_found_across_languages() {
         .sum();
     assert_eq!(rows.len(), linked);
     assert!(rows.iter().all(|r| r.len() == 3 && r[0].parse::<f64>().is_ok()), "{tsv}");
-    assert!(rows.iter().any(|r| r[1] == "The argument went on until midnight." && r[2] == "争论一直持续到午夜。"), "{tsv}");
+    assert!(
+        rows.iter().any(|r| r[1] == "The argument went on until midnight." && r[2] == "争论一直持续到午夜。"),
+        "{tsv}"
+    );
     let high = sb.run(&["export", "out", "--format", "tmx", "--min-score", "0.6"]);
     high.success();
     let tmx = high.stdout_str();
     let units = tmx.matches("<tu>").count();
     let above = rows.iter().filter(|r| r[0].parse::<f64>().unwrap() >= 0.6).count();
     assert!(units == above && units > 0 && units < rows.len(), "{units} {above}");
-    assert!(tmx.contains("<tuv xml:lang=\"en\">") && tmx.contains("<tuv xml:lang=\"zh\">") && tmx.ends_with("</tmx>\n"));
+    assert!(
+        tmx.contains("<tuv xml:lang=\"en\">") && tmx.contains("<tuv xml:lang=\"zh\">") && tmx.ends_with("</tmx>\n")
+    );
 }
 
 #[test]

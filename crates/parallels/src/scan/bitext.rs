@@ -101,7 +101,9 @@ pub fn tmx(pairs: &[SentencePair]) -> Vec<u8> {
     ));
     for p in pairs {
         out.push_str(&format!("  <tu>\n   <prop type=\"x-score\">{:.4}</prop>\n", p.score));
-        for (lang, doc, text) in [(&p.source_lang, &p.source_doc, &p.source), (&p.target_lang, &p.target_doc, &p.target)] {
+        for (lang, doc, text) in
+            [(&p.source_lang, &p.source_doc, &p.source), (&p.target_lang, &p.target_doc, &p.target)]
+        {
             out.push_str(&format!(
                 "   <tuv xml:lang=\"{}\">\n    <prop type=\"x-document\">{}</prop>\n    <seg>{}</seg>\n   </tuv>\n",
                 escape(lang.as_str()),

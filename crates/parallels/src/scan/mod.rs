@@ -84,8 +84,8 @@
 //! * `zero_runs`: runs of empty buckets in `df.bin`.
 
 mod across;
-pub mod bitext;
 pub mod batch;
+pub mod bitext;
 mod cluster;
 mod error;
 mod jsonl_out;
