@@ -13,6 +13,7 @@ from conftest import ROOT
 import parallels
 
 EXAMPLE = str(ROOT / "examples" / "v1.txt")
+OTHER = str(ROOT / "examples" / "v2.txt")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
@@ -25,7 +26,7 @@ def test_align_files_reads_a_device_up_to_the_limit_only():
 
 
 def test_align_files_still_aligns_files():
-    out = parallels.align_files([EXAMPLE, EXAMPLE], semantic=False, max_size_mib=1)
+    out = parallels.align_files([EXAMPLE, OTHER], semantic=False, max_size_mib=1)
     assert out["schema"] == "parallels.align/1"
     assert len(out["documents"]) == 2
 
