@@ -418,7 +418,9 @@ pub struct Candidate {
 /// [`MineParams::min_pairs`], by document numbers. `sentences` gives each
 /// document's sentence count (for the gap's scale).
 pub fn candidates(mined: &[Mined], sentences: &dyn Fn(u32) -> u32, p: &MineParams) -> Vec<Candidate> {
-    let mut by_pair: FxHashMap<(u32, u32), Vec<(u32, u32, f32)>> = FxHashMap::default();
+    // (sentence of a, sentence of b, margin) by pair of documents.
+    type Pairs = Vec<(u32, u32, f32)>;
+    let mut by_pair: FxHashMap<(u32, u32), Pairs> = FxHashMap::default();
     for m in mined {
         let (a, b) = if m.a.doc < m.b.doc { (m.a, m.b) } else { (m.b, m.a) };
         if a.doc == b.doc {

@@ -328,7 +328,9 @@ fn read_stage(
     let corpus_df = CorpusDf::new(opts.df_bits);
     progress.stage("documents", None);
     let read = reader.read_batches(opts.batch, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
-        let fingerprints: Vec<(u64, Vec<(u64, u32)>, Option<&str>)> = batch
+        // Characters, seeds (hash, position) and language of each document.
+        type Fingerprint<'a> = (u64, Vec<(u64, u32)>, Option<&'a str>);
+        let fingerprints: Vec<Fingerprint> = batch
             .par_iter()
             .map(|d| {
                 let p = aligner.prepare(&d.text);
@@ -599,6 +601,7 @@ fn chunked<T: Sync>(
 /// align in parallel those of its pairs that can reach the reporting bar
 /// ([`can_reach`]); the pairs with passages at least
 /// [`ScanOptions::min_significance`], with their significance, in order.
+#[allow(clippy::too_many_arguments)]
 fn align_chunk(
     chunk: &[seeds::Candidate],
     docs: &[DocRecord],
