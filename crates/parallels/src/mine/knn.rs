@@ -78,9 +78,10 @@ impl QVectors {
         self.row(i).iter().map(|&q| f32::from(q) * s).collect()
     }
 
-    /// The dot product of row `i` and row `j` of `other`.
+    /// The dot product of row `i` and row `j` of `other` (the same bits
+    /// either way round: the two scales are multiplied first).
     pub fn dot(&self, i: usize, other: &QVectors, j: usize) -> f32 {
-        dot(self.row(i), other.row(j)) as f32 * self.scale[i] * other.scale[j]
+        dot(self.row(i), other.row(j)) as f32 * (self.scale[i] * other.scale[j])
     }
 
     /// Its bytes in memory.
@@ -204,7 +205,7 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
                         }
                         for (t, &s) in scores.iter().enumerate().take(take) {
                             let jj = j + t;
-                            let c = s as f32 * x.scale[i] * y.scale[jj];
+                            let c = s as f32 * (x.scale[i] * y.scale[jj]);
                             let at = r * k..(r + 1) * k;
                             Neighbours::offer(&mut ids[at.clone()], &mut cos[at], jj as u32, c);
                             let at = jj * k..(jj + 1) * k;
