@@ -330,7 +330,8 @@ fn target_words(lexicon: &Lexicon, text: &str) -> Vec<u64> {
 /// Dictionary evidence for a pair whose two languages a table covers
 /// (either way round), over the sentences of each side.
 pub fn for_languages(languages: [Option<Lang>; 2], texts: [&[&str]; 2]) -> Option<Dictionary> {
-    let tables: [(Lang, Lang, fn() -> &'static Lexicon); 2] =
+    type Table = fn() -> &'static Lexicon;
+    let tables: [(Lang, Lang, Table); 2] =
         [(Lang::Cmn, Lang::Eng, Lexicon::zh_en), (Lang::Deu, Lang::Fra, Lexicon::de_fr)];
     for (source, target, table) in tables {
         match languages {
