@@ -66,7 +66,7 @@ static ZH_EN: &str = include_str!("../../../data/zh-en.tsv");
 static DE_FR: &str = include_str!("../../../data/de-fr.tsv");
 
 /// Letters a stem keeps.
-const STEM_CHARS: usize = 8;
+pub const STEM_CHARS: usize = 8;
 
 /// Most units of a sentence that count (the coverage masks are 128 bits).
 const MAX_UNITS: usize = 128;
