@@ -66,7 +66,7 @@ static ZH_EN: &str = include_str!("../../../data/zh-en.tsv");
 static DE_FR: &str = include_str!("../../../data/de-fr.tsv");
 
 /// Letters a stem keeps.
-const STEM_CHARS: usize = 8;
+pub const STEM_CHARS: usize = 8;
 
 /// Most units of a sentence that count (the coverage masks are 128 bits).
 const MAX_UNITS: usize = 128;
@@ -115,7 +115,7 @@ impl Stop {
 
 /// A word's stem: lowercase, without a plural or verb ending (`ies`,
 /// `ied` become `y`; `ing`, `ed`, `es`, `s`, `e` go) when three letters
-/// stay, cut to `STEM_CHARS` letters.
+/// stay, cut to [`STEM_CHARS`] letters.
 pub fn stem(word: &str) -> String {
     let w = word.to_lowercase();
     let chars: Vec<char> = w.chars().collect();
@@ -330,8 +330,9 @@ fn target_words(lexicon: &Lexicon, text: &str) -> Vec<u64> {
 /// Dictionary evidence for a pair whose two languages a table covers
 /// (either way round), over the sentences of each side.
 pub fn for_languages(languages: [Option<Lang>; 2], texts: [&[&str]; 2]) -> Option<Dictionary> {
-    type Table = (Lang, Lang, fn() -> &'static Lexicon);
-    let tables: [Table; 2] = [(Lang::Cmn, Lang::Eng, Lexicon::zh_en), (Lang::Deu, Lang::Fra, Lexicon::de_fr)];
+    type Table = fn() -> &'static Lexicon;
+    let tables: [(Lang, Lang, Table); 2] =
+        [(Lang::Cmn, Lang::Eng, Lexicon::zh_en), (Lang::Deu, Lang::Fra, Lexicon::de_fr)];
     for (source, target, table) in tables {
         match languages {
             [Some(x), Some(y)] if (x, y) == (source, target) => {
