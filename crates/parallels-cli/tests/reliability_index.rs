@@ -584,20 +584,7 @@ impl Server {
                 .unwrap()
         };
         let mut err = child.stderr.take().unwrap();
-        let mut said = Vec::new();
-        let addr = loop {
-            let mut b = [0u8; 1];
-            if err.read(&mut b).unwrap_or(0) == 0 {
-                panic!("the server stopped: {}", String::from_utf8_lossy(&said));
-            }
-            said.push(b[0]);
-            let text = String::from_utf8_lossy(&said).to_string();
-            if text.ends_with('\n') {
-                if let Some(rest) = text.split("http://").nth(1) {
-                    break rest.split('/').next().unwrap().to_string();
-                }
-            }
-        };
+        let addr = util::listening_address(&mut err);
         std::thread::spawn(move || {
             let mut sink = Vec::new();
             let _ = err.read_to_end(&mut sink);

@@ -313,6 +313,26 @@ pub struct Server {
     pub addr: String,
 }
 
+/// The `host:port` a starting `parallels serve` says it listens on, read
+/// from its standard error line by line (panics with what it said if it
+/// stops first).
+pub fn listening_address(err: &mut impl std::io::Read) -> String {
+    let mut said = Vec::new();
+    loop {
+        let mut b = [0u8; 1];
+        if err.read(&mut b).unwrap_or(0) == 0 {
+            panic!("the server stopped: {}", String::from_utf8_lossy(&said));
+        }
+        said.push(b[0]);
+        let text = String::from_utf8_lossy(&said).to_string();
+        if text.ends_with('\n') {
+            if let Some(rest) = text.split("http://").nth(1) {
+                return rest.split('/').next().expect("address").to_string();
+            }
+        }
+    }
+}
+
 impl Server {
     /// `parallels serve --index INDEX --port 0 MORE…` in the sandbox, once
     /// it says where it listens.
@@ -322,20 +342,7 @@ impl Server {
         args.extend_from_slice(more);
         let mut child = sb.command(&args).stderr(Stdio::piped()).spawn().expect("run parallels serve");
         let mut err = child.stderr.take().expect("stderr");
-        let mut said = Vec::new();
-        let addr = loop {
-            let mut b = [0u8; 1];
-            if err.read(&mut b).unwrap_or(0) == 0 {
-                panic!("the server stopped: {}", String::from_utf8_lossy(&said));
-            }
-            said.push(b[0]);
-            let text = String::from_utf8_lossy(&said).to_string();
-            if text.ends_with('\n') {
-                if let Some(rest) = text.split("http://").nth(1) {
-                    break rest.split('/').next().expect("address").to_string();
-                }
-            }
-        };
+        let addr = listening_address(&mut err);
         std::thread::spawn(move || {
             let mut sink = Vec::new();
             let _ = err.read_to_end(&mut sink);

@@ -181,6 +181,7 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
     if x.is_empty() || y.is_empty() {
         return (of_x, Neighbours::new(y.len(), k));
     }
+    let kernel = dot4_kernel();
     let of_y = of_x
         .ids
         .par_chunks_mut(BLOCK * k)
@@ -190,19 +191,14 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
             || Neighbours::new(y.len(), k),
             |mut ny, (block, (ids, cos))| {
                 let rows = block * BLOCK..(block * BLOCK + BLOCK).min(x.len());
-                let mut scores = [0i32; 4];
+                let last = y.len() - 1;
                 let mut j = 0;
                 while j < y.len() {
                     let take = (y.len() - j).min(4);
+                    // Past the end, the last row again (its scores unused).
+                    let four = [0, 1, 2, 3].map(|t| y.row((j + t).min(last)));
                     for (r, i) in rows.clone().enumerate() {
-                        let xr = x.row(i);
-                        if take == 4 {
-                            scores = dot4(xr, [y.row(j), y.row(j + 1), y.row(j + 2), y.row(j + 3)]);
-                        } else {
-                            for (t, s) in scores.iter_mut().enumerate().take(take) {
-                                *s = dot(xr, y.row(j + t));
-                            }
-                        }
+                        let scores = kernel(x.row(i), four);
                         for (t, &s) in scores.iter().enumerate().take(take) {
                             let jj = j + t;
                             let c = s as f32 * (x.scale[i] * y.scale[jj]);
@@ -221,24 +217,26 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
     (of_x, of_y)
 }
 
-/// The dot product of two rows.
+/// The dot product of two rows (exact, so the same as any kernel's).
 pub fn dot(a: &[i16], b: &[i16]) -> i32 {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 is available.
-        return unsafe { avx2::dot4(a, [b, b, b, b])[0] };
-    }
     portable(a, b)
 }
 
 /// One row against four.
-fn dot4(a: &[i16], b: [&[i16]; 4]) -> [i32; 4] {
+type Dot4 = fn(&[i16], [&[i16]; 4]) -> [i32; 4];
+
+/// The kernel of one row against four for this CPU, chosen once per
+/// [`nearest`] (AVX2 where it has it).
+fn dot4_kernel() -> Dot4 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 is available.
-        return unsafe { avx2::dot4(a, b) };
+        fn with_avx2(a: &[i16], b: [&[i16]; 4]) -> [i32; 4] {
+            // SAFETY: chosen only when the CPU has AVX2 (above).
+            unsafe { avx2::dot4(a, b) }
+        }
+        return with_avx2;
     }
-    [portable(a, b[0]), portable(a, b[1]), portable(a, b[2]), portable(a, b[3])]
+    |a, b| b.map(|r| portable(a, r))
 }
 
 fn portable(a: &[i16], b: &[i16]) -> i32 {
@@ -317,12 +315,13 @@ mod tests {
         let q = quantized(&v);
         for i in 0..9 {
             for j in 0..9 {
-                assert_eq!(dot(q.row(i), q.row(j)), portable(q.row(i), q.row(j)));
+                let kernel = dot4_kernel()(q.row(i), [q.row(j); 4]);
+                assert_eq!(kernel, [portable(q.row(i), q.row(j)); 4]);
                 let exact: f32 = v[i].iter().zip(&v[j]).map(|(a, b)| a * b).sum();
                 assert!((q.dot(i, &q, j) - exact).abs() < 2e-3, "{i} {j}");
             }
         }
-        let four = dot4(q.row(0), [q.row(1), q.row(2), q.row(3), q.row(4)]);
+        let four = dot4_kernel()(q.row(0), [q.row(1), q.row(2), q.row(3), q.row(4)]);
         assert_eq!(four, [1, 2, 3, 4].map(|j| portable(q.row(0), q.row(j))));
     }
 

@@ -122,7 +122,6 @@ pub(super) fn run(
     let mut pooled = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("pooled.bin"))?);
     let mut at = 0u64;
     let mut rows = Vec::with_capacity(compared.len());
-    let mut sentences = vec![0u32; docs.len()];
     let mut start = 0;
     while start < compared.len() {
         // A batch of documents of about BATCH_CHARS characters.
@@ -152,7 +151,6 @@ pub(super) fn run(
             }
             let n = e.pooled.len() as u32;
             rows.push((d, at, n));
-            sentences[d as usize] = n;
             for (row, &t) in e.pooled.rows().zip(e.pooled.tokens()) {
                 pooled.write_all(&t.to_le_bytes())?;
                 for x in row {
@@ -170,7 +168,8 @@ pub(super) fn run(
     progress.stage("pairing sentences across languages", None);
     let mined = mine::mine(&bank, &opts.mine);
     drop(bank);
-    let candidates = mine::candidates(&mined, &|d| sentences[d as usize], &opts.mine);
+    let sentences: FxHashMap<u32, u32> = rows.iter().map(|&(d, _, n)| (d, n)).collect();
+    let candidates = mine::candidates(&mined, &|d| sentences.get(&d).copied().unwrap_or(0), &opts.mine);
     let across = Across { languages, sentences: encoded_sentences, rows, candidates };
     write_atomic(&dir.join("across.json"), &serde_json::to_vec(&across)?)?;
     Ok(Some(across))

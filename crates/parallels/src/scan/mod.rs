@@ -4,7 +4,7 @@
 //! # Stages
 //!
 //! ```text
-//! read (corpus) → prepare + seeds → sort seeds → candidate pairs → align → cluster → write
+//! read (corpus) → prepare + seeds → sort seeds → candidate pairs → [translations] → align → cluster → write
 //! ```
 //!
 //! 1. **Read and prepare.** Documents stream from a [`CorpusReader`] in
@@ -30,6 +30,10 @@
 //!    about 14 bytes on disk, its character 3): a deliberate exception to
 //!    "no stage redoes another's work", not yet measured against the
 //!    alternative. Normalizing runs at 40–70 MB/s per core.
+//!    Before them, in a corpus of two or more languages the encoder
+//!    knows, **translations**: candidates by meaning ([`crate::mine`]),
+//!    aligned with meaning from the sentences' stored pooled rows
+//!    (`across`); the lexical stage leaves those pairs alone.
 //! 4. **Cluster** passages by overlapping spans (`cluster`).
 //!
 //! Output order is fixed by document order and pair order, never by thread
@@ -75,6 +79,9 @@
 //! * `significance`: what a passage is worth ([`significance()`]);
 //! * `pairs`: the pair aligner `scan`, the index's queries and Spark's
 //!   batches share;
+//! * `across`: the translations stage (`pooled.bin`, `across.json`,
+//!   `across.NNNNNN.jsonl`); [`bitext`]: the sentence pairs of its
+//!   passages, as TSV or TMX (`parallels export`);
 //! * `cluster`: clusters of passages by overlapping spans;
 //! * `jsonl_out` and [`parquet_out`]: the writers of the tables
 //!   ([`write_jsonl`], [`write_parquet`]); `results`, their reader
