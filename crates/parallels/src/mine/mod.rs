@@ -57,6 +57,9 @@
 //!   discounts that less well than in a large corpus.
 
 pub mod knn;
+mod passages;
+
+pub use passages::{align_candidate, significance, supported, MIN_SUPPORTED, STRONG_LINK, WEAK_RUN};
 
 use rustc_hash::FxHashMap;
 
