@@ -12,6 +12,8 @@ use std::sync::Mutex;
 /// (the first 20, then only counted).
 pub struct Bars {
     bar: Mutex<Option<ProgressBar>>,
+    /// Each stage's name and when it started.
+    stages: Mutex<Vec<(String, std::time::Instant)>>,
     show: bool,
     problems: AtomicU64,
     crash: Crash,
@@ -22,10 +24,26 @@ impl Bars {
     pub fn new() -> Bars {
         Bars {
             bar: Mutex::new(None),
+            stages: Mutex::new(Vec::new()),
             show: std::io::stderr().is_terminal(),
             problems: AtomicU64::new(0),
             crash: Crash::from_env(),
         }
+    }
+
+    /// How long each stage took, in order: the time from its start to the
+    /// next stage's (the last one's to now).
+    pub fn timings(&self) -> Vec<(String, f64)> {
+        let stages = self.stages.lock().unwrap();
+        let now = std::time::Instant::now();
+        stages
+            .iter()
+            .enumerate()
+            .map(|(i, (name, at))| {
+                let end = stages.get(i + 1).map_or(now, |s| s.1);
+                (name.clone(), end.duration_since(*at).as_secs_f64())
+            })
+            .collect()
     }
 
     /// Say how many problems were not printed, if any.
@@ -109,6 +127,7 @@ const SHOWN_PROBLEMS: u64 = 20;
 impl Progress for Bars {
     fn stage(&self, name: &str, total: Option<u64>) {
         self.crash.stage(name);
+        self.stages.lock().unwrap().push((name.to_string(), std::time::Instant::now()));
         let mut bar = self.bar.lock().unwrap();
         if let Some(b) = bar.take() {
             b.finish();

@@ -40,14 +40,17 @@ pub struct ScanArgs {
     /// documents in two or more languages the built-in sentence encoder
     /// knows (Chinese, English, German, French, Japanese, … — each
     /// document's language is told from its text), every sentence of those
-    /// documents is encoded, sentences are paired across languages by
-    /// meaning, and the pairs of documents they point to are aligned:
+    /// documents is compared by meaning with the other languages' (each
+    /// read cheaply, as a bag of its tokens), and the pairs of documents
+    /// with runs of sentences that match are encoded in full and aligned:
     /// translated documents and translated passages inside other documents
     /// are reported as `parallel` passages. A corpus in one language is
-    /// never encoded. Encoding costs about a second per 2,500 sentences on
-    /// two cores.
+    /// never encoded.
     #[arg(long)]
     no_translations: bool,
+    /// Print how long each stage took (wall seconds), after the summary.
+    #[arg(long)]
+    timings: bool,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see docs/GUIDE.md for the columns).
     #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
@@ -168,11 +171,12 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     if !s.languages.is_empty() {
         let langs: Vec<String> = s.languages.iter().map(|(l, n)| format!("{n} {l}")).collect();
         eprintln!(
-            "translations: {} documents compared across languages ({}), {} sentences encoded; {} candidate pairs aligned, {} with passages",
+            "translations: {} documents compared across languages ({}), {} sentences; {} candidate pairs aligned ({} sentences encoded), {} with passages",
             s.languages.values().sum::<u64>(),
             langs.join(", "),
             s.across_sentences,
             s.across_candidates,
+            s.across_encoded,
             s.across_pairs
         );
     }
@@ -193,6 +197,11 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         for (df, text) in s.boilerplate.iter().take(5) {
             eprintln!("  {df:>8}  {}", text.replace(['\n', '\r'], " "));
         }
+    }
+    if args.timings {
+        let stages: Vec<String> =
+            bars.timings().into_iter().filter(|(n, _)| !n.is_empty()).map(|(n, t)| format!("{n} {t:.2} s")).collect();
+        eprintln!("stages: {}", stages.join("; "));
     }
     eprintln!(
         "time: {:.1} s; peak memory: {}; results in {}",

@@ -122,6 +122,8 @@ fn a_translation_and_a_translated_paragraph_are_found_across_languages() {
     let stats = &summary["stats"];
     assert_eq!(stats["languages"], serde_json::json!({"en": 3, "zh": 2}));
     assert!(stats["across_sentences"].as_u64().unwrap() > 300, "{stats}");
+    // Only the candidates' documents are encoded in full.
+    assert!(stats["across_encoded"].as_u64().unwrap() > 0, "{stats}");
     assert!(stats["across_pairs"].as_u64().unwrap() >= 2, "{stats}");
     assert!(stats["across_candidates"].as_u64().unwrap() >= stats["across_pairs"].as_u64().unwrap());
 

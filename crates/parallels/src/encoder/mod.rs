@@ -235,6 +235,43 @@ impl Encoder {
         Embeddings { data }
     }
 
+    /// Cheap vectors: each text read as a bag of its tokens, every token
+    /// read alone (the network's pooled row of a one-token sentence,
+    /// computed once per distinct id and kept in `rows` for the next
+    /// call), the rows added up and finished as a sentence's are. What the
+    /// convolutions add from a token's neighbours is left out, at a small
+    /// part of the cost: for a corpus of a few million characters, the
+    /// rows of a few tens of thousands of ids instead of a pass of the
+    /// network over every token. The vector of a text does not depend on
+    /// the other texts of the call or on what `rows` held before.
+    pub fn encode_bag<S: AsRef<str> + Sync>(&self, texts: &[S], rows: &mut TokenRows) -> Embeddings {
+        let last = self.network.vocabulary() as u32 - 1;
+        let tokens: Vec<Vec<u32>> =
+            texts.par_iter().map(|t| self.tokens(t.as_ref()).into_iter().map(|id| id.min(last)).collect()).collect();
+        let mut new: Vec<u32> = tokens.iter().flatten().copied().filter(|id| !rows.at.contains_key(id)).collect();
+        new.sort_unstable();
+        new.dedup();
+        let mut computed = vec![0.0f32; new.len() * DIM];
+        computed.par_chunks_mut(BATCH_TOKENS * DIM).zip(new.par_chunks(BATCH_TOKENS)).for_each(|(out, ids)| {
+            let lengths = vec![1usize; ids.len()];
+            self.network.forward(self.model.data, &net::IdRows::default(), ids, &lengths, out, true);
+        });
+        for (k, &id) in new.iter().enumerate() {
+            rows.at.insert(id, (rows.rows.len() / DIM) as u32);
+            rows.rows.extend_from_slice(&computed[k * DIM..][..DIM]);
+        }
+        let rows = &*rows;
+        let mut sums = vec![0.0f32; texts.len() * DIM];
+        sums.par_chunks_mut(DIM).zip(&tokens).for_each(|(sum, t)| {
+            for id in t {
+                let k = rows.at[id] as usize;
+                sum.iter_mut().zip(&rows.rows[k * DIM..][..DIM]).for_each(|(s, x)| *s += x);
+            }
+        });
+        let lengths: Vec<f32> = tokens.iter().map(|t| t.len() as f32).collect();
+        self.finish(sums, &lengths)
+    }
+
     /// The network over every text: vectors, or pooled rows; with each
     /// text's token count.
     fn run<S: AsRef<str> + Sync>(&self, texts: &[S], pooled: bool) -> (Vec<f32>, Vec<f32>) {
@@ -266,5 +303,30 @@ impl Encoder {
             self.network.forward(self.model.data, &shared, &flat, &lengths, out, pooled);
         });
         (data, tokens.iter().map(|t| t.len() as f32).collect())
+    }
+}
+
+/// The rows [`Encoder::encode_bag`] computes once per token id, kept
+/// between its calls: [`DIM`] values for each id met so far.
+#[derive(Debug, Default, Clone)]
+pub struct TokenRows {
+    at: rustc_hash::FxHashMap<u32, u32>,
+    rows: Vec<f32>,
+}
+
+impl TokenRows {
+    /// No rows yet.
+    pub fn new() -> TokenRows {
+        TokenRows::default()
+    }
+
+    /// The ids whose rows it holds.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
     }
 }

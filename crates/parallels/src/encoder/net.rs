@@ -127,6 +127,11 @@ pub(crate) struct Network {
 }
 
 impl Network {
+    /// Ids the embedding table holds.
+    pub(crate) fn vocabulary(&self) -> usize {
+        self.vocabulary
+    }
+
     pub(crate) fn new(model: &Container) -> Result<Network, ModelError> {
         let table = model.packed6("emb.table")?;
         if table.dims.len() != 2 || table.dims[1] != DIM {

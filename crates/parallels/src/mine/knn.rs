@@ -57,6 +57,19 @@ impl QVectors {
         self.scale.push(scale);
     }
 
+    /// Add a vector already quantized: [`DIM`] values and its scale (as
+    /// [`QVectors::row`] and [`QVectors::scale`] give them).
+    pub fn push_quantized(&mut self, row: &[i16], scale: f32) {
+        assert_eq!(row.len(), DIM);
+        self.data.extend_from_slice(row);
+        self.scale.push(scale);
+    }
+
+    /// The scale of vector `i`: its values are its row's times this.
+    pub fn scale(&self, i: usize) -> f32 {
+        self.scale[i]
+    }
+
     /// The number of vectors.
     pub fn len(&self) -> usize {
         self.scale.len()

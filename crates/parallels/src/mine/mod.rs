@@ -17,12 +17,20 @@
 //!    ([`ENCODER_LANGUAGES`]) take part, and only when the corpus holds two
 //!    or more of them: a corpus in one language is never encoded.
 //! 2. **Units.** Every sentence of [`MineParams::min_tokens`] tokens or
-//!    more ([`units`]) is encoded ([`crate::encoder`]) and kept, per
-//!    language, in a [`Bank`] as a 16-bit vector ([`knn::QVectors`]).
-//!    Each language's vectors are then centred on their mean and made unit
-//!    length again ([`Bank::finish`]): what every sentence of a language
-//!    shares says more about the language than about the sentence
-//!    (the same correction `align` makes for a pair, measured there).
+//!    more ([`units`]) gets a cheap vector ([`bag_units`]): the sentence
+//!    read as a bag of its tokens, each token's row computed once for the
+//!    corpus by the encoder as if the token were a sentence of its own
+//!    ([`Encoder::encode_bag`]), the rows added up and finished as a
+//!    sentence's are. It leaves out what the encoder's convolutions read
+//!    from a token's neighbours, and costs a small part of encoding
+//!    (measured: on the dev crawls it finds the same translations as full
+//!    encoding, with fewer candidates; EVALUATION.md). The vectors are
+//!    kept per language in a [`Bank`] in 16-bit integers
+//!    ([`knn::QVectors`]). Each language's vectors are then centred on
+//!    their mean and made unit length again ([`Bank::finish`]): what every
+//!    sentence of a language shares says more about the language than
+//!    about the sentence (the same correction `align` makes for a pair,
+//!    measured there).
 //! 3. **Neighbours.** For every pair of languages, every sentence's `k`
 //!    nearest sentences of the other language, both ways ([`knn::nearest`]).
 //! 4. **Margin.** A candidate sentence pair `(x, y)` scores the ratio
@@ -39,8 +47,14 @@
 //!    Whole translated documents and passages translated inside unrelated
 //!    documents both come out of this.
 //!
-//! What is encoded, and when: every sentence of every document that takes
-//! part, once. Encoding is most of the cost (BENCHMARKS.md); the
+//! 6. **Alignment.** Only the documents of candidate pairs are encoded in
+//!    full ([`pooled`]), once each, and each pair is aligned by the
+//!    aligner with meaning first and trimmed to what the evidence supports
+//!    ([`align_candidate`]).
+//!
+//! What is encoded, and when: every unit of every document that takes
+//! part is read as a bag of tokens (the rows of the distinct tokens,
+//! then sums); the candidates' documents are encoded in full. The
 //! neighbours are an exact product whose cost grows with the product of
 //! two languages' sentence counts ([`knn`]).
 //!
@@ -64,7 +78,7 @@ pub use passages::{align_candidate, significance, supported, MIN_SUPPORTED, STRO
 use rustc_hash::FxHashMap;
 
 use crate::chars::CharIndex;
-use crate::encoder::{Embeddings, Encoder, Pooled, DIM};
+use crate::encoder::{Embeddings, Encoder, Pooled, TokenRows, DIM};
 use crate::segment::Segmented;
 use knn::{Neighbours, QVectors};
 
@@ -229,6 +243,61 @@ pub fn encode(docs: &[(&str, &Segmented)], min_tokens: u32) -> Vec<Encoded> {
         .collect()
 }
 
+/// The units ([`units`]) of several documents and their cheap vectors
+/// ([`Encoder::encode_bag`]: each unit a bag of its tokens read alone),
+/// in one call, in order. `rows` keeps the tokens' rows for the next call.
+pub fn bag_units(docs: &[(&str, &Segmented)], min_tokens: u32, rows: &mut TokenRows) -> Vec<(Vec<u32>, Embeddings)> {
+    let mut texts: Vec<&str> = Vec::new();
+    let all_units: Vec<Vec<u32>> = docs
+        .iter()
+        .map(|(text, seg)| {
+            let u = units(seg, min_tokens);
+            let ix = CharIndex::new(text);
+            texts.extend(u.iter().map(|&i| {
+                let s = &seg.sentences[i as usize];
+                ix.slice(s.start, s.end)
+            }));
+            u
+        })
+        .collect();
+    let vectors = Encoder::shared().encode_bag(&texts, rows);
+    let mut first = 0;
+    all_units
+        .into_iter()
+        .map(|u| {
+            let mine: Vec<f32> = (first..first + u.len()).flat_map(|k| vectors.row(k).iter().copied()).collect();
+            first += u.len();
+            (u, Embeddings::from_rows(mine))
+        })
+        .collect()
+}
+
+/// Every sentence's pooled row of several documents (what the aligner
+/// reads, [`crate::align::Aligner::align_encoded`]), in one call to the
+/// encoder, so that its batches are full whatever the documents' lengths.
+pub fn pooled(docs: &[(&str, &Segmented)]) -> Vec<Pooled> {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut counts = Vec::with_capacity(docs.len());
+    for (text, seg) in docs {
+        let ix = CharIndex::new(text);
+        texts.extend(seg.sentences.iter().map(|s| ix.slice(s.start, s.end)));
+        counts.push(seg.sentences.len());
+    }
+    let all = Encoder::shared().encode_pooled(&texts);
+    let mut first = 0;
+    counts
+        .into_iter()
+        .map(|n| {
+            let part = Pooled::from_parts(
+                all.flat()[first * DIM..(first + n) * DIM].to_vec(),
+                all.tokens()[first..first + n].to_vec(),
+            );
+            first += n;
+            part
+        })
+        .collect()
+}
+
 /// One encoded sentence: its document and its number there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Unit {
@@ -271,12 +340,23 @@ impl Bank {
     }
 
     /// Add the vector of sentence `sentence` of document `doc`, in `lang`.
+    /// It is kept in 16-bit integers ([`QVectors::push`]); the bank
+    /// depends on those alone, so that a bank filled with
+    /// [`Bank::push_quantized`] from vectors quantized elsewhere (a
+    /// distributed scan's tasks) is the same.
     pub fn push(&mut self, lang: &str, doc: u32, sentence: u32, vector: &[f32]) {
+        let mut q = QVectors::new();
+        q.push(vector);
+        self.push_quantized(lang, doc, sentence, q.row(0), q.scale(0));
+    }
+
+    /// Add a vector already quantized ([`QVectors::row`], [`QVectors::scale`]).
+    pub fn push_quantized(&mut self, lang: &str, doc: u32, sentence: u32, row: &[i16], scale: f32) {
         assert!(!self.finished, "a finished bank takes no more vectors");
         let shelf = self.shelf(lang);
         shelf.units.push(Unit { doc, sentence });
-        shelf.sum.iter_mut().zip(vector).for_each(|(s, &x)| *s += f64::from(x));
-        shelf.vectors.push(vector);
+        shelf.sum.iter_mut().zip(row).for_each(|(s, &x)| *s += f64::from(f32::from(x) * scale));
+        shelf.vectors.push_quantized(row, scale);
     }
 
     /// The languages it holds, with their sentence counts, by code.
@@ -488,6 +568,39 @@ mod tests {
             Some("de")
         );
         assert!(encoder_knows("zh") && encoder_knows("fr") && !encoder_knows("epo"));
+    }
+
+    #[test]
+    fn a_bag_vector_does_not_depend_on_the_call_and_finds_a_translation() {
+        let encoder = Encoder::shared();
+        let texts = [
+            "耶稣又在海边教训人，有许多人到他那里聚集。",
+            "And he began again to teach by the sea side, and there was gathered unto him a great multitude.",
+            "明天北京的天气晴转多云，最高气温五度。",
+        ];
+        let mut rows = TokenRows::new();
+        let all = encoder.encode_bag(&texts, &mut rows);
+        assert!(!rows.is_empty());
+        let alone = encoder.encode_bag(&texts[1..2], &mut TokenRows::new());
+        assert_eq!(all.row(1), alone.row(0));
+        // Every row already held: the same vector again.
+        let again = encoder.encode_bag(&texts[..1], &mut rows);
+        assert_eq!(all.row(0), again.row(0));
+        assert!(all.cosine(0, 1) > all.cosine(2, 1) + 0.1, "{} {}", all.cosine(0, 1), all.cosine(2, 1));
+    }
+
+    #[test]
+    fn pooled_rows_do_not_depend_on_the_documents_encoded_with_them() {
+        let aligner = crate::align::Aligner::new(crate::align::Options::default());
+        let texts = [
+            "在那些日子，又有许多人聚集。他们没有什么吃的。耶稣叫门徒来，说：我怜悯这众人。",
+            "In those days the multitude being very great, and having nothing to eat, Jesus called his disciples unto him.",
+        ];
+        let prepared: Vec<_> = texts.iter().map(|t| aligner.prepare(t)).collect();
+        let both = pooled(&[(texts[0], &prepared[0].seg), (texts[1], &prepared[1].seg)]);
+        let alone = pooled(&[(texts[1], &prepared[1].seg)]);
+        assert_eq!(both[1].flat(), alone[0].flat());
+        assert_eq!(both[0].len(), prepared[0].seg.sentences.len());
     }
 
     #[test]

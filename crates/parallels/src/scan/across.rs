@@ -3,13 +3,14 @@
 //!
 //! Shared n-grams give no candidates between two languages, so this stage
 //! gets its own from [`crate::mine`]: every sentence of the documents in
-//! languages the encoder knows is encoded once, sentence pairs are mined
-//! across languages by margin, and pairs of documents with a chain of
-//! mined pairs are aligned here by the aligner with meaning on
-//! ([`Aligner::align_encoded`]: the sentences' pooled rows are read back,
-//! not encoded again), which links them completely where they are
-//! versions of one another and finds nothing where the mined pairs were
-//! chance.
+//! languages the encoder knows is read cheaply as a bag of its tokens,
+//! sentence pairs are mined across languages by margin, and pairs of
+//! documents with a chain of mined pairs are encoded in full and aligned
+//! here by the aligner with meaning on ([`Aligner::align_encoded`]: each
+//! candidate document is encoded once, its sentences' pooled rows stored
+//! and read back for every pair it is in), which links them completely
+//! where they are versions of one another and finds nothing where the
+//! mined pairs were chance.
 //!
 //! It runs only when the corpus holds two or more languages the encoder
 //! knows (and [`ScanOptions::across`] is on): a corpus in one language is
@@ -17,9 +18,10 @@
 //!
 //! # Checkpoints
 //!
-//! `pooled.bin` (every encoded sentence's token count and pooled row, as
-//! little-endian `f32`s, document after document), then `across.json`
-//! (the languages, the place of each document's rows, the candidates);
+//! `pooled.bin` (every sentence of the candidates' documents: its token
+//! count and pooled row, as little-endian `f32`s, document after
+//! document), then `across.json` (the languages, the place of each
+//! candidate document's rows, the candidates);
 //! the aligned candidates go to `across.NNNNNN.jsonl`, one per chunk, as
 //! the lexical candidates go to `aligned.NNNNNN.jsonl`.
 //!
@@ -46,9 +48,10 @@ use super::store::read_text;
 use super::work::{read_json, DocRecord};
 use super::{Aligned, ScanOptions};
 use crate::align::{Aligner, Options, Prepared};
-use crate::encoder::{Pooled, DIM};
+use crate::encoder::{Pooled, TokenRows, DIM};
 use crate::mine::{self, align_candidate, Bank, Candidate};
 use crate::plumbing::{read_exact_at, write_atomic, AtomicFile, Progress};
+use crate::segment::Segmented;
 
 /// Characters of text prepared and encoded together: enough sentences
 /// that the encoder's batches are full on every core, few enough that the
@@ -60,9 +63,11 @@ const BATCH_CHARS: usize = 400_000;
 pub(super) struct Across {
     /// Documents compared, by language.
     pub(super) languages: BTreeMap<String, u64>,
-    /// Sentences encoded.
+    /// Sentences compared (units read as bags of tokens).
     pub(super) sentences: u64,
-    /// Each compared document's rows in `pooled.bin`: document, byte
+    /// Sentences encoded in full: those of the candidates' documents.
+    pub(super) encoded: u64,
+    /// Each candidate document's rows in `pooled.bin`: document, byte
     /// offset, sentences.
     pub(super) rows: Vec<(u32, u64, u32)>,
     /// The candidate pairs, by document numbers.
@@ -100,8 +105,10 @@ pub(super) fn take_over(dir: &Path) -> Option<Across> {
     read_json::<Across>(&dir.join("across.json"))
 }
 
-/// Encode, mine and find the candidate pairs; `None` when the corpus holds
-/// fewer than two languages the encoder knows (nothing is encoded then).
+/// Read every sentence as a bag of tokens, mine and find the candidate
+/// pairs, then encode the candidates' documents in full; `None` when the
+/// corpus holds fewer than two languages the encoder knows (nothing is
+/// encoded then).
 pub(super) fn run(
     docs: &[DocRecord],
     texts: &File,
@@ -117,41 +124,47 @@ pub(super) fn run(
     let compared: Vec<u32> = (0..docs.len() as u32)
         .filter(|&d| docs[d as usize].language.as_deref().is_some_and(|l| languages.contains_key(l)))
         .collect();
-    progress.stage("encoding sentences", Some(compared.len() as u64));
+    // 1. Every unit's cheap vector, by language.
+    progress.stage("reading sentences across languages", Some(compared.len() as u64));
     let mut bank = Bank::new();
+    let mut token_rows = TokenRows::new();
+    let mut sentences: FxHashMap<u32, u32> = FxHashMap::default();
+    for batch in batches(&compared, docs) {
+        let prepared = prepare(batch, docs, texts, aligner)?;
+        let input: Vec<(&str, &Segmented)> = prepared.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
+        let bags = mine::bag_units(&input, opts.mine.min_tokens, &mut token_rows);
+        for ((&d, (units, vectors)), (_, p)) in batch.iter().zip(&bags).zip(&prepared) {
+            let lang = docs[d as usize].language.as_deref().unwrap_or_default();
+            sentences.insert(d, p.seg.sentences.len() as u32);
+            for (k, &s) in units.iter().enumerate() {
+                bank.push(lang, d, s, vectors.row(k));
+            }
+        }
+        progress.advance(batch.len() as u64);
+    }
+    drop(token_rows);
+    let compared_sentences = bank.len() as u64;
+    bank.finish();
+    // 2. Mined pairs and the candidates they make.
+    progress.stage("pairing sentences across languages", None);
+    let mined = mine::mine(&bank, &opts.mine);
+    drop(bank);
+    let candidates = mine::candidates(&mined, &|d| sentences.get(&d).copied().unwrap_or(0), &opts.mine);
+    // 3. The candidates' documents encoded in full, for their alignment.
+    let mut needed: Vec<u32> = candidates.iter().flat_map(|c| [c.a, c.b]).collect();
+    needed.sort_unstable();
+    needed.dedup();
+    progress.stage("encoding candidate documents", Some(needed.len() as u64));
     let mut pooled = BufWriter::with_capacity(1 << 20, AtomicFile::create(&dir.join("pooled.bin"))?);
     let mut at = 0u64;
-    let mut rows = Vec::with_capacity(compared.len());
-    let mut start = 0;
-    while start < compared.len() {
-        // A batch of documents of about BATCH_CHARS characters.
-        let mut end = start;
-        let mut chars = 0;
-        while end < compared.len() && (end == start || chars < BATCH_CHARS) {
-            chars += docs[compared[end] as usize].chars as usize;
-            end += 1;
-        }
-        let batch = &compared[start..end];
-        let prepared: Vec<(String, Prepared)> = batch
-            .par_iter()
-            .map(|&d| {
-                let r = &docs[d as usize];
-                let text = read_text(texts, r.offset, r.len)?;
-                let p = aligner.prepare(&text);
-                Ok((text, p))
-            })
-            .collect::<io::Result<_>>()?;
-        let input: Vec<(&str, &crate::segment::Segmented)> =
-            prepared.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
-        let encoded = mine::encode(&input, opts.mine.min_tokens);
-        for (&d, e) in batch.iter().zip(&encoded) {
-            let lang = docs[d as usize].language.as_deref().unwrap_or_default();
-            for (k, &s) in e.units.iter().enumerate() {
-                bank.push(lang, d, s, e.vectors.row(k));
-            }
-            let n = e.pooled.len() as u32;
+    let mut rows = Vec::with_capacity(needed.len());
+    for batch in batches(&needed, docs) {
+        let prepared = prepare(batch, docs, texts, aligner)?;
+        let input: Vec<(&str, &Segmented)> = prepared.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
+        for (&d, e) in batch.iter().zip(mine::pooled(&input)) {
+            let n = e.len() as u32;
             rows.push((d, at, n));
-            for (row, &t) in e.pooled.rows().zip(e.pooled.tokens()) {
+            for (row, &t) in e.rows().zip(e.tokens()) {
                 pooled.write_all(&t.to_le_bytes())?;
                 for x in row {
                     pooled.write_all(&x.to_le_bytes())?;
@@ -160,19 +173,45 @@ pub(super) fn run(
             at += u64::from(n) * (DIM as u64 + 1) * 4;
         }
         progress.advance(batch.len() as u64);
-        start = end;
     }
     pooled.into_inner().map_err(|e| e.into_error())?.commit()?;
-    let encoded_sentences = bank.len() as u64;
-    bank.finish();
-    progress.stage("pairing sentences across languages", None);
-    let mined = mine::mine(&bank, &opts.mine);
-    drop(bank);
-    let sentences: FxHashMap<u32, u32> = rows.iter().map(|&(d, _, n)| (d, n)).collect();
-    let candidates = mine::candidates(&mined, &|d| sentences.get(&d).copied().unwrap_or(0), &opts.mine);
-    let across = Across { languages, sentences: encoded_sentences, rows, candidates };
+    let encoded = rows.iter().map(|&(_, _, n)| u64::from(n)).sum();
+    let across = Across { languages, sentences: compared_sentences, encoded, rows, candidates };
     write_atomic(&dir.join("across.json"), &serde_json::to_vec(&across)?)?;
     Ok(Some(across))
+}
+
+/// `docs` (document numbers, in order) in batches of about
+/// [`BATCH_CHARS`] characters.
+fn batches<'a>(docs: &'a [u32], records: &'a [DocRecord]) -> impl Iterator<Item = &'a [u32]> + 'a {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= docs.len() {
+            return None;
+        }
+        let mut end = start;
+        let mut chars = 0;
+        while end < docs.len() && (end == start || chars < BATCH_CHARS) {
+            chars += records[docs[end] as usize].chars as usize;
+            end += 1;
+        }
+        let batch = &docs[start..end];
+        start = end;
+        Some(batch)
+    })
+}
+
+/// The texts of a batch of documents, each prepared by `aligner`.
+fn prepare(batch: &[u32], docs: &[DocRecord], texts: &File, aligner: &Aligner) -> io::Result<Vec<(String, Prepared)>> {
+    batch
+        .par_iter()
+        .map(|&d| {
+            let r = &docs[d as usize];
+            let text = read_text(texts, r.offset, r.len)?;
+            let p = aligner.prepare(&text);
+            Ok((text, p))
+        })
+        .collect()
 }
 
 /// The pooled rows of document `d` from `pooled.bin`.

@@ -218,6 +218,7 @@ fn run_stages(
     if let Some(found) = &found {
         stats.languages = found.languages.clone();
         stats.across_sentences = found.sentences;
+        stats.across_encoded = found.encoded;
         stats.across_candidates = found.candidates.len() as u64;
         across_stage(found, &docs, &texts, &across_aligner, dir, took_over, &mut translated, &mut resumed, progress)?;
         stats.across_pairs = translated.pairs;

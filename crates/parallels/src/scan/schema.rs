@@ -260,9 +260,14 @@ pub struct ScanStats {
     /// for ([`ScanOptions::across`](super::ScanOptions::across)).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub languages: BTreeMap<String, u64>,
-    /// Sentences encoded to find translations.
+    /// Sentences compared across languages to find translations (each
+    /// read as a bag of tokens, [`crate::encoder::Encoder::encode_bag`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub across_sentences: u64,
+    /// Sentences encoded in full: every sentence of the documents of the
+    /// candidate pairs, for their alignment.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub across_encoded: u64,
     /// Pairs of documents in two languages aligned as candidate
     /// translations ([`crate::mine::candidates`]).
     #[serde(default, skip_serializing_if = "is_zero")]
