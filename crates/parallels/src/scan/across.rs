@@ -85,19 +85,29 @@ pub(super) fn aligner(opts: &ScanOptions) -> Aligner {
     })
 }
 
-/// The languages the documents are compared in: those the encoder knows,
-/// when there are two or more of them; with their document counts.
-fn compared_languages(docs: &[DocRecord]) -> BTreeMap<String, u64> {
+/// The languages the documents are compared in (each document's
+/// language, in order): those the encoder knows, when there are two or
+/// more of them; with their document counts.
+pub(super) fn compared_languages<'a>(docs: impl IntoIterator<Item = Option<&'a str>>) -> BTreeMap<String, u64> {
     let mut langs: BTreeMap<String, u64> = BTreeMap::new();
-    for d in docs {
-        if let Some(l) = d.language.as_deref().filter(|l| mine::encoder_knows(l)) {
-            *langs.entry(l.to_owned()).or_default() += 1;
-        }
+    for l in docs.into_iter().flatten().filter(|l| mine::encoder_knows(l)) {
+        *langs.entry(l.to_owned()).or_default() += 1;
     }
     if langs.len() < 2 {
         langs.clear();
     }
     langs
+}
+
+/// The candidate pairs of a bank holding every compared document's units
+/// (pushed in document order), `sentences` giving each compared
+/// document's sentence count: what a scan aligns across languages,
+/// whether the bank was filled here or from a distributed scan's tasks.
+pub(super) fn candidates_of(mut bank: Bank, sentences: &FxHashMap<u32, u32>, opts: &ScanOptions) -> Vec<Candidate> {
+    bank.finish();
+    let mined = mine::mine(&bank, &opts.mine);
+    drop(bank);
+    mine::candidates(&mined, &|d| sentences.get(&d).copied().unwrap_or(0), &opts.mine)
 }
 
 /// What an interrupted run left, if it finished this stage.
@@ -117,7 +127,7 @@ pub(super) fn run(
     dir: &Path,
     progress: &dyn Progress,
 ) -> io::Result<Option<Across>> {
-    let languages = compared_languages(docs);
+    let languages = compared_languages(docs.iter().map(|d| d.language.as_deref()));
     if !opts.across || languages.is_empty() {
         return Ok(None);
     }
@@ -144,12 +154,9 @@ pub(super) fn run(
     }
     drop(token_rows);
     let compared_sentences = bank.len() as u64;
-    bank.finish();
     // 2. Mined pairs and the candidates they make.
     progress.stage("pairing sentences across languages", None);
-    let mined = mine::mine(&bank, &opts.mine);
-    drop(bank);
-    let candidates = mine::candidates(&mined, &|d| sentences.get(&d).copied().unwrap_or(0), &opts.mine);
+    let candidates = candidates_of(bank, &sentences, opts);
     // 3. The candidates' documents encoded in full, for their alignment.
     let mut needed: Vec<u32> = candidates.iter().flat_map(|c| [c.a, c.b]).collect();
     needed.sort_unstable();
