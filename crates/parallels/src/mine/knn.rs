@@ -1,8 +1,13 @@
-//! Nearest neighbours of sentence vectors, exactly, in 16-bit integers.
+//! Nearest neighbours of sentence vectors, in 16-bit integers: exactly
+//! while two sets are small enough, through lists beyond ([`neighbours`]).
 //!
-//! Every row of one set against every row of another, in blocks, keeping
-//! each row's `k` best on both sides in one pass ([`nearest`]): the margin
-//! of a candidate pair needs both its sides' neighbourhoods.
+//! Exactly: every row of one set against every row of another, in blocks,
+//! keeping each row's `k` best on both sides in one pass ([`nearest`]):
+//! the margin of a candidate pair needs both its sides' neighbourhoods.
+//! Past [`EXACT_UP_TO`] products, each side is searched through lists of
+//! the other ([`by_lists`], an inverted file: the rows grouped by the
+//! nearest of about 2·√n centroids, each row searching the [`PROBES`]
+//! lists nearest to it), whose cost grows near-linearly with the corpus.
 //!
 //! # Why exact, and why integers
 //!
@@ -12,8 +17,9 @@
 //! the sentences cost, and it is deterministic: the same neighbours
 //! whatever the thread count, which an approximate graph index built in
 //! parallel is not. Its cost grows with the product of the two sets'
-//! sizes, so past a few hundred thousand sentences a side it is the
-//! stage's largest (see `mine`'s header for what is done about it).
+//! sizes, hence the lists beyond [`EXACT_UP_TO`] (deterministic too: the
+//! centroids are trained on rows taken at a fixed stride, their sums made
+//! in row order).
 //!
 //! Vectors are unit vectors quantized row by row to integers of at most
 //! [`Q_MAX`] (one scale per row). `vpmaddwd` (AVX2) multiplies 16 pairs of
@@ -230,6 +236,146 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
     (of_x, of_y)
 }
 
+/// The most products of two sets' rows that [`neighbours`] takes exactly
+/// (a few seconds on two cores); above it, it searches through lists
+/// ([`by_lists`]).
+pub const EXACT_UP_TO: u64 = 1_000_000_000;
+
+/// The lists of the other set each row searches ([`by_lists`]).
+pub const PROBES: usize = 16;
+
+/// Rounds of Lloyd's algorithm that place the lists' centroids.
+const ROUNDS: usize = 6;
+
+/// Rows of the other set, per list, that train the centroids.
+const TRAIN_PER_LIST: usize = 32;
+
+/// Each row's `k` nearest rows of the other set, both ways: exactly
+/// ([`nearest`]) while the two sets' product is at most [`EXACT_UP_TO`],
+/// through lists otherwise ([`by_lists`]), so that the cost grows about as
+/// each set's size times the square root of the other's rather than as
+/// their product. Deterministic either way.
+pub fn neighbours(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours) {
+    if (x.len() as u64) * (y.len() as u64) <= EXACT_UP_TO {
+        nearest(x, y, k)
+    } else {
+        (by_lists(x, y, k), by_lists(y, x, k))
+    }
+}
+
+/// The rows of a set grouped by their nearest centroid.
+struct Lists {
+    centroids: QVectors,
+    members: Vec<Vec<u32>>,
+}
+
+/// Row `i` of `set` against every centroid: (score, centroid), the
+/// centroids' scales applied (a row's own scale changes no order).
+fn centroid_scores(set: &QVectors, i: usize, centroids: &QVectors, kernel: Dot4, out: &mut Vec<(f32, u32)>) {
+    out.clear();
+    let last = centroids.len() - 1;
+    let mut t = 0;
+    while t < centroids.len() {
+        let take = (centroids.len() - t).min(4);
+        let four = [0, 1, 2, 3].map(|u| centroids.row((t + u).min(last)));
+        for (u, &s) in kernel(set.row(i), four).iter().enumerate().take(take) {
+            out.push((s as f32 * centroids.scale[t + u], (t + u) as u32));
+        }
+        t += take;
+    }
+}
+
+/// The centroid nearest to row `i` of `set` (ties: the first).
+fn nearest_centroid(set: &QVectors, i: usize, centroids: &QVectors, kernel: Dot4) -> u32 {
+    let mut scores = Vec::with_capacity(centroids.len());
+    centroid_scores(set, i, centroids, kernel, &mut scores);
+    scores.iter().fold((f32::NEG_INFINITY, 0), |best, &(c, t)| if c > best.0 { (c, t) } else { best }).1
+}
+
+/// Lists over `set`: about 2·√n centroids placed by a few rounds of
+/// Lloyd's algorithm (spherical: a centroid is its members' mean made
+/// unit length) on rows taken at a fixed stride, then every row in the
+/// list of its nearest centroid, in row order.
+fn lists(set: &QVectors, kernel: Dot4) -> Lists {
+    let n = set.len();
+    let c = ((2.0 * (n as f64).sqrt()).round() as usize).clamp(1, n);
+    let trained = (c * TRAIN_PER_LIST).min(n);
+    let sample: Vec<usize> = (0..trained).map(|s| (s as u64 * n as u64 / trained as u64) as usize).collect();
+    let mut centroids: Vec<Vec<f32>> = (0..c).map(|t| set.get(sample[t * trained / c])).collect();
+    let quantize = |rows: &[Vec<f32>]| {
+        let mut q = QVectors::new();
+        rows.iter().for_each(|r| q.push(r));
+        q
+    };
+    for _ in 0..ROUNDS {
+        let q = quantize(&centroids);
+        let nearest: Vec<u32> = sample.par_iter().map(|&i| nearest_centroid(set, i, &q, kernel)).collect();
+        let mut sums = vec![vec![0.0f32; DIM]; c];
+        for (&i, &t) in sample.iter().zip(&nearest) {
+            let s = set.scale[i];
+            sums[t as usize].iter_mut().zip(set.row(i)).for_each(|(a, &x)| *a += f32::from(x) * s);
+        }
+        for (centroid, sum) in centroids.iter_mut().zip(sums) {
+            let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                *centroid = sum.into_iter().map(|x| x / norm).collect();
+            }
+        }
+    }
+    let centroids = quantize(&centroids);
+    let nearest: Vec<u32> = (0..n).into_par_iter().map(|i| nearest_centroid(set, i, &centroids, kernel)).collect();
+    let mut members = vec![Vec::new(); c];
+    for (i, &t) in nearest.iter().enumerate() {
+        members[t as usize].push(i as u32);
+    }
+    Lists { centroids, members }
+}
+
+/// Each row of `x`'s `k` nearest rows of `y`, searched in the [`PROBES`]
+/// lists of `y` ([`lists`]) whose centroids are nearest to it: a row's
+/// true nearest is missed only when it lies in none of those lists.
+pub fn by_lists(x: &QVectors, y: &QVectors, k: usize) -> Neighbours {
+    let k = k.max(1);
+    let mut out = Neighbours::new(x.len(), k);
+    if x.is_empty() || y.is_empty() {
+        return out;
+    }
+    let kernel = dot4_kernel();
+    let lists = lists(y, kernel);
+    out.ids.par_chunks_mut(BLOCK * k).zip(out.cos.par_chunks_mut(BLOCK * k)).enumerate().for_each(
+        |(block, (ids, cos))| {
+            let mut scores = Vec::with_capacity(lists.centroids.len());
+            let mut rows: Vec<u32> = Vec::new();
+            for (r, i) in (block * BLOCK..(block * BLOCK + BLOCK).min(x.len())).enumerate() {
+                centroid_scores(x, i, &lists.centroids, kernel, &mut scores);
+                let probes = PROBES.min(scores.len());
+                scores.select_nth_unstable_by(probes - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                rows.clear();
+                for &(_, t) in &scores[..probes] {
+                    rows.extend_from_slice(&lists.members[t as usize]);
+                }
+                if rows.is_empty() {
+                    continue;
+                }
+                let last = rows.len() - 1;
+                let mut j = 0;
+                while j < rows.len() {
+                    let take = (rows.len() - j).min(4);
+                    let four = [0, 1, 2, 3].map(|t| y.row(rows[(j + t).min(last)] as usize));
+                    for (t, &s) in kernel(x.row(i), four).iter().enumerate().take(take) {
+                        let jj = rows[j + t];
+                        let c = s as f32 * (x.scale[i] * y.scale[jj as usize]);
+                        let at = r * k..(r + 1) * k;
+                        Neighbours::offer(&mut ids[at.clone()], &mut cos[at], jj, c);
+                    }
+                    j += take;
+                }
+            }
+        },
+    );
+    out
+}
+
 /// The dot product of two rows (exact, so the same as any kernel's).
 pub fn dot(a: &[i16], b: &[i16]) -> i32 {
     portable(a, b)
@@ -354,6 +500,32 @@ mod tests {
         for j in 0..y.len() {
             assert_eq!(ny.of(j).collect::<Vec<_>>(), brute(&y, &x, j));
         }
+    }
+
+    #[test]
+    fn lists_find_most_exact_neighbours_and_do_not_depend_on_the_thread_count() {
+        // Clustered data, as sentence vectors are: 40 topics, rows near them.
+        let topics = vectors(40, 11);
+        let noise = vectors(3000, 12);
+        let around = |n: usize, from: usize| -> Vec<Vec<f32>> {
+            (0..n)
+                .map(|i| {
+                    let v: Vec<f32> =
+                        topics[i % 40].iter().zip(&noise[from + i]).map(|(t, e)| 0.8 * t + 0.6 * e).collect();
+                    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    v.into_iter().map(|x| x / norm).collect()
+                })
+                .collect()
+        };
+        let (x, y) = (quantized(&around(500, 0)), quantized(&around(2000, 1000)));
+        let (exact, _) = nearest(&x, &y, 4);
+        let listed = by_lists(&x, &y, 4);
+        let same = (0..x.len()).filter(|&i| exact.of(i).next() == listed.of(i).next()).count();
+        assert!(same * 100 >= x.len() * 95, "{same} of {}", x.len());
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| by_lists(&x, &y, 4));
+        assert_eq!(one, listed);
+        // Small sets are searched exactly.
+        assert_eq!(neighbours(&x, &y, 4), nearest(&x, &y, 4));
     }
 
     #[test]

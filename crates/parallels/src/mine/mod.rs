@@ -32,7 +32,8 @@
 //!    about the sentence (the same correction `align` makes for a pair,
 //!    measured there).
 //! 3. **Neighbours.** For every pair of languages, every sentence's `k`
-//!    nearest sentences of the other language, both ways ([`knn::nearest`]).
+//!    nearest sentences of the other language, both ways ([`knn::neighbours`]:
+//!    exact up to a billion products, through lists of neighbours beyond).
 //! 4. **Margin.** A candidate sentence pair `(x, y)` scores the ratio
 //!    margin `cos(x, y) / ((knn(x) + knn(y)) / 2)`, where `knn(x)` is the
 //!    mean cosine of `x`'s `k` nearest: a sentence close to everything
@@ -429,7 +430,7 @@ pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
     let mut out = Vec::new();
     for (i, (_, x)) in bank.shelves.iter().enumerate() {
         for (_, y) in &bank.shelves[i + 1..] {
-            let (nx, ny) = knn::nearest(&x.vectors, &y.vectors, p.k);
+            let (nx, ny) = knn::neighbours(&x.vectors, &y.vectors, p.k);
             mine_pair(x, y, &nx, &ny, p, &mut out);
         }
     }
