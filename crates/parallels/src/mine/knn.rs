@@ -332,7 +332,7 @@ fn lists(set: &QVectors, kernel: Dot4) -> Lists {
 }
 
 /// Each row of `x`'s `k` nearest rows of `y`, searched in the [`PROBES`]
-/// lists of `y` ([`lists`]) whose centroids are nearest to it: a row's
+/// lists of `y` whose centroids are nearest to it: a row's
 /// true nearest is missed only when it lies in none of those lists.
 pub fn by_lists(x: &QVectors, y: &QVectors, k: usize) -> Neighbours {
     let k = k.max(1);
