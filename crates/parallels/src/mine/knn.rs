@@ -245,10 +245,10 @@ pub const EXACT_UP_TO: u64 = 1_000_000_000;
 pub const PROBES: usize = 16;
 
 /// Rounds of Lloyd's algorithm that place the lists' centroids.
-const ROUNDS: usize = 6;
+const ROUNDS: usize = 4;
 
 /// Rows of the other set, per list, that train the centroids.
-const TRAIN_PER_LIST: usize = 32;
+const TRAIN_PER_LIST: usize = 16;
 
 /// Each row's `k` nearest rows of the other set, both ways: exactly
 /// ([`nearest`]) while the two sets' product is at most [`EXACT_UP_TO`],
