@@ -256,17 +256,35 @@ const TRAIN_PER_LIST: usize = 16;
 /// each set's size times the square root of the other's rather than as
 /// their product. Deterministic either way.
 pub fn neighbours(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours) {
-    if (x.len() as u64) * (y.len() as u64) <= EXACT_UP_TO {
+    if exact(x, y) {
         nearest(x, y, k)
     } else {
         (by_lists(x, y, k), by_lists(y, x, k))
     }
 }
 
-/// The rows of a set grouped by their nearest centroid.
-struct Lists {
+/// The rows of a set grouped by their nearest centroid: what
+/// [`by_lists`] searches, made once per set ([`Lists::new`]) and searched
+/// from any number of other sets ([`search`]).
+#[derive(Clone, Debug)]
+pub struct Lists {
     centroids: QVectors,
     members: Vec<Vec<u32>>,
+}
+
+impl Lists {
+    /// The lists of `set`: about 2·√n centroids placed by a few rounds
+    /// of Lloyd's algorithm (spherical: a centroid is its members' mean
+    /// made unit length) on rows taken at a fixed stride, then every row
+    /// in the list of its nearest centroid, in row order.
+    pub fn new(set: &QVectors) -> Lists {
+        lists(set, dot4_kernel())
+    }
+}
+
+/// Whether [`neighbours`] takes `x` and `y` exactly.
+pub fn exact(x: &QVectors, y: &QVectors) -> bool {
+    (x.len() as u64) * (y.len() as u64) <= EXACT_UP_TO
 }
 
 /// Row `i` of `set` against every centroid: (score, centroid), the
@@ -292,10 +310,7 @@ fn nearest_centroid(set: &QVectors, i: usize, centroids: &QVectors, kernel: Dot4
     scores.iter().fold((f32::NEG_INFINITY, 0), |best, &(c, t)| if c > best.0 { (c, t) } else { best }).1
 }
 
-/// Lists over `set`: about 2·√n centroids placed by a few rounds of
-/// Lloyd's algorithm (spherical: a centroid is its members' mean made
-/// unit length) on rows taken at a fixed stride, then every row in the
-/// list of its nearest centroid, in row order.
+/// [`Lists::new`].
 fn lists(set: &QVectors, kernel: Dot4) -> Lists {
     let n = set.len();
     let c = ((2.0 * (n as f64).sqrt()).round() as usize).clamp(1, n);
@@ -335,13 +350,20 @@ fn lists(set: &QVectors, kernel: Dot4) -> Lists {
 /// lists of `y` whose centroids are nearest to it: a row's
 /// true nearest is missed only when it lies in none of those lists.
 pub fn by_lists(x: &QVectors, y: &QVectors, k: usize) -> Neighbours {
+    if x.is_empty() || y.is_empty() {
+        return Neighbours::new(x.len(), k.max(1));
+    }
+    search(x, y, &Lists::new(y), k)
+}
+
+/// [`by_lists`] with the lists of `y` made already.
+pub fn search(x: &QVectors, y: &QVectors, lists: &Lists, k: usize) -> Neighbours {
     let k = k.max(1);
     let mut out = Neighbours::new(x.len(), k);
     if x.is_empty() || y.is_empty() {
         return out;
     }
     let kernel = dot4_kernel();
-    let lists = lists(y, kernel);
     out.ids.par_chunks_mut(BLOCK * k).zip(out.cos.par_chunks_mut(BLOCK * k)).enumerate().for_each(
         |(block, (ids, cos))| {
             let mut scores = Vec::with_capacity(lists.centroids.len());

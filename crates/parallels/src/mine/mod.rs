@@ -428,9 +428,19 @@ pub struct Mined {
 pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
     assert!(bank.finished, "mine a finished bank");
     let mut out = Vec::new();
-    for (i, (_, x)) in bank.shelves.iter().enumerate() {
-        for (_, y) in &bank.shelves[i + 1..] {
-            let (nx, ny) = knn::neighbours(&x.vectors, &y.vectors, p.k);
+    // A language's lists, made once for every other language that needs
+    // them (knn::neighbours would make them once per pair).
+    let mut lists: Vec<Option<knn::Lists>> = vec![None; bank.shelves.len()];
+    for i in 0..bank.shelves.len() {
+        for j in i + 1..bank.shelves.len() {
+            let (x, y) = (&bank.shelves[i].1, &bank.shelves[j].1);
+            let (nx, ny) = if knn::exact(&x.vectors, &y.vectors) {
+                knn::nearest(&x.vectors, &y.vectors, p.k)
+            } else {
+                let ly = lists[j].get_or_insert_with(|| knn::Lists::new(&y.vectors)).clone();
+                let lx = lists[i].get_or_insert_with(|| knn::Lists::new(&x.vectors));
+                (knn::search(&x.vectors, &y.vectors, &ly, p.k), knn::search(&y.vectors, &x.vectors, lx, p.k))
+            };
             mine_pair(x, y, &nx, &ny, p, &mut out);
         }
     }
