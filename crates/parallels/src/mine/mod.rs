@@ -51,7 +51,7 @@
 //! 6. **Alignment.** Only the documents of candidate pairs are encoded in
 //!    full ([`pooled`]), once each, and each pair is aligned by the
 //!    aligner with meaning first and trimmed to what the evidence supports
-//!    ([`align_candidate`]).
+//!    ([`passages::align_candidate`]).
 //!
 //! What is encoded, and when: every unit of every document that takes
 //! part is read as a bag of tokens (the rows of the distinct tokens,
@@ -72,9 +72,7 @@
 //!   discounts that less well than in a large corpus.
 
 pub mod knn;
-mod passages;
-
-pub use passages::{align_candidate, significance, supported, MIN_SUPPORTED, STRONG_LINK, WEAK_RUN};
+pub mod passages;
 
 use rustc_hash::FxHashMap;
 

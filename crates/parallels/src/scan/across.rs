@@ -49,7 +49,8 @@ use super::work::{read_json, DocRecord};
 use super::{Aligned, ScanOptions};
 use crate::align::{Aligner, Options, Prepared};
 use crate::encoder::{Pooled, TokenRows, DIM};
-use crate::mine::{self, align_candidate, Bank, Candidate};
+use crate::mine::passages::align_candidate;
+use crate::mine::{self, Bank, Candidate};
 use crate::plumbing::{read_exact_at, write_atomic, AtomicFile, Progress};
 use crate::segment::Segmented;
 
