@@ -184,6 +184,13 @@ pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
                 t.candidates_ms,
                 t.align_ms
             );
+            if let Some(lang) = &t.across_language {
+                eprintln!(
+                    "query {} across languages ({lang}): {} sentences, {} pairs mined, {:.2} ms; {} candidates \
+                     aligned, {:.2} ms",
+                    a.id, t.across_units, t.across_mined, t.across_mine_ms, t.across_candidates, t.across_align_ms
+                );
+            }
         }
         hits.push(trim(h, args.top, args.min_chars));
     }
