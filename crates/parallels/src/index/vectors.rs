@@ -284,8 +284,11 @@ pub(super) fn verify(path: &Path, want: Sum) -> Result<(), IndexError> {
         crc.update(&buf[..n]);
         len += n as u64;
     }
-    if len != want.len || crc.finalize() != want.crc32 {
-        return Err(damaged(path.to_path_buf(), "its length or checksum does not match what was written"));
+    if len != want.len {
+        return Err(damaged(path.to_path_buf(), format!("{len} bytes where {} were written", want.len)));
+    }
+    if crc.finalize() != want.crc32 {
+        return Err(damaged(path.to_path_buf(), "its checksum does not match (the file changed)"));
     }
     Ok(())
 }
