@@ -133,3 +133,27 @@ pub(super) fn across_aligner(opts: &ScanOptions) -> Aligner {
         ..Options::default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index made before translations existed says nothing of them:
+    /// it reads as `Off`, and an index without them writes nothing new
+    /// into its manifest (so its `/api/info` is as it was).
+    #[test]
+    fn an_index_without_translations_reads_and_writes_as_before() {
+        let mut before = serde_json::to_value(IndexOptions::default()).unwrap();
+        before.as_object_mut().unwrap().remove("translations");
+        let read: IndexOptions = serde_json::from_value(before.clone()).unwrap();
+        assert_eq!(read.translations, Translations::Off);
+        assert_eq!(serde_json::to_value(&read).unwrap(), before);
+        let on = IndexOptions { translations: Translations::On, ..read };
+        assert_eq!(serde_json::to_value(&on).unwrap()["translations"], "on");
+        let doc: super::super::IndexDoc = serde_json::from_str(
+            r#"{"id":"a","hash":"00","source":"a.txt","encoding":"utf-8","chars":1,"bytes":1,"at":[0,9]}"#,
+        )
+        .unwrap();
+        assert_eq!(doc.language, None);
+    }
+}
