@@ -211,6 +211,11 @@ fn serve_shows_a_hit_across_languages_with_both_sides() {
     let (v1, en) = library(&sb);
     sb.run(&["index", "build", "lib", "--index", "lib.idx"]).success();
     let server = util::Server::start(&sb, "lib.idx", &[]);
+    let (status, _, info) = server.get("/api/info");
+    let info: Value = serde_json::from_slice(&info).unwrap();
+    assert_eq!(status, 200);
+    let langs: Vec<&str> = info["languages"].as_array().unwrap().iter().map(|l| l[0].as_str().unwrap()).collect();
+    assert_eq!((langs, &info["options"]["translations"]), (vec!["en", "zh"], &Value::from("on")), "{info}");
     let body = serde_json::json!({ "text": en }).to_string();
     let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
     write!(

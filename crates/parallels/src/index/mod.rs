@@ -12,6 +12,16 @@
 //! text is stored compressed (one zstd frame per document) so that results
 //! show passages without the original files.
 //!
+//! Each document's language is recorded ([`crate::mine::language`]). With
+//! translations ([`Translations`]: `build` turns them on when its corpus
+//! holds two or more languages the encoder knows, as `scan` does, or when
+//! asked; the manifest keeps the choice and every `add` follows it), a
+//! segment also keeps its documents' sentence vectors (`vectors.rs`: why 8
+//! bits, why raw and not centred), written after its texts, from them, so
+//! that `build` decides once it has read its corpus and no text is held
+//! twice. An index without them is exactly the index of before, but for
+//! the language in `docs.jsonl`.
+//!
 //! # Layout
 //!
 //! ```text
@@ -25,6 +35,8 @@
 //!     texts.zst            each text an independent zstd frame with its checksum
 //!     postings.bin         (hash, document, position), 16 bytes each, sorted
 //!     postings.idx         the hash of every 256th posting
+//!     vectors.bin          only with translations: every encoded sentence's vector
+//!                          (8-bit), each language's sum, each document's sentence count
 //!   df.000001.zst          the feature table after that segment (zstd)
 //! ```
 //!
@@ -123,6 +135,10 @@
 //! any two.
 //!
 //! # Queries
+//!
+//! (Across languages, when the index keeps vectors: `across.rs`. What
+//! follows is the lexical part, which is all a query in the index's own
+//! language needs, and is unchanged by vectors.)
 //!
 //! [`Index::query`] does for one new text what `scan` does for a pair:
 //! the text's seeds are looked up, library documents sharing at least

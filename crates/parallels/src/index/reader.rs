@@ -98,6 +98,10 @@ pub struct IndexInfo {
     pub generation: u64,
     /// The options it was made with.
     pub options: IndexOptions,
+    /// The languages of the sentence vectors it keeps, with their counts of
+    /// sentences (none: it keeps none, and the field is left out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<(String, usize)>,
 }
 
 impl Index {
@@ -221,6 +225,7 @@ impl Index {
             segments: self.segments.len(),
             generation: self.manifest.generation,
             options: self.manifest.options.clone(),
+            languages: self.languages(),
         }
     }
 
