@@ -14,7 +14,18 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// What `query --help` says of translations, after the options.
+const ACROSS_LANGUAGES: &str = "\
+Across languages: on an index that keeps sentence vectors (`index build` of a corpus in two or more
+languages, or with --translations), a text is also asked in the index's other languages: its
+sentences are encoded and paired by meaning with the library's, and the documents they point to are
+aligned with it sentence by sentence (`parallel` passages). An English chapter finds its Chinese
+original:
+  parallels index build library/ --index lib.idx        # Chinese and English documents
+  parallels query chapter-en.txt --index lib.idx --summary";
+
 #[derive(Args, Debug)]
+#[command(after_long_help = ACROSS_LANGUAGES)]
 pub struct QueryArgs {
     /// Texts to look up: text files, folders of them, JSON Lines or
     /// Parquet files (every record a text); `-`: one text on standard
@@ -184,6 +195,13 @@ pub fn run(mut args: QueryArgs) -> Result<ExitCode> {
                 t.candidates_ms,
                 t.align_ms
             );
+            if let Some(lang) = &t.across_language {
+                eprintln!(
+                    "query {} across languages ({lang}): {} sentences, {} pairs mined, {:.2} ms; {} candidates \
+                     aligned, {:.2} ms",
+                    a.id, t.across_units, t.across_mined, t.across_mine_ms, t.across_candidates, t.across_align_ms
+                );
+            }
         }
         hits.push(trim(h, args.top, args.min_chars));
     }

@@ -563,10 +563,49 @@ struct HitRow {
     chars: u64,
     /// Its most significant passage's significance.
     significance: f64,
+    /// Found across languages (by meaning): only then is this, and what
+    /// follows, in the answer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    across: bool,
+    /// The document's language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<String>,
+    /// Both sides of its first passages, as the page shows them: the text
+    /// asked (`a`) and the document (`b`), in two languages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    excerpts: Vec<Excerpt>,
+}
+
+/// The beginning of a passage on both sides.
+#[derive(Serialize)]
+struct Excerpt {
+    a: String,
+    b: String,
+}
+
+/// Characters of a passage the page shows, on each side.
+const EXCERPT_CHARS: usize = 80;
+
+/// Passages of a hit across languages shown both sides.
+const EXCERPTS: usize = 3;
+
+/// The first `EXCERPT_CHARS` characters of `span` of `text`, `…` after
+/// when there are more.
+fn excerpt(text: &str, span: [u32; 2]) -> String {
+    let n = (span[1].saturating_sub(span[0])) as usize;
+    let mut s: String = text.chars().skip(span[0] as usize).take(n.min(EXCERPT_CHARS)).collect();
+    if n > EXCERPT_CHARS {
+        s.push('…');
+    }
+    s
 }
 
 #[derive(Serialize)]
 struct QueryAnswer {
+    /// The language of the text asked, when the index keeps sentence
+    /// vectors (and so was asked across languages too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<&'static str>,
     /// The library documents, most significant first.
     hits: Vec<HitRow>,
     /// The same passages in the `parallels.align/1` schema.
@@ -580,18 +619,33 @@ fn answer(index: &Index, asked: Asked, hits: Vec<Hit>) -> Result<QueryAnswer, Re
         .iter()
         .map(|h| {
             let d = index.doc(h.doc).ok_or_else(|| internal("a hit names a missing document"))?;
-            Ok(HitRow {
+            let mut row = HitRow {
                 doc: h.doc,
                 id: d.id.clone(),
                 source: d.source.to_string(),
                 passages: h.passages.len(),
                 chars: h.query_chars(),
                 significance: h.best(),
-            })
+                across: h.across,
+                language: None,
+                excerpts: Vec::new(),
+            };
+            if h.across {
+                let text = index.text(h.doc).map_err(index_error)?;
+                row.language = d.language.clone();
+                row.excerpts = h
+                    .passages
+                    .iter()
+                    .take(EXCERPTS)
+                    .map(|p| Excerpt { a: excerpt(&asked.text, p.a), b: excerpt(&text, p.b) })
+                    .collect();
+            }
+            Ok(row)
         })
         .collect::<Result<Vec<_>, Refused>>()?;
+    let language = if index.languages().is_empty() { None } else { parallels::mine::language(&asked.text) };
     let (align, _) = output(index, &[asked], &[hits]).map_err(internal)?;
-    Ok(QueryAnswer { hits: rows, align })
+    Ok(QueryAnswer { language, hits: rows, align })
 }
 
 fn check_text(app: &App, text: &str) -> Result<(), Refused> {

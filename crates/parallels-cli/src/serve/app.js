@@ -53,7 +53,13 @@ function showHits(answer, text, onOpen) {
     li.append(link, el("span", ` — ${h.passages} passage(s), ${h.chars} characters, significance ${h.significance.toFixed(0)}`, "muted"));
     // The pairs of the output are the hits, in the same order.
     const pair = answer.align.pairs[k];
-    if (pair) {
+    if (h.across) {
+      // A document in another language: both sides of its passages.
+      li.append(el("span", ` translation (${h.language || "another language"})`, "muted"));
+      for (const x of h.excerpts) {
+        li.append(el("span", `text: ${x.a}`, "excerpt"), el("span", `${h.id}: ${x.b}`, "excerpt"));
+      }
+    } else if (pair) {
       for (const p of pair.passages.slice(0, 3)) {
         li.append(el("span", `${p.kind} ${p.a[0]}–${p.a[1]}: ${slice(text, p.a, 80)}`, "excerpt"));
       }

@@ -12,6 +12,16 @@
 //! text is stored compressed (one zstd frame per document) so that results
 //! show passages without the original files.
 //!
+//! Each document's language is recorded ([`crate::mine::language`]). With
+//! translations ([`Translations`]: `build` turns them on when its corpus
+//! holds two or more languages the encoder knows, as `scan` does, or when
+//! asked; the manifest keeps the choice and every `add` follows it), a
+//! segment also keeps its documents' sentence vectors (`vectors.rs`: why 8
+//! bits, why raw and not centred), written after its texts, from them, so
+//! that `build` decides once it has read its corpus and no text is held
+//! twice. An index without them is exactly the index of before, but for
+//! the language in `docs.jsonl`.
+//!
 //! # Layout
 //!
 //! ```text
@@ -25,6 +35,8 @@
 //!     texts.zst            each text an independent zstd frame with its checksum
 //!     postings.bin         (hash, document, position), 16 bytes each, sorted
 //!     postings.idx         the hash of every 256th posting
+//!     vectors.bin          only with translations: every encoded sentence's vector
+//!                          (8-bit), each language's sum, each document's sentence count
 //!   df.000001.zst          the feature table after that segment (zstd)
 //! ```
 //!
@@ -124,6 +136,10 @@
 //!
 //! # Queries
 //!
+//! (Across languages, when the index keeps vectors: `across.rs`. What
+//! follows is the lexical part, which is all a query in the index's own
+//! language needs, and is unchanged by vectors.)
+//!
 //! [`Index::query`] does for one new text what `scan` does for a pair:
 //! the text's seeds are looked up, library documents sharing at least
 //! `min_seeds` of them (none in more than `max_df` documents) are
@@ -150,6 +166,7 @@
 //! tokens of evidence (on 240 quotations of 20–400 characters cut
 //! anywhere in People's Daily articles, `query` finds 237; EVALUATION.md).
 
+mod across;
 mod error;
 mod hits;
 mod lock;
@@ -158,10 +175,11 @@ mod options;
 mod query;
 mod reader;
 mod segment;
+mod vectors;
 
 pub use error::IndexError;
 pub use hits::{align_output, trim, Asked};
-pub use options::{IndexOptions, INDEX_SCHEMA, MIN_QUERY_COPY};
+pub use options::{IndexOptions, Translations, INDEX_SCHEMA, MIN_QUERY_COPY};
 pub use query::{Hit, QueryTimings};
 pub use reader::{Index, IndexInfo};
 pub use segment::IndexDoc;
@@ -202,6 +220,14 @@ pub struct AddStats {
     pub already: u64,
     /// Documents in the index after.
     pub total: u64,
+    /// Whether the index keeps sentence vectors (its translations choice,
+    /// as the manifest keeps it after this writer).
+    pub translations: bool,
+    /// Sentences encoded (units of the documents added, in languages the
+    /// encoder knows), when it does.
+    pub encoded: u64,
+    /// The documents added whose sentences were encoded, by language.
+    pub languages: std::collections::BTreeMap<String, u64>,
 }
 
 /// Make a new index at `dir` from the documents of `reader` (the folder is
@@ -288,10 +314,11 @@ pub fn add(dir: &Path, reader: &mut CorpusReader, progress: &dyn Progress) -> Re
     let m = read_manifest(dir)?.ok_or_else(|| IndexError::Missing(dir.to_path_buf()))?;
     check_version(dir, &m)?;
     remove_leftovers(dir, Some(&m))?;
-    let index = Index::from_manifest(dir, m)?;
+    let index = Index::from_manifest(dir, m, false)?;
     for (s, entry) in index.segments.iter().zip(&index.manifest.segments) {
         s.verify_texts(entry.sums.get("texts.zst"))?;
     }
+    index.verify_vectors()?;
     let mut held = Held::default();
     for s in &index.segments {
         for (k, d) in s.docs.iter().enumerate() {
@@ -315,8 +342,9 @@ fn writer_error<T>(lock: &WriteLock, r: Result<T, IndexError>) -> Result<T, Inde
     }
 }
 
-/// A document ready for its segment: characters, seeds, compressed text.
-type Prepared = (u64, Vec<(u64, u32)>, Vec<u8>);
+/// A document ready for its segment: characters, seeds, compressed text,
+/// language.
+type Prepared = (u64, Vec<(u64, u32)>, Vec<u8>, Option<&'static str>);
 
 /// A text compressed as one zstd frame with its checksum (checked when it
 /// is read back).
@@ -354,6 +382,8 @@ fn ingest(
     let mut w = SegmentWriter::create(&tmp, first).map_err(io_at(&tmp))?;
     let mut stats = AddStats::default();
     let mut conflicts = 0;
+    // Each new document's language, in order.
+    let mut langs: Vec<Option<&'static str>> = Vec::new();
     progress.stage("documents", None);
     let read = reader.read_batches(512, BATCH_BYTES, progress, |batch: Vec<CorpusDoc>| {
         let mut fresh = Vec::with_capacity(batch.len());
@@ -382,11 +412,12 @@ fn ingest(
                 let p = aligner.prepare(&d.text);
                 df.add(&p.seg);
                 let packed = pack(z, d.text.as_bytes())?;
-                Ok((p.chars as u64, crate::scan::seeds::seeds(&p.seg, &opts.seeds), packed))
+                let lang = crate::mine::language(&d.text);
+                Ok((p.chars as u64, crate::scan::seeds::seeds(&p.seg, &opts.seeds), packed, lang))
             })
             .collect::<io::Result<_>>()
             .map_err(io_at(&tmp))?;
-        for ((d, hash), (chars, seeds, packed)) in fresh.into_iter().zip(prepared) {
+        for ((d, hash), (chars, seeds, packed, lang)) in fresh.into_iter().zip(prepared) {
             if first + stats.documents >= u32::MAX as u64 - 1 {
                 return Err(IndexError::TooManyDocuments(u32::MAX as u64 - 1));
             }
@@ -402,8 +433,10 @@ fn ingest(
                 d.text.len() as u64,
                 &packed,
                 &seeds,
+                lang,
             )
             .map_err(io_at(&tmp))?;
+            langs.push(lang);
             stats.documents += 1;
             progress.advance(1);
         }
@@ -433,7 +466,23 @@ fn ingest(
         return Err(failed(IndexError::Empty(stats.skipped)));
     }
     progress.stage("postings", None);
-    let sums = w.finish().map_err(io_at(&tmp)).map_err(failed)?;
+    let mut sums = w.finish().map_err(io_at(&tmp)).map_err(failed)?;
+    // Translations: `build` decides from its corpus, as `scan` does; `add`
+    // follows the manifest.
+    if m.options.translations == Translations::Auto {
+        let mut known: Vec<&str> = langs.iter().flatten().copied().filter(|l| crate::mine::encoder_knows(l)).collect();
+        known.sort_unstable();
+        known.dedup();
+        m.options.translations = if known.len() >= 2 { Translations::On } else { Translations::Off };
+    }
+    stats.translations = m.options.translations == Translations::On;
+    if stats.translations {
+        let (sum, encoded) =
+            vectors::write_segment(&tmp, first as u32, &langs, &sums, &opts, progress).map_err(failed)?;
+        sums.insert(segment::VECTORS.to_string(), sum);
+        stats.encoded = encoded.units;
+        stats.languages = encoded.languages;
+    }
     // Each step of the commit is reported, so that the crash tests can
     // stop the process between any two (`PARALLELS_TEST_CRASH=committing:N`).
     progress.stage("committing", None);
@@ -457,6 +506,9 @@ fn ingest(
     // after the lock file was removed, may have written into the same
     // folder): checked before anything refers to it.
     Segment::open(&seg, first as u32, stats.documents as u32, &sums).map_err(undo)?;
+    if let Some(&sum) = sums.get(segment::VECTORS) {
+        vectors::verify(&seg.join(segment::VECTORS), sum).map_err(undo)?;
+    }
     progress.advance(1);
     let df_sum = (|| {
         let mut z = zstd::Encoder::new(Vec::new(), 3).map_err(io_at(&df_tmp))?;

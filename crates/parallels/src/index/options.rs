@@ -2,6 +2,7 @@
 //! manifest), the schema tag of that manifest and the bar of a query's
 //! short copies.
 
+use crate::align::{Aligner, Options};
 use crate::normalize::NormalizeOptions;
 use crate::scan::{ScanOptions, SeedParams};
 use serde::{Deserialize, Serialize};
@@ -42,6 +43,34 @@ pub struct IndexOptions {
     pub footnotes: bool,
     /// Serialization headers marked as boilerplate.
     pub boilerplate: bool,
+    /// Whether the index keeps what a query across languages needs (each
+    /// segment's sentence vectors, `vectors.bin`). `build` resolves
+    /// [`Translations::Auto`] from its corpus; the manifest keeps `On` or
+    /// nothing (an index made before, or without them, reads as `Off`), and
+    /// every `add` follows it.
+    #[serde(default, skip_serializing_if = "Translations::is_off")]
+    pub translations: Translations,
+}
+
+/// Whether an index keeps sentence vectors for queries across languages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Translations {
+    /// Never (`--no-translations`; an index made before they existed).
+    #[default]
+    Off,
+    /// Always, even for a corpus in one language (`--translations`: a
+    /// library in one language that queries in others will ask).
+    On,
+    /// `build` only: on when its corpus holds two or more languages the
+    /// encoder knows ([`crate::mine::encoder_knows`]), as `scan` decides.
+    Auto,
+}
+
+impl Translations {
+    fn is_off(&self) -> bool {
+        *self == Translations::Off
+    }
 }
 
 fn default_min_specificity() -> f64 {
@@ -62,6 +91,7 @@ impl Default for IndexOptions {
             numbers: n.numbers,
             footnotes: n.footnotes,
             boilerplate: n.boilerplate,
+            translations: Translations::Auto,
         }
     }
 }
@@ -86,5 +116,44 @@ impl IndexOptions {
             ..NormalizeOptions::default()
         };
         opts
+    }
+}
+
+/// The aligner of documents in two languages: the index's normalization
+/// and sentences, `align`'s defaults otherwise, meaning on. The same rule
+/// as `scan`'s translations stage (private to `scan`; it belongs in
+/// `mine`, where both could take it): the sentences a document's vectors
+/// are numbered by are this aligner's, when the index is built and when
+/// it is asked.
+pub(super) fn across_aligner(opts: &ScanOptions) -> Aligner {
+    Aligner::new(Options {
+        normalize: opts.align.normalize.clone(),
+        sentences: opts.align.sentences,
+        meaning: true,
+        ..Options::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index made before translations existed says nothing of them:
+    /// it reads as `Off`, and an index without them writes nothing new
+    /// into its manifest (so its `/api/info` is as it was).
+    #[test]
+    fn an_index_without_translations_reads_and_writes_as_before() {
+        let mut before = serde_json::to_value(IndexOptions::default()).unwrap();
+        before.as_object_mut().unwrap().remove("translations");
+        let read: IndexOptions = serde_json::from_value(before.clone()).unwrap();
+        assert_eq!(read.translations, Translations::Off);
+        assert_eq!(serde_json::to_value(&read).unwrap(), before);
+        let on = IndexOptions { translations: Translations::On, ..read };
+        assert_eq!(serde_json::to_value(&on).unwrap()["translations"], "on");
+        let doc: super::super::IndexDoc = serde_json::from_str(
+            r#"{"id":"a","hash":"00","source":"a.txt","encoding":"utf-8","chars":1,"bytes":1,"at":[0,9]}"#,
+        )
+        .unwrap();
+        assert_eq!(doc.language, None);
     }
 }

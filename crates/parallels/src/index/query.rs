@@ -20,8 +20,14 @@ pub struct Hit {
     pub passages: Vec<Passage>,
     /// Each passage's significance (as `scan` reports it).
     pub significance: Vec<f64>,
-    /// Seeds the two share (the candidate's votes).
+    /// Seeds the two share (the candidate's votes; 0 for a document found
+    /// across languages).
     pub seeds: u32,
+    /// Found across languages, by meaning (the document is in another
+    /// language than the text; its passages are `parallel`, their
+    /// significance the sum of their links' scores).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub across: bool,
 }
 
 impl Hit {
@@ -56,6 +62,19 @@ pub struct QueryTimings {
     pub kept: usize,
     /// Seed hashes of those looked up.
     pub candidate_lookups: usize,
+    /// Across languages: the text's language, when the index holds
+    /// vectors in others the encoder knows.
+    pub across_language: Option<String>,
+    /// Its units encoded.
+    pub across_units: usize,
+    /// Sentence pairs mined.
+    pub across_mined: usize,
+    /// Candidate documents aligned.
+    pub across_candidates: usize,
+    /// Encoding the text and mining, in milliseconds.
+    pub across_mine_ms: f64,
+    /// Reading, encoding and aligning the candidates.
+    pub across_align_ms: f64,
 }
 
 impl Index {
@@ -101,16 +120,54 @@ impl Index {
     /// read and before each pair is aligned; a pair begun runs to its end):
     /// what a server uses to drop the work of a client that went away or
     /// ran out of time.
+    ///
+    /// Across languages, when the index keeps sentence vectors: the
+    /// library documents in other languages the text translates or that
+    /// translate it (`across.rs`); such a document's passages replace its
+    /// lexical ones, as in a scan.
     pub fn query_stoppable(
         &self,
         text: &str,
         exclude: Option<u32>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<(Vec<Hit>, QueryTimings), IndexError> {
+        let mut t = QueryTimings::default();
+        let mut hits = self.lexical(text, exclude, stop, &mut t)?;
+        let stopped = || if stop() { Err(IndexError::Stopped) } else { Ok(()) };
+        stopped()?;
+        let (found, done) = super::across::query(self, text, exclude, &stopped)?;
+        t.across_language = done.language.map(str::to_owned);
+        t.across_units = done.units;
+        t.across_mined = done.mined;
+        t.across_candidates = done.candidates;
+        t.across_mine_ms = done.mine_ms;
+        t.across_align_ms = done.align_ms;
+        if !found.is_empty() {
+            hits.retain(|h| !found.iter().any(|f| f.0 == h.doc));
+            hits.extend(found.into_iter().map(|(doc, passages, significance)| Hit {
+                doc,
+                passages,
+                significance,
+                seeds: 0,
+                across: true,
+            }));
+            rank(&mut hits);
+        }
+        Ok((hits, t))
+    }
+
+    /// The hits of the seeds: the part of [`Index::query_stoppable`] that
+    /// `scan`'s lexical stages make.
+    fn lexical(
+        &self,
+        text: &str,
+        exclude: Option<u32>,
+        stop: &(dyn Fn() -> bool + Sync),
+        t: &mut QueryTimings,
+    ) -> Result<Vec<Hit>, IndexError> {
         let stopped = || if stop() { Err(IndexError::Stopped) } else { Ok(()) };
         let sp = &self.opts.seeds;
         let cap = self.df_cap();
-        let mut t = QueryTimings::default();
         let mut clock = std::time::Instant::now();
         let mut lap = || {
             let ms = clock.elapsed().as_secs_f64() * 1000.0;
@@ -146,7 +203,7 @@ impl Index {
         t.lookup_ms = lap();
         t.candidates = candidates.len();
         if candidates.is_empty() {
-            return Ok((Vec::new(), t));
+            return Ok(Vec::new());
         }
         stopped()?;
         // The query's seeds found in two documents or more, by position.
@@ -239,12 +296,12 @@ impl Index {
                     let (p, s) = flipped(x.passages, x.significance);
                     (x.a as usize - 1, p, s)
                 };
-                Hit { doc: candidates[k].0, passages, significance, seeds: candidates[k].1 }
+                Hit { doc: candidates[k].0, passages, significance, seeds: candidates[k].1, across: false }
             })
             .collect();
         rank(&mut hits);
         t.align_ms = lap();
-        Ok((hits, t))
+        Ok(hits)
     }
 }
 

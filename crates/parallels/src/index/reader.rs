@@ -6,15 +6,19 @@
 use super::error::{damaged, io_at, IndexError};
 use super::manifest::{read_manifest, Manifest, MANIFEST};
 use super::options::{IndexOptions, MIN_QUERY_COPY};
-use super::segment::{self, IndexDoc, Segment, Sum};
+use super::segment::{self, IndexDoc, Segment, Sum, VECTORS};
+use super::vectors::{mean, Vectors};
 use crate::align::features::CorpusDf;
 use crate::align::verbatim::VerbatimParams;
 use crate::align::Aligner;
+use crate::mine::knn::QVectors;
+use crate::mine::Unit;
 use crate::scan::ScanOptions;
 use serde::Serialize;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 pub(super) fn check_version(dir: &Path, m: &Manifest) -> Result<(), IndexError> {
     let align = format!("{:?}", m.options.scan().align);
@@ -59,6 +63,15 @@ pub struct Index {
     /// query takes before it knows every frequency.
     pub(super) loose: ScanOptions,
     pub(super) aligner: Aligner,
+    /// The aligner of documents in two languages (`across`).
+    pub(super) across: Aligner,
+    /// The sentence vectors of the segments that keep them (read when the
+    /// index is opened for queries).
+    pub(super) vectors: Option<Vectors>,
+    /// Each language's vectors centred on the library's mean, in the
+    /// order of `vectors`' shelves (made at the first query that needs
+    /// them).
+    centred: OnceLock<Vec<(QVectors, Vec<Unit>)>>,
 }
 
 /// How much lower the bars of a query's first bound are than the scan's:
@@ -85,6 +98,10 @@ pub struct IndexInfo {
     pub generation: u64,
     /// The options it was made with.
     pub options: IndexOptions,
+    /// The languages of the sentence vectors it keeps, with their counts of
+    /// sentences (none: it keeps none, and the field is left out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<(String, usize)>,
 }
 
 impl Index {
@@ -104,11 +121,13 @@ impl Index {
     fn open_once(dir: &Path) -> Result<Index, IndexError> {
         let m = read_manifest(dir)?.ok_or_else(|| IndexError::Missing(dir.to_path_buf()))?;
         check_version(dir, &m)?;
-        Index::from_manifest(dir, m)
+        Index::from_manifest(dir, m, true)
     }
 
-    /// The index `m` describes, every file checked.
-    pub(super) fn from_manifest(dir: &Path, m: Manifest) -> Result<Index, IndexError> {
+    /// The index `m` describes, every file checked; its sentence vectors
+    /// read when `vectors` (a writer only checks them:
+    /// [`Index::verify_vectors`]).
+    pub(super) fn from_manifest(dir: &Path, m: Manifest, vectors: bool) -> Result<Index, IndexError> {
         let segments = m
             .segments
             .iter()
@@ -127,7 +146,62 @@ impl Index {
             min_copy_significance: opts.min_copy_significance - REACH_MARGIN,
             ..opts.clone()
         };
-        Ok(Index { dir: dir.to_path_buf(), manifest: m, segments, df, opts, loose, aligner })
+        let mut kept: Option<Vectors> = None;
+        if vectors {
+            for s in &m.segments {
+                if let Some(&sum) = s.sums.get(VECTORS) {
+                    let path = dir.join(&s.name).join(VECTORS);
+                    kept.get_or_insert_with(Vectors::default).read(&path, s.first, s.docs, sum)?;
+                }
+            }
+        }
+        let across = super::options::across_aligner(&opts);
+        Ok(Index {
+            dir: dir.to_path_buf(),
+            manifest: m,
+            segments,
+            df,
+            opts,
+            loose,
+            aligner,
+            across,
+            vectors: kept,
+            centred: OnceLock::new(),
+        })
+    }
+
+    /// Check every segment's sentence vectors against their length and
+    /// checksum, without reading them into memory.
+    pub(super) fn verify_vectors(&self) -> Result<(), IndexError> {
+        for s in &self.manifest.segments {
+            if let Some(&sum) = s.sums.get(VECTORS) {
+                super::vectors::verify(&self.dir.join(&s.name).join(VECTORS), sum)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The library's vectors of `lang` centred on their mean, with their
+    /// units (empty when it holds none).
+    pub(super) fn centred(&self, lang: &str) -> &(QVectors, Vec<Unit>) {
+        static NONE: OnceLock<(QVectors, Vec<Unit>)> = OnceLock::new();
+        let Some(v) = &self.vectors else { return NONE.get_or_init(Default::default) };
+        let all = self.centred.get_or_init(|| {
+            use rayon::prelude::*;
+            v.shelves.par_iter().map(|s| s.centred(&mean(&s.sum, s.units.len()), None)).collect()
+        });
+        match v.shelves.iter().position(|s| s.lang == lang) {
+            Some(k) => &all[k],
+            None => NONE.get_or_init(Default::default),
+        }
+    }
+
+    /// The languages of the sentence vectors it keeps, with their counts
+    /// of units, by code (empty when it keeps none).
+    pub fn languages(&self) -> Vec<(String, usize)> {
+        self.vectors.as_ref().map_or_else(Vec::new, |v| {
+            v.shelves.iter().filter(|s| !s.units.is_empty()).map(|s| (s.lang.clone(), s.units.len())).collect()
+        })
     }
 
     /// Every file the index reads (for the commands that write: none of
@@ -136,6 +210,9 @@ impl Index {
         let mut out = vec![self.dir.join(MANIFEST), self.dir.join(&self.manifest.df)];
         for s in &self.manifest.segments {
             out.extend(segment::FILES.iter().map(|f| self.dir.join(&s.name).join(f)));
+            if s.sums.contains_key(VECTORS) {
+                out.push(self.dir.join(&s.name).join(VECTORS));
+            }
         }
         out
     }
@@ -148,6 +225,7 @@ impl Index {
             segments: self.segments.len(),
             generation: self.manifest.generation,
             options: self.manifest.options.clone(),
+            languages: self.languages(),
         }
     }
 

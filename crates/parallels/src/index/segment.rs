@@ -51,10 +51,19 @@ pub struct IndexDoc {
     pub bytes: u64,
     /// Offset and length of its compressed text in `texts.zst`.
     pub at: (u64, u64),
+    /// Its language, told from its text ([`crate::mine::language`]); none
+    /// when the text does not tell it, or the index was made before
+    /// languages were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 /// The files of a segment, in the order they are checked.
 pub(super) const FILES: [&str; 4] = ["docs.jsonl", "postings.idx", "postings.bin", "texts.zst"];
+
+/// The file of a segment's sentence vectors, when the index keeps them
+/// (`super::vectors`); listed in the manifest's sums then.
+pub(super) const VECTORS: &str = "vectors.bin";
 
 /// A file's length and CRC-32, as the manifest keeps them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -73,7 +82,7 @@ impl Sum {
 pub(super) type Sums = BTreeMap<String, Sum>;
 
 /// A writer that keeps the length and CRC-32 of what went through it.
-struct Summed {
+pub(super) struct Summed {
     file: File,
     len: u64,
     crc: crc32fast::Hasher,
@@ -82,13 +91,13 @@ struct Summed {
 impl Summed {
     /// A new file: never one that is there already (another writer's,
     /// whose lock file was removed: opening it would share its bytes).
-    fn create(path: &Path) -> io::Result<Summed> {
+    pub(super) fn create(path: &Path) -> io::Result<Summed> {
         let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
         Ok(Summed { file, len: 0, crc: crc32fast::Hasher::new() })
     }
 
     /// Sync the file; its sum.
-    fn finish(w: BufWriter<Summed>) -> io::Result<Sum> {
+    pub(super) fn finish(w: BufWriter<Summed>) -> io::Result<Sum> {
         let s = w.into_inner().map_err(|e| e.into_error())?;
         s.file.sync_all()?;
         Ok(Sum { len: s.len, crc32: s.crc.finalize() })
@@ -161,13 +170,24 @@ impl SegmentWriter {
         bytes: u64,
         packed: &[u8],
         seeds: &[(u64, u32)],
+        language: Option<&str>,
     ) -> io::Result<()> {
         let doc = (self.first + self.count) as u32;
         for &(hash, pos) in seeds {
             self.seeds.push(Seed { hash, doc, pos })?;
         }
         self.texts.write_all(packed)?;
-        let d = IndexDoc { id, hash, source, encoding, chars, meta, bytes, at: (self.texts_len, packed.len() as u64) };
+        let d = IndexDoc {
+            id,
+            hash,
+            source,
+            encoding,
+            chars,
+            meta,
+            bytes,
+            at: (self.texts_len, packed.len() as u64),
+            language: language.map(str::to_owned),
+        };
         self.texts_len += packed.len() as u64;
         serde_json::to_writer(&mut self.docs, &d)?;
         self.docs.write_all(b"\n")?;
@@ -438,6 +458,7 @@ mod tests {
                 1,
                 b"",
                 &seeds,
+                None,
             )
             .unwrap();
         }
