@@ -8,9 +8,10 @@
 //!    more is done when the encoder does not know it, or the index holds
 //!    vectors in no other language.
 //! 2. The text is prepared with the aligner `scan` uses across languages
-//!    (the index's normalization and sentences, meaning on) and encoded
-//!    once ([`mine::encode`]): its units' vectors and every sentence's
-//!    pooled row.
+//!    (the index's normalization and sentences, meaning on), and its
+//!    units read as bags of tokens ([`mine::bag_units`], the cheap vectors
+//!    `scan` mines with); only when it has candidates is it encoded in
+//!    full ([`mine::pooled`]) for their alignment.
 //! 3. Every language is centred on its mean, as `scan` centres a corpus
 //!    ([`mine::Bank::finish`]): the text's language on the mean of the
 //!    library's units in it and the text's own (when the text adds less
@@ -28,7 +29,7 @@
 //! 5. The mined pairs make candidates as in a scan ([`mine::candidates`],
 //!    the text being one side); each candidate document's text is read
 //!    from the index, prepared, encoded, and aligned with the text by
-//!    [`mine::align_candidate`], which keeps what the evidence supports.
+//!    [`mine::passages::align_candidate`], which keeps what the evidence supports.
 //!
 //! # Weak spots
 //!
@@ -50,7 +51,8 @@ use super::vectors::{centre, mean};
 use crate::align::{Passage, Prepared};
 use crate::encoder::DIM;
 use crate::mine::knn::{self, QVectors};
-use crate::mine::{self, align_candidate, Candidate, MineParams, Mined, Unit};
+use crate::mine::passages::align_candidate;
+use crate::mine::{self, Candidate, MineParams, Mined, Unit};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -109,9 +111,11 @@ pub(super) fn query(
     let clock = std::time::Instant::now();
     let p = &index.opts.mine;
     let prepared = index.across.prepare(text);
-    let encoded = mine::encode(&[(text, &prepared.seg)], p.min_tokens).pop().expect("one document");
-    done.units = encoded.units.len();
-    if encoded.units.is_empty() {
+    let input = [(text, &prepared.seg)];
+    let (text_units, unit_vectors) =
+        mine::bag_units(&input, p.min_tokens, &mut crate::encoder::TokenRows::new()).pop().expect("one document");
+    done.units = text_units.len();
+    if text_units.is_empty() {
         return Ok((Vec::new(), done));
     }
     stopped()?;
@@ -121,21 +125,21 @@ pub(super) fn query(
     let mut sum = own.map_or_else(|| vec![0.0; DIM], |s| s.sum.clone());
     let mut count = own.map_or(0, |s| s.units.len());
     if exclude.is_none() {
-        for row in encoded.vectors.rows() {
+        for row in unit_vectors.rows() {
             sum.iter_mut().zip(row).for_each(|(s, &x)| *s += f64::from(x));
         }
-        count += encoded.units.len();
+        count += text_units.len();
     }
     let m = mean(&sum, count);
     let mut asked = QVectors::new();
-    for row in encoded.vectors.rows() {
+    for row in unit_vectors.rows() {
         let mut v = row.to_vec();
         centre(&mut v, &m);
         asked.push(&v);
     }
     // The library's units of that language, as neighbours of the others'.
     let library_own: Option<(QVectors, Vec<Unit>)> = own.map(|s| {
-        let share_is_small = exclude.is_none() && encoded.units.len() * 100 <= s.units.len();
+        let share_is_small = exclude.is_none() && text_units.len() * 100 <= s.units.len();
         if share_is_small {
             let (q, u) = index.centred(lang);
             (q.clone(), u.clone())
@@ -148,7 +152,7 @@ pub(super) fn query(
         stopped()?;
         let shelf = &vectors.shelves[k];
         let (theirs, units) = index.centred(&shelf.lang);
-        mine_against(&asked, &encoded.units, theirs, units, library_own.as_ref().map(|(q, _)| q), p, &mut mined);
+        mine_against(&asked, &text_units, theirs, units, library_own.as_ref().map(|(q, _)| q), p, &mut mined);
     }
     done.mined = mined.len();
     let sentences = |d: u32| {
@@ -163,7 +167,12 @@ pub(super) fn query(
     done.candidates = candidates.len();
     done.mine_ms = clock.elapsed().as_secs_f64() * 1000.0;
     let clock = std::time::Instant::now();
-    let found = align(index, &candidates, (&prepared, &encoded.pooled), stopped)?;
+    if candidates.is_empty() {
+        return Ok((Vec::new(), done));
+    }
+    // The text encoded in full only now that it has candidates.
+    let pooled = mine::pooled(&input).pop().expect("one document");
+    let found = align(index, &candidates, (&prepared, &pooled), stopped)?;
     done.align_ms = clock.elapsed().as_secs_f64() * 1000.0;
     Ok((found, done))
 }
@@ -268,7 +277,6 @@ fn align(
     asked: (&Prepared, &crate::encoder::Pooled),
     stopped: &dyn Fn() -> Result<(), IndexError>,
 ) -> Result<Vec<Found>, IndexError> {
-    let p = &index.opts.mine;
     let mut out = Vec::new();
     let mut start = 0;
     while start < candidates.len() {
@@ -289,13 +297,13 @@ fn align(
             })
             .collect::<Result<_, IndexError>>()?;
         let input: Vec<(&str, &crate::segment::Segmented)> = texts.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
-        let encoded = mine::encode(&input, p.min_tokens);
+        let encoded = mine::pooled(&input);
         stopped()?;
         let found: Vec<Found> = batch
             .par_iter()
             .zip(texts.par_iter().zip(encoded.par_iter()))
             .map(|(c, ((_, prepared), e))| {
-                let both = align_candidate(&index.across, c, (prepared, &e.pooled), asked);
+                let both = align_candidate(&index.across, c, (prepared, e), asked);
                 let mut both: Vec<(Passage, f64)> = both.into_iter().map(|(x, s)| (x.flipped(), s)).collect();
                 both.sort_by(|(x, _), (y, _)| x.a.cmp(&y.a).then(x.b.cmp(&y.b)));
                 let (passages, significance) = both.into_iter().unzip();

@@ -4,8 +4,8 @@
 //! # What is kept, and why in 8 bits
 //!
 //! Every unit of a document in a language the encoder knows (the
-//! sentences [`mine::units`] picks, as `scan` encodes them) is kept as the
-//! encoder gives it ([`mine::encode`]: unit length, *not* centred), with
+//! sentences [`mine::units`] picks, as `scan` reads them) is kept as its
+//! cheap vector ([`mine::bag_units`]: unit length, *not* centred), with
 //! its document and sentence number; each language's sum and count of
 //! those vectors (in `f64`, summed before quantization); and each encoded
 //! document's sentence count (the gap of a chain is scaled by it,
@@ -57,7 +57,7 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
 
 /// The last eight bytes of the file.
-const MAGIC: &[u8; 8] = b"PVECTOR1";
+const MAGIC: &[u8; 8] = b"PVECTOR2";
 /// Bytes of one unit.
 const UNIT: usize = 4 + 4 + DIM;
 /// Bytes of one document's row.
@@ -412,6 +412,7 @@ pub(super) fn write_segment(
         langs.iter().enumerate().filter_map(|(k, l)| l.filter(|l| mine::encoder_knows(l)).map(|l| (k, l))).collect();
     progress.stage("encoding sentences", Some(known.len() as u64));
     let mut done = Encoded::default();
+    let mut token_rows = crate::encoder::TokenRows::new();
     let mut start = 0;
     while start < known.len() {
         let mut end = start;
@@ -430,12 +431,12 @@ pub(super) fn write_segment(
             })
             .collect::<Result<_, IndexError>>()?;
         let input: Vec<(&str, &crate::segment::Segmented)> = texts.iter().map(|(t, p)| (t.as_str(), &p.seg)).collect();
-        let encoded = mine::encode(&input, opts.mine.min_tokens);
-        for ((&(k, lang), (_, p)), e) in batch.iter().zip(&texts).zip(&encoded) {
+        let bags = mine::bag_units(&input, opts.mine.min_tokens, &mut token_rows);
+        for ((&(k, lang), (_, p)), (units, vectors)) in batch.iter().zip(&texts).zip(&bags) {
             let doc = first + k as u32;
-            w.push(doc, lang, p.seg.sentences.len() as u32, &e.units, |i| e.vectors.row(i).to_vec())
+            w.push(doc, lang, p.seg.sentences.len() as u32, units, |i| vectors.row(i).to_vec())
                 .map_err(io_at(&path))?;
-            done.units += e.units.len() as u64;
+            done.units += units.len() as u64;
             *done.languages.entry(lang.to_owned()).or_default() += 1;
         }
         progress.advance(batch.len() as u64);
