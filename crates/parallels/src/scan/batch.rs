@@ -369,7 +369,18 @@ pub fn compared_languages(counts: &[(Option<&str>, u64)], opts: &ScanOptions) ->
     if !opts.across {
         return BTreeMap::new();
     }
-    across::compared_languages(counts.iter().flat_map(|&(l, n)| std::iter::repeat_n(l, n as usize)))
+    let mut summed: BTreeMap<Option<&str>, u64> = BTreeMap::new();
+    for &(l, n) in counts.iter().filter(|c| c.1 > 0) {
+        let sum = summed.entry(l).or_default();
+        *sum = sum.saturating_add(n);
+    }
+    // The rule asks which languages are present, each once; the counts
+    // are the sums.
+    let mut compared = across::compared_languages(summed.keys().copied());
+    for (l, n) in compared.iter_mut() {
+        *n = summed.get(&Some(l.as_str())).copied().unwrap_or_default();
+    }
+    compared
 }
 
 /// Bytes of text prepared and read together when units are read or
@@ -851,6 +862,9 @@ mod tests {
         let off = ScanOptions { across: false, ..ScanOptions::default() };
         assert!(compared_languages(&counts, &off).is_empty());
         assert!(compared_languages(&[(Some("zh"), 3), (None, 2), (Some("epo"), 4)], &opts).is_empty());
+        assert!(compared_languages(&[(Some("zh"), 3), (Some("en"), 0)], &opts).is_empty());
+        let summed = compared_languages(&[(Some("zh"), 3), (Some("en"), 1), (Some("zh"), u64::MAX), (None, 9)], &opts);
+        assert_eq!(summed, BTreeMap::from([("en".to_owned(), 1), ("zh".to_owned(), u64::MAX)]));
         // Bad input is an error, not a panic.
         let (zero, short) = ([0i16; DIM], [0i16; 3]);
         let stranger: UnitRow = (number(9), 0, &zero, 1.0);
