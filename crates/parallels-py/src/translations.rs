@@ -44,8 +44,7 @@ pub(crate) fn compared_languages(
     if languages.len() != counts.len() {
         return Err(value_error("languages and counts: one count per language"));
     }
-    let mut opts = parallels::scan::ScanOptions::default();
-    opts.across = translations;
+    let opts = parallels::scan::ScanOptions { across: translations, ..Default::default() };
     let pairs: Vec<(Option<&str>, u64)> = languages.iter().map(|l| l.as_deref()).zip(counts).collect();
     Ok(batch::compared_languages(&pairs, &opts))
 }
