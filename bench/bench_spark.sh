@@ -9,10 +9,17 @@
 #   scale: parallels.spark.scan or .dedup with 2, 4, 8 input and shuffle
 #          partitions on local[N] (N = the partitions): tasks, executor
 #          time, bytes shuffled, from Spark's event log
+#   translations: parallels.spark.scan on local[2] and parallels scan
+#          --format parquet on a corpus in several languages (the mixed
+#          crawl of ../shared/corpus/xling-dev/build.py), every table
+#          compared in full (passages with their links, significance and
+#          clusters; clusters; documents with their languages)
 #
 #   MODE=scan  DOCS=/path/docs.jsonl bash bench/bench_spark.sh
 #   MODE=dedup DOCS=bench/data/dedup-30M/docs.jsonl bash bench/bench_spark.sh
 #   MODE=scale WHAT=scan DOCS=... bash bench/bench_spark.sh
+#   python3 ../shared/corpus/xling-dev/build.py --out /tmp/xl --seed 1 --news 100000
+#   MODE=translations DOCS=/tmp/xl/corpus.jsonl bash bench/bench_spark.sh
 #
 # Environment (all optional): JVM_OPTIONS, the JVM's options for every
 # Spark run of both tools (default "-XX:TieredStopAtLevel=1
@@ -205,6 +212,39 @@ dedup)
     done
     count() { "$svenv/bin/python" -c "import pyarrow.parquet as pq,sys; print(pq.read_table(sys.argv[1]).num_rows)" "$1"; }
     found="removed: spark $(count "$work/spark-$REPEATS/removed")${BEFORE:+, spark at $BEFORE $(count "$work/before-$REPEATS/removed")}, parallels $(wc -l <"$work/removed-$REPEATS.jsonl"), rensa $(grep -o 'removed [0-9]*' "$work/rensa-$REPEATS.log" | cut -d' ' -f2), datasketch $(grep -o 'removed [0-9]*' "$work/ds-$REPEATS.log" | cut -d' ' -f2)"
+    ;;
+translations)
+    for r in $(seq 1 "$REPEATS"); do
+        timed "parallels.spark.scan, local[2]" "$work/spark-$r" "${spark[@]}" scan "$DOCS" "$work/spark-$r"
+        timed "parallels scan" "$work/scan-$r" "$bin" scan "$DOCS" -o "$work/scan-$r" --format parquet
+    done
+    # Every table of the last round, in full: Spark's (written by
+    # bench_spark.py) against the command's.
+    found=$("$svenv/bin/python" - "$work/spark-$REPEATS" "$work/scan-$REPEATS" <<'PY'
+import json, sys
+import pyarrow.parquet as pq
+spark, cli = sys.argv[1], sys.argv[2]
+def rows(path, columns=None):
+    return pq.read_table(path, columns=columns).to_pylist()
+got, want = rows(f"{spark}/passages"), rows(f"{cli}/passages.parquet")
+parallel = sum(1 for p in want if p["kind"] == "parallel")
+checks = {
+    "passages": got == want,
+    "clusters": rows(f"{spark}/clusters") == rows(f"{cli}/clusters.parquet"),
+    "documents": [
+        (d["id"], d["chars"], d["language"], d["group"], d["passages"], d["shared"]) for d in rows(f"{spark}/documents")
+    ]
+    == [(d["id"], d["chars"], d["language"], d["group"], d["passages"], d["shared"]) for d in rows(f"{cli}/documents.parquet")],
+}
+stats = json.load(open(f"{cli}/summary.json", encoding="utf-8"))["stats"]
+same = ", ".join(f"{k} {'identical' if v else 'DIFFERENT'}" for k, v in checks.items())
+print(
+    f"{len(want)} passages ({parallel} parallel), {same}; the command compared {stats.get('languages')} "
+    f"({stats.get('across_sentences')} sentences), aligned {stats.get('across_candidates')} candidate pairs across "
+    f"languages, {stats.get('across_pairs')} with passages"
+)
+PY
+)
     ;;
 scale)
     WHAT=${WHAT:-scan}

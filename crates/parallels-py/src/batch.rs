@@ -30,7 +30,7 @@ pub(crate) fn fingerprints<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
     let bytes = py.detach(move || -> Result<Vec<u8>, ArrowError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let fps = batch::fingerprints(&refs, &opts);
@@ -333,7 +333,7 @@ pub(crate) fn scan_blocks<'py>(
     if parts == 0 {
         return Err(value_error("parts: at least 1"));
     }
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
     let seed_schema = int64_schema(&["hash", "doc", "pos", "g"]);
     let (seeds, counts) = py
         .detach(move || -> Result<_, ArrowError> {
@@ -384,7 +384,7 @@ pub(crate) fn feature_counts<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<(u64, Bound<'py, PyBytes>)> {
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate)?;
+    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
     let (sentences, bytes) = py.detach(move || -> PyResult<_> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let (sentences, counts) = batch::feature_counts(&batch::feature_table(&refs, &opts)).map_err(value_error)?;
@@ -499,6 +499,7 @@ pub(crate) fn align_candidates<'py>(
         numbers,
         footnotes,
         boilerplate,
+        true,
     )?;
     if a.len() != b.len() || a.len() != k.len() {
         return Err(value_error("a, b and k: one value per pair each"));

@@ -14,6 +14,7 @@ mod batch;
 mod convert;
 mod dedup;
 mod scan;
+mod translations;
 
 use parallels::dedup::DedupOptions;
 use parallels::scan::ScanOptions;
@@ -51,6 +52,11 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::bucket_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(batch::documents, m)?)?;
     m.add_function(wrap_pyfunction!(batch::listed_similarities, m)?)?;
+    m.add_function(wrap_pyfunction!(translations::languages, m)?)?;
+    m.add_function(wrap_pyfunction!(translations::compared_languages, m)?)?;
+    m.add_function(wrap_pyfunction!(translations::translation_units, m)?)?;
+    m.add_function(wrap_pyfunction!(translations::translation_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(translations::align_translations, m)?)?;
     m.add_class::<batch::FeatureTable>()?;
     m.add("PARQUET_SCHEMA", parallels::scan::parquet_out::PARQUET_SCHEMA)?;
     m.add("SCAN_SCHEMA", parallels::scan::SCAN_SCHEMA)?;

@@ -24,9 +24,12 @@ pub(crate) fn scan_options(
     numbers: bool,
     footnotes: bool,
     boilerplate: bool,
+    translations: bool,
 ) -> PyResult<ScanOptions> {
     let mut opts = ScanOptions::default();
     opts.align.normalize = normalize(script, numbers, footnotes, boilerplate);
+    // `scan --no-translations` is `translations=False`.
+    opts.across = translations;
     if let Some(m) = max_df {
         opts.seeds.max_df = m;
     }
@@ -56,7 +59,8 @@ pub(crate) fn scan_options(
 /// Check scan options as `scan` would (for the Spark driver, which asks
 /// before it starts its jobs): a `ValueError` naming the first bad one.
 #[pyfunction]
-#[pyo3(signature = (*, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None))]
+#[pyo3(signature = (*, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, translations=true))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_scan_options(
     max_df: Option<u32>,
     min_seeds: Option<u32>,
@@ -64,9 +68,22 @@ pub(crate) fn check_scan_options(
     min_specificity: Option<f64>,
     all: bool,
     memory_mib: Option<u64>,
+    translations: bool,
 ) -> PyResult<()> {
-    scan_options(max_df, min_seeds, min_significance, min_specificity, all, memory_mib, true, true, true, true)
-        .map(|_| ())
+    scan_options(
+        max_df,
+        min_seeds,
+        min_significance,
+        min_specificity,
+        all,
+        memory_mib,
+        true,
+        true,
+        true,
+        true,
+        translations,
+    )
+    .map(|_| ())
 }
 
 /// The three scan tables as Arrow IPC streams, and the summary as JSON.
@@ -86,7 +103,7 @@ fn table_of_ipc(bytes: &[u8]) -> PyResult<Table> {
 /// streams and `summary.json` as JSON text; with `output`, also writes the
 /// CLI's tables there (`format` "jsonl" or "parquet").
 #[pyfunction]
-#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, output=None, format="jsonl".to_string(), work_dir=None, table=None))]
+#[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, translations=true, output=None, format="jsonl".to_string(), work_dir=None, table=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan<'py>(
     py: Python<'py>,
@@ -106,6 +123,7 @@ pub(crate) fn scan<'py>(
     numbers: bool,
     footnotes: bool,
     boilerplate: bool,
+    translations: bool,
     output: Option<PathBuf>,
     format: String,
     work_dir: Option<PathBuf>,
@@ -122,6 +140,7 @@ pub(crate) fn scan<'py>(
         numbers,
         footnotes,
         boilerplate,
+        translations,
     )?;
     if !matches!(format.as_str(), "jsonl" | "parquet") {
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));

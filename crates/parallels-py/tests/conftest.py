@@ -102,6 +102,36 @@ def copies_cut_anywhere(docs: int = 24, copies: int = 4, seed: int = 5):
     return [{"id": f"c{k:02d}", "text": t} for k, t in enumerate(texts)], gold
 
 
+def two_languages():
+    """Records ``{"id", "text"}`` of a corpus in two languages, as the
+    command's test builds it (crates/parallels-cli/tests/scan_translations.rs):
+    ``zh`` (the bundled example ``examples/v1.txt``), ``en`` (its English
+    rendering of three paragraphs, ``examples/v1.en.txt``), ``other`` (a
+    Chinese text on another siege), ``host`` (Mark 1-2 in English with the
+    rendered bombardment paragraph inserted) and ``mark`` (a later part of
+    Mark); and the inserted paragraph's span in ``host`` (code points)."""
+    read = lambda p: (ROOT / p).read_text(encoding="utf-8")  # noqa: E731
+    v1, en, mark = read("examples/v1.txt"), read("examples/v1.en.txt"), read("eval/en-bible/mark_kjv.txt")
+    bombardment = en.split("\n\n")[3].strip()
+    before = mark[:6000] + "\n\n"
+    host = before + bombardment + "\n\n" + mark[6000:12000]
+    records = [
+        {"id": "zh", "text": v1},
+        {"id": "en", "text": en},
+        {"id": "other", "text": read("crates/parallels-cli/tests/fixtures/zh/v4.txt")},
+        {"id": "host", "text": host},
+        {"id": "mark", "text": mark[20000:30000]},
+    ]
+    return records, (len(before), len(before) + len(bombardment))
+
+
+def write_jsonl(path, records):
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return path
+
+
 def copy_ends(passages, gold):
     """For each gold copy, the passage of its two documents (a row of the
     scan's passages table) as ``(kind, source span, copy span)``, None

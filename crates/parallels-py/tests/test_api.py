@@ -8,7 +8,7 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROOT, copies_cut_anywhere, copy_ends, run_cli
+from conftest import ROOT, copies_cut_anywhere, copy_ends, run_cli, two_languages, write_jsonl
 
 import parallels
 
@@ -257,3 +257,62 @@ def test_dedup_decisions_over_a_batch(corpus):
         native.keepers([[5, 2]], [[1, 1]], [[None, None]])
     with pytest.raises(ValueError, match="pair 0"):
         native.settle_pairs([sig[0][:5]], [sig[1]])
+
+
+def _between(passages, x, y):
+    return [p for p in passages if {p["a_doc"], p["b_doc"]} == {x, y}]
+
+
+def test_scan_finds_translations_as_the_cli(cli, tmp_path):
+    # A corpus in two languages (the command's test corpus): the English
+    # rendering of v1 is found against v1, and the rendered paragraph
+    # inside Mark against its Chinese paragraph, as `parallels scan` finds
+    # them; the summary says what was compared.
+    records, (h0, h1) = two_languages()
+    path = write_jsonl(tmp_path / "docs.jsonl", records)
+    run_cli(cli, "scan", str(path), "-o", str(tmp_path / "cli"), "--format", "parquet")
+    want = pq.read_table(tmp_path / "cli" / "passages.parquet").to_pylist()
+    got = parallels.scan(str(path))
+    passages = got["passages"].to_pylist()
+    assert passages == want
+    docs = got["documents"].to_pylist()
+    assert [(d["id"], d["language"]) for d in docs] == [("zh", "zh"), ("en", "en"), ("other", "zh"), ("host", "en"), ("mark", "en")]
+
+    text = {r["id"]: r["text"] for r in records}
+    [p] = _between(passages, "en", "zh")
+    assert p["kind"] == "parallel" and (p["a_doc"], p["b_doc"]) == ("zh", "en")
+    assert p["b_end"] - p["b_start"] >= len(text["en"]) * 9 // 10
+    v1 = text["zh"]
+    assert v1.index("当天晚上，市议会") <= p["a_start"] and p["a_end"] <= v1.index("四月十四日黄昏")
+    assert len(p["links"]) >= 20 and p["significance"] > 0
+    pairs = [(text["en"][l["b_start"] : l["b_end"]], v1[l["a_start"] : l["a_end"]]) for l in p["links"]]
+    assert any("fifteen to eight" in e and "十五票对八票" in z for e, z in pairs), pairs
+    [p] = [p for p in _between(passages, "host", "zh") if p["kind"] == "parallel"]
+    assert (p["b_start"], p["b_end"]) == (h0, h1)
+    start = v1.index("四月三日")
+    assert p["a_start"] == start and v1[p["a_start"] : p["a_end"]] in v1[start:]
+    for x, y in [("mark", "zh"), ("mark", "other"), ("en", "other"), ("host", "other")]:
+        assert not _between(passages, x, y), (x, y)
+    clusters = got["clusters"].to_pylist()
+    [p] = _between(passages, "en", "zh")
+    assert {"en", "zh"} <= {m["doc"] for m in clusters[p["cluster"]]["members"]}
+
+    stats = got["summary"]["stats"]
+    assert stats["languages"] == {"en": 3, "zh": 2}
+    assert stats["across_sentences"] > 300 and stats["across_encoded"] > 0
+    assert stats["across_candidates"] >= stats["across_pairs"] >= 2
+
+    # translations=False is `scan --no-translations`: the languages are not
+    # compared; the paragraph copied into Mark is still found, as a copy.
+    run_cli(cli, "scan", str(path), "-o", str(tmp_path / "off"), "--format", "parquet", "--no-translations")
+    off = parallels.scan(str(path), translations=False)
+    passages = off["passages"].to_pylist()
+    assert passages == pq.read_table(tmp_path / "off" / "passages.parquet").to_pylist()
+    assert not _between(passages, "en", "zh") and not _between(passages, "host", "zh")
+    assert [p["kind"] for p in _between(passages, "en", "host")] == ["verbatim"]
+    assert "languages" not in off["summary"]["stats"]
+    # Checked as the other keywords are.
+    with pytest.raises(TypeError):
+        parallels.scan(str(path), translations="no")
+    with pytest.raises(TypeError):
+        parallels.scan(str(path), no_translations=True)

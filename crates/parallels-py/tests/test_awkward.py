@@ -7,7 +7,9 @@ The records: blank and whitespace-only texts, an id used twice (blank
 first and real later, and the reverse), a text with a lone surrogate
 (``\\ud800`` in the JSON, read as U+FFFD), an empty id, a numeric id, and
 a very long line; among them two pairs sharing passages and exact and
-near copies for dedup."""
+near copies for dedup; and a second language: the bundled Chinese
+example and its English rendering (a translation found by meaning, the
+documents of random Han sentences compared with the English too)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import random
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import _edit, _sentence, run_cli
+from conftest import ROOT, _edit, _sentence, run_cli
 
 import parallels
 
@@ -44,6 +46,11 @@ def _awkward(tmp_path):
         {"id": "surrogate", "text": sents(10) + "<lone>" + sents(10)},
         {"id": "long", "text": long},
         {"id": "white", "text": "\t \u2003"},
+        # A second language: the English of paragraphs of the Chinese one,
+        # after a blank record of its id.
+        {"id": "zh", "text": (ROOT / "examples" / "v1.txt").read_text(encoding="utf-8")},
+        {"id": "en", "text": "\n"},
+        {"id": "en", "text": (ROOT / "examples" / "v1.en.txt").read_text(encoding="utf-8")},
     ]
     path = tmp_path / "awkward.jsonl"
     # The lone surrogate as JSON writes it: the escape `\ud800`.
@@ -53,11 +60,14 @@ def _awkward(tmp_path):
 
 
 def _passages(rows):
-    return [(r["a_doc"], r["b_doc"], r["kind"], r["a_start"], r["a_end"], r["b_start"], r["b_end"], r["score"]) for r in rows]
+    return [
+        (r["a_doc"], r["b_doc"], r["kind"], r["a_start"], r["a_end"], r["b_start"], r["b_end"], r["score"], r["significance"])
+        for r in rows
+    ]
 
 
 def _documents(rows):
-    return [(r["id"], r["chars"], r["passages"], r["shared"]) for r in rows]
+    return [(r["id"], r["chars"], r["language"], r["passages"], r["shared"]) for r in rows]
 
 
 def _clusters(rows):
@@ -86,10 +96,13 @@ def _cli_dedup(cli, path, out):
 def test_the_command_line_reads_the_awkward_records_as_documents(cli, awkward, tmp_path):
     want = _cli_scan(cli, awkward, tmp_path / "scan")
     ids = [d["id"] for d in want["documents"]]
-    assert ids == ["a", "b", "c", "7", "copy", "near", "surrogate", "long"]
+    assert ids == ["a", "b", "c", "7", "copy", "near", "surrogate", "long", "zh", "en"]
+    assert [d["language"] for d in want["documents"]][-3:] == ["zh", "zh", "en"]
     assert {(p["a_doc"], p["b_doc"]) for p in want["passages"]} >= {("a", "b"), ("c", "long")}
+    # The translation, by meaning, after the lexical passages.
+    assert [(p["a_doc"], p["b_doc"], p["kind"]) for p in want["passages"]][-1] == ("zh", "en", "parallel")
     kept, removed = _cli_dedup(cli, awkward, tmp_path / "dedup")
-    assert kept == ["a", "b", "c", "7", "surrogate", "long"]
+    assert kept == ["a", "b", "c", "7", "surrogate", "long", "zh", "en"]
     assert [(r[0], r[1], r[2]) for r in removed] == [("copy", "exact", "7"), ("near", "near", "7")]
 
 

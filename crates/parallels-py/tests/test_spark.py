@@ -83,6 +83,38 @@ def test_spark_scan_equals_the_cli(spark, cli, corpus, tmp_path, monkeypatch, cl
     assert json.loads(documents[0]["meta"]) == {"n": 0}
 
 
+@pytest.mark.parametrize("translations", [True, False])
+def test_spark_scan_finds_translations_as_the_cli(spark, cli, tmp_path, translations):
+    # The corpus in two languages of the command's test: the same passages
+    # by meaning (pairs, spans, scores, significance, links; after the
+    # lexical ones), clusters and documents (with their languages) as
+    # `parallels scan`, and with translations=False as `--no-translations`.
+    from conftest import two_languages, write_jsonl
+
+    records, _ = two_languages()
+    path = write_jsonl(tmp_path / "docs.jsonl", records)
+    out = tmp_path / "cli"
+    run_cli(cli, "scan", str(path), "-o", str(out), "--format", "parquet", *([] if translations else ["--no-translations"]))
+    want = pq.read_table(out / "passages.parquet").to_pylist()
+    parallel = [(p["a_doc"], p["b_doc"]) for p in want if p["kind"] == "parallel"]
+    assert (("zh", "en") in parallel and ("zh", "host") in parallel) == translations, parallel
+
+    df = spark.createDataFrame([(r["id"], r["text"]) for r in records], "id string, text string")
+    got = parallels_spark().scan(df, translations=translations)
+    passages = [r.asDict(recursive=True) for r in got["passages"].collect()]
+    assert _rows(passages) == _rows(want)
+    links = lambda ps: [[(l["a_start"], l["a_end"], l["b_start"], l["b_end"], l["score"], l["meaning"]) for l in p["links"]] for p in ps]  # noqa: E731
+    assert links(passages) == links(want)
+    assert [p["cluster"] for p in passages] == [p["cluster"] for p in want]
+    clusters = [r.asDict(recursive=True) for r in got["clusters"].orderBy("id").collect()]
+    want_clusters = pq.read_table(out / "clusters.parquet").to_pylist()
+    assert [(c["id"], c["size"], c["excerpt"], c["members"]) for c in clusters] == [
+        (c["id"], c["size"], c["excerpt"], c["members"]) for c in want_clusters
+    ]
+    fields = lambda ds: [(d["id"], d["chars"], d["language"], d["passages"], d["shared"]) for d in ds]  # noqa: E731
+    assert fields(got["documents"].collect()) == fields(pq.read_table(out / "documents.parquet").to_pylist())
+
+
 def test_spark_scan_gives_a_copy_cut_anywhere_its_own_ends(spark):
     # A run cut inside a sentence of one document, set in mid-sentence in
     # another: `verbatim`, its ends where the copy's are, as the CLI's.
@@ -173,6 +205,8 @@ def test_spark_scan_rejects_bad_options(spark):
         parallels_spark().scan(df, no_such=1)
     with pytest.raises(ValueError, match="max_df"):
         parallels_spark().scan(df, max_df=1)
+    with pytest.raises(TypeError):
+        parallels_spark().scan(df, translations="no")
 
 
 def test_spark_rows_are_numbered_in_order_and_the_first_of_an_id_kept(spark):

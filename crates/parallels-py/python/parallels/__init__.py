@@ -204,8 +204,11 @@ def scan(data: Source, *, id: str = "id", text: str = "text", group: Optional[st
     command, as keywords: ``group_by_dir``, ``strict`` (default True here:
     a bad record raises), ``max_df``, ``min_seeds``, ``min_significance``, ``min_specificity``,
     ``all``, ``memory_mib``, ``script``/``numbers``/``footnotes``/
-    ``boilerplate`` (False switches the rule off), and ``output`` with
-    ``format`` ("jsonl" or "parquet") to also write the command's tables.
+    ``boilerplate`` (False switches the rule off), ``translations``
+    (default True: in a corpus of two languages or more that the encoder
+    knows, translations are found by meaning; False is ``scan
+    --no-translations``), and ``output`` with ``format`` ("jsonl" or
+    "parquet") to also write the command's tables.
 
     Returns a dict: ``documents``, ``passages``, ``clusters`` (Arrow tables
     with the columns of ``scan --format parquet``) and ``summary`` (the

@@ -31,6 +31,7 @@ def check_scan_options(
     min_specificity: Optional[float] = None,
     all: bool = False,
     memory_mib: Optional[int] = None,
+    translations: bool = True,
 ) -> None: ...
 def scan(
     inputs: Sequence[_Path],
@@ -50,6 +51,7 @@ def scan(
     numbers: bool = True,
     footnotes: bool = True,
     boilerplate: bool = True,
+    translations: bool = True,
     output: Optional[_Path] = None,
     format: str = "jsonl",
     work_dir: Optional[_Path] = None,
@@ -179,3 +181,33 @@ def cluster_members(
 def documents(ids: Sequence[Optional[str]], texts: Sequence[Optional[str]]) -> List[bool]: ...
 def listed_similarities(similarities: Sequence[float]) -> List[float]: ...
 def bucket_pairs(buckets: Sequence[Sequence[int]], cap: int) -> Tuple[List[int], List[int]]: ...
+def languages(texts: Sequence[str]) -> List[Optional[str]]: ...
+def compared_languages(
+    languages: Sequence[Optional[str]], counts: Sequence[int], *, translations: bool = True
+) -> Dict[str, int]: ...
+def translation_units(
+    texts: Sequence[str],
+    docs: Sequence[int],
+    languages: Sequence[str],
+    *,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+) -> bytes: ...
+def translation_candidates(blocks: Sequence[bytes]) -> bytes: ...
+def align_translations(
+    a: Sequence[int],
+    b: Sequence[int],
+    pair_a: Sequence[Sequence[int]],
+    pair_b: Sequence[Sequence[int]],
+    margin: Sequence[Sequence[float]],
+    chain: Sequence[int],
+    docs: Sequence[int],
+    texts: Sequence[str],
+    *,
+    script: bool = True,
+    numbers: bool = True,
+    footnotes: bool = True,
+    boilerplate: bool = True,
+) -> bytes: ...

@@ -3,7 +3,7 @@
 :func:`dedup` (below) removes the documents ``parallels dedup`` removes.
 :func:`scan` runs the stages of ``parallels scan`` with Spark's own parts,
 and gives the passages ``parallels scan`` gives on one machine (same
-document pairs, same spans, same scores):
+document pairs, same spans, same scores; translations too):
 
 1. **Fingerprints**, per partition (``mapInArrow``): each text normalized,
    segmented and winnowed into seeds by the library, and in the same pass
@@ -25,7 +25,24 @@ document pairs, same spans, same scores):
    same pass as the seeds, collected (with the number of candidate
    pairs, one small job) and broadcast once; each Python worker makes
    the table from them once.
-4. **Alignment of candidate pairs** (a cogroup, ``applyInArrow``): the
+4. **Translations**, when the documents (counted by language in the
+   fingerprint pass, each document's language the library's) hold two
+   languages or more that the encoder knows and ``translations`` is on
+   (the library says, :func:`parallels._parallels.compared_languages`):
+   each compared document's sentences read as bags of tokens and their
+   vectors quantized to 16 bits, per partition by the library
+   (:func:`parallels._parallels.translation_units`); the vectors
+   collected on the driver (1 KB a sentence), where the library fills its
+   bank in document order, mines it and makes the candidate pairs, as
+   ``scan`` does on one machine
+   (:func:`parallels._parallels.translation_candidates`); then the
+   candidate pairs in groups by their first document (a cogroup), each
+   group's documents encoded in full and each pair aligned with meaning
+   by the library in the task
+   (:func:`parallels._parallels.align_translations`). Pairs with passages
+   here are left out of the next stage, as ``scan`` leaves them out, and
+   their passages come after the lexical ones, as ``scan`` writes them.
+5. **Alignment of candidate pairs** (a cogroup, ``applyInArrow``): the
    pairs in groups by their first document, each group with the
    documents its pairs need (text and shared seeds, once per group), go
    through the very function ``scan`` aligns its chunks with
@@ -34,7 +51,7 @@ document pairs, same spans, same scores):
    ``_PAIRS_PER_GROUP`` (100,000) pairs, at most one per shuffle
    partition; the library aligns one group's pairs on all the cores of
    its machine.
-5. **Clusters**: made by the library on the driver
+6. **Clusters**: made by the library on the driver
    (:func:`parallels._parallels.clusters`) when there are at most
    ``_DRIVER_CLUSTERS`` passages (a million: a few hundred MB on the
    driver; the passages are counted as they are found), with the
@@ -89,7 +106,7 @@ from . import _parallels
 __all__ = ["scan", "dedup"]
 
 _NORMALIZE = ("script", "numbers", "footnotes", "boilerplate")
-_SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "min_specificity", "all") + _NORMALIZE
+_SCAN_OPTIONS = ("max_df", "min_seeds", "min_significance", "min_specificity", "all", "translations") + _NORMALIZE
 
 # The passages table as Spark holds it (no unsigned integers).
 _LINK = pa.struct(
@@ -117,13 +134,20 @@ _PASSAGES = pa.schema(
         ("links", pa.list_(_LINK)),
     ]
 )
-# As the alignment stage gives them: with the two documents' places in
-# the input, and each passage's place among those of its pair.
-_PASSAGES_ROWS = _PASSAGES.append(pa.field("a", pa.int64())).append(pa.field("b", pa.int64())).append(pa.field("seq", pa.int64()))
+# As the alignment stages give them: with the two documents' places in
+# the input, each passage's place among those of its pair, and its stage
+# (``tier``: 0 lexical, 1 translations; the command writes the lexical
+# passages first).
+_PASSAGES_ROWS = (
+    _PASSAGES.append(pa.field("a", pa.int64()))
+    .append(pa.field("b", pa.int64()))
+    .append(pa.field("seq", pa.int64()))
+    .append(pa.field("tier", pa.int64()))
+)
 _PASSAGES_ROWS_DDL = (
     "a_doc string, b_doc string, cluster long, kind string, a_start long, a_end long, b_start long, b_end long, "
     "score double, significance double, links array<struct<a_start:long,a_end:long,b_start:long,b_end:long,"
-    "score:double,meaning:double>>, a long, b long, seq long"
+    "score:double,meaning:double>>, a long, b long, seq long, tier long"
 )
 
 # The feature table of each Python worker, by scan.
@@ -131,7 +155,7 @@ _TABLES: Dict[int, Any] = {}
 
 
 # The options `check_scan_options` takes.
-_CHECKED = ("max_df", "min_seeds", "min_significance", "min_specificity", "all")
+_CHECKED = ("max_df", "min_seeds", "min_significance", "min_specificity", "all", "translations")
 
 
 def _check(options: Dict[str, Any]) -> None:
@@ -159,8 +183,10 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     ``df`` has a column ``id`` (unique) and ``text``; ``group`` names a
     column whose equal values are never compared (a book, a newspaper
     series). Options are those of ``parallels scan``: ``max_df``,
-    ``min_seeds``, ``min_significance``, ``min_specificity``, ``all``, and the normalization
-    switches ``script``, ``numbers``, ``footnotes``, ``boilerplate``.
+    ``min_seeds``, ``min_significance``, ``min_specificity``, ``all``,
+    ``translations`` (default True; False is ``scan --no-translations``),
+    and the normalization switches ``script``, ``numbers``, ``footnotes``,
+    ``boilerplate``.
 
     Returns DataFrames ``passages``, ``clusters`` and ``documents`` with
     the columns of ``scan --format parquet`` (integers as Spark's longs;
@@ -180,6 +206,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # The library's bounds, asked on the driver before any job.
     _parallels.check_scan_options(**{k: options[k] for k in _CHECKED if k in options})
     norm = {k: options[k] for k in _NORMALIZE if k in options}
+    translations = options.get("translations", True)
     align_opts = dict(norm, **{k: options[k] for k in ("min_significance", "min_specificity", "all") if k in options})
 
     # Spark's jobs named by stage, for its UI and event log.
@@ -222,7 +249,7 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     def fingerprint(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from parallels import _parallels as native
 
-        rows, part, skipped = 0, None, []
+        rows, part, skipped, langs = 0, None, [], {}
         for b in batches:
             if b.num_rows == 0:
                 continue
@@ -236,6 +263,9 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             skipped.extend(pc.filter(b.column("doc"), pc.invert(ok)).to_pylist())
             b = b.filter(ok)
             texts = [t for t, k in zip(texts, ok.to_pylist()) if k]
+            if translations:
+                for lang in native.languages(texts):
+                    langs[lang] = langs.get(lang, 0) + 1
             seeds, counts = native.scan_blocks(texts, b.column("doc").to_pylist(), b.column("g").to_pylist(), parts, **norm)
             yield _packed(_SEEDS, seeds)
             yield _packed(_COUNTS, counts)
@@ -243,7 +273,15 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             if ids.num_rows:
                 yield _packed(_IDS, _by_dest(ids, "idd"))
         if part is not None:
-            sizes = pa.table({"part": [part], "rows": [rows], "skipped": pa.array([skipped], pa.list_(pa.int64()))})
+            sizes = pa.table(
+                {
+                    "part": [part],
+                    "rows": [rows],
+                    "skipped": pa.array([skipped], pa.list_(pa.int64())),
+                    "languages": pa.array([list(langs)], pa.list_(pa.string())),
+                    "language_docs": pa.array([list(langs.values())], pa.list_(pa.int64())),
+                }
+            )
             yield _packed(_SIZES, [(0, _ipc(sizes))])
 
     # 2. Document frequencies, candidate pairs and feature weights: each
@@ -279,6 +317,13 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
             "sizes": dict(zip(sizes.column("part").to_pylist(), sizes.column("rows").to_pylist())) if sizes.num_rows else {},
             "repeats": sum(t.column("repeats").to_pylist()),
             "skipped": [m for ms in sizes.column("skipped").to_pylist() for m in ms] if sizes.num_rows else [],
+            "languages": [
+                (lang, n)
+                for ls, ns in zip(*(sizes.column(c).to_pylist() for c in ("languages", "language_docs")))
+                for lang, n in zip(ls, ns)
+            ]
+            if sizes.num_rows
+            else [],
         }
 
     # First as if every id were used once (the usual case): every row
@@ -319,7 +364,21 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     weights = spark.sparkContext.broadcast(sums["counts"])
     key = uuid.uuid4().hex
 
-    # 4. Alignment of candidate pairs: the pairs in groups by their first
+    # The passages found, counted as they are (an accumulator: a task run
+    # again counts twice, so at most an overcount, which only sends the
+    # clusters to the DataFrame iterations sooner).
+    found_count = sc.accumulator(0)
+
+    # 4. Translations, when the corpus holds two languages or more that
+    # the encoder knows (the library's rule, from the documents counted by
+    # language in the fingerprint pass): candidates by meaning, aligned
+    # with meaning (``_translations``); their pairs are not aligned again
+    # lexically.
+    languages = sums["languages"]
+    compared = _parallels.compared_languages([l for l, _ in languages], [n for _, n in languages], translations=translations)
+    translated = _translations(spark, docs, sorted(compared), parts, norm, found_count, say) if compared else None
+
+    # 5. Alignment of candidate pairs: the pairs in groups by their first
     # document, each group with the documents its pairs need (text, id,
     # shared seeds; a document once per group, not once per pair). A
     # document needed in several groups is prepared in each, so the groups
@@ -328,6 +387,11 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     # machine).
     say("candidate pairs aligned")
     cand = settled.where(F.col("a").isNotNull()).select("a", "b", "k")
+    if translated is not None:
+        # (As the command: a pair with passages by meaning is left out.)
+        pairs_across = translated.select("a", "b").distinct().toArrow()
+        if pairs_across.num_rows:
+            cand = cand.join(F.broadcast(_local(spark, pairs_across)), ["a", "b"], "left_anti")
     shared = settled.where(F.col("doc").isNotNull()).select("doc", "shared_pos", "shared_df")
     groups = max(1, min(parts, -(-pairs // _PAIRS_PER_GROUP)))
     # Each group's key lands in a shuffle partition of its own (Spark
@@ -343,11 +407,6 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         .join(docs.select("doc", "id", "text"), "doc")
         .join(shared, "doc")
     )
-
-    # The passages found, counted as they are (an accumulator: a task run
-    # again counts twice, so at most an overcount, which only sends the
-    # clusters to the DataFrame iterations sooner).
-    found_count = sc.accumulator(0)
 
     def align(pairs: pa.Table, needed: pa.Table) -> pa.Table:
         from parallels import _parallels as native
@@ -379,15 +438,15 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
         found = found.cast(_PASSAGES)
         found_count.add(found.num_rows)
         # Order inside a pair, for the output order of the command.
-        return found.append_column("a", a).append_column("b", b).append_column(
-            "seq", pa.array(range(found.num_rows), pa.int64())
-        )
+        return _with_places(found, a, b, 0)
 
     passages = (
         cand.groupBy("part").cogroup(need.groupBy("at")).applyInArrow(align, _PASSAGES_ROWS_DDL).localCheckpoint()
     )
+    if translated is not None:
+        passages = passages.unionByName(translated)
 
-    # 5. Clusters, and the three tables.
+    # 6. Clusters, and the three tables.
     say("clusters")
     docs = docs.withColumn("chars", F.length("text"))  # code points, as the library counts
     if found_count.value <= _DRIVER_CLUSTERS:
@@ -398,11 +457,104 @@ def scan(df: Any, id: str = "id", text: str = "text", group: Optional[str] = Non
     return tables
 
 
+def _with_places(found: pa.Table, a: Any, b: Any, tier: int) -> pa.Table:
+    """A group's passages (:data:`_PASSAGES`, by pair, each pair's in
+    order) with their documents' places ``a``, ``b``, an order that keeps
+    each pair's passages in theirs (``seq``) and the stage that found them
+    (``tier``): :data:`_PASSAGES_ROWS`."""
+    n = found.num_rows
+    return (
+        found.append_column("a", a)
+        .append_column("b", b)
+        .append_column("seq", pa.array(range(n), pa.int64()))
+        .append_column("tier", pa.array([tier] * n, pa.int64()))
+    )
+
+
+# Candidate pairs across languages are aligned in groups of about this
+# many (each pair's two documents are encoded in full, once per group).
+_TRANSLATIONS_PER_GROUP = 2_000
+
+
+def _translations(spark: Any, docs: Any, compared: List[str], parts: int, norm: Dict[str, Any], found_count: Any, say: Any) -> Any:
+    """The translations stage of ``scan`` (``scan/across.rs``) with
+    Spark's parts, for the documents ``docs`` (``doc``, ``id``, ``text``)
+    when the languages ``compared`` are two or more: each document's units
+    read as bags of tokens, their vectors quantized to 16 bits, per
+    partition by the library (:func:`parallels._parallels.translation_units`);
+    on the driver, the bank filled in document order, mined, and the
+    candidate pairs made by the library
+    (:func:`parallels._parallels.translation_candidates`); then the
+    candidates in groups by their first document, each group with the
+    documents it needs, encoded in full and aligned by the library
+    (:func:`parallels._parallels.align_translations`), in the tasks. The
+    passages (rows of :data:`_PASSAGES_ROWS`, ``tier`` 1), or None when
+    there is no candidate."""
+    from pyspark.sql import functions as F
+
+    def units(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from parallels import _parallels as native
+
+        for b in batches:
+            if b.num_rows:
+                blob = native.translation_units(b.column("text").to_pylist(), b.column("doc").to_pylist(), compared, **norm)
+                yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary())], names=["blob"])
+
+    say("translations: sentences read as bags of tokens")
+    blobs = docs.select("doc", "text").mapInArrow(units, "blob binary").toArrow().column("blob").to_pylist()
+    say("translations: candidate pairs")
+    cands = pa.ipc.open_stream(pa.py_buffer(_parallels.translation_candidates(blobs))).read_all()
+    del blobs
+    if cands.num_rows == 0:
+        return None
+    groups = max(1, min(parts, -(-cands.num_rows // _TRANSLATIONS_PER_GROUP)))
+    keys = F.array(*[F.lit(k).cast("long") for k in _keys_of_partitions(spark, groups, parts)])
+    cand = _local(spark, cands).withColumn("part", F.element_at(keys, F.pmod(F.xxhash64("a"), F.lit(groups)).cast("int") + 1))
+    need = (
+        cand.select(F.col("part").alias("at"), F.col("a").alias("doc"))
+        .unionByName(cand.select(F.col("part").alias("at"), F.col("b").alias("doc")))
+        .distinct()
+        .join(docs.select("doc", "id", "text"), "doc")
+    )
+
+    def align(pairs: pa.Table, needed: pa.Table) -> pa.Table:
+        from parallels import _parallels as native
+
+        if pairs.num_rows == 0:
+            return _PASSAGES_ROWS.empty_table()
+        pairs = pairs.sort_by([("a", "ascending"), ("b", "ascending")])
+        ids = needed.column("doc").to_pylist()
+        out = native.align_translations(
+            *(pairs.column(c).to_pylist() for c in ("a", "b", "pair_a", "pair_b", "margin", "chain")),
+            ids,
+            needed.column("text").to_pylist(),
+            **norm,
+        )
+        found = pa.ipc.open_stream(pa.py_buffer(out)).read_all()
+        a = pc.cast(found.column("a_doc"), pa.int64())
+        b = pc.cast(found.column("b_doc"), pa.int64())
+        name = dict(zip(ids, needed.column("id").to_pylist()))
+        found = found.set_column(0, "a_doc", pa.array([name[d] for d in a.to_pylist()], pa.string()))
+        found = found.set_column(1, "b_doc", pa.array([name[d] for d in b.to_pylist()], pa.string()))
+        found = found.cast(_PASSAGES)
+        found_count.add(found.num_rows)
+        return _with_places(found, a, b, 1)
+
+    say("translations: candidate pairs encoded and aligned")
+    return cand.groupBy("part").cogroup(need.groupBy("at")).applyInArrow(align, _PASSAGES_ROWS_DDL).localCheckpoint()
+
+
+# The documents table's columns as ``_documents`` makes them (``doc`` is
+# dropped when the table is ordered).
+_DOCUMENT_COLUMNS = ["doc", "id", "source", "chars", "encoding", "language", "group", "passages", "shared", "meta"]
+
+
 def _documents(docs: Any, per_doc: Any) -> Any:
     """The documents table's columns of ``docs`` joined with ``per_doc``
     (``doc``, its ``passages`` and their ``spans``), each document's
-    ``shared`` share from its spans by the library
-    (:func:`parallels._parallels.shared_shares`), in ``docs``' partitions."""
+    ``shared`` share from its spans and its ``language`` by the library
+    (:func:`parallels._parallels.shared_shares`,
+    :func:`parallels._parallels.languages`), in ``docs``' partitions."""
     from pyspark.sql import functions as F
 
     joined = docs.join(per_doc, "doc", "left").select(
@@ -415,6 +567,7 @@ def _documents(docs: Any, per_doc: Any) -> Any:
         F.coalesce(F.col("passages"), F.lit(0).cast("long")).alias("passages"),
         "spans",
         "meta",
+        "text",
     )
 
     def shares(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -423,14 +576,17 @@ def _documents(docs: Any, per_doc: Any) -> Any:
         for b in batches:
             spans = [[(x["s"], x["e"]) for x in ss] if ss else [] for ss in b.column("spans").to_pylist()]
             shared = pa.array(native.shared_shares(b.column("chars").to_pylist(), spans), pa.float64())
-            names = ["doc", "id", "source", "chars", "encoding", "group", "passages"]
-            columns = [b.column(n) for n in names] + [shared, b.column("meta")]
-            yield pa.RecordBatch.from_arrays(columns, names=names + ["shared", "meta"])
+            language = pa.array(native.languages(b.column("text").to_pylist()), pa.string())
+            columns = [b.column(n) for n in ("doc", "id", "source", "chars", "encoding")] + [language]
+            columns += [b.column(n) for n in ("group", "passages")] + [shared, b.column("meta")]
+            yield pa.RecordBatch.from_arrays(columns, names=_DOCUMENT_COLUMNS)
 
-    from pyspark.sql.types import DoubleType, StructField, StructType
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
-    fields = [f for f in joined.schema.fields if f.name not in ("spans", "meta")]
-    out = StructType(fields + [StructField("shared", DoubleType()), joined.schema["meta"]])
+    field = {f.name: f for f in joined.schema.fields}
+    field["language"] = StructField("language", StringType())
+    field["shared"] = StructField("shared", DoubleType())
+    out = StructType([field[n] for n in _DOCUMENT_COLUMNS])
     return joined.mapInArrow(shares, out)
 
 
@@ -496,7 +652,7 @@ def _finish_here(spark: Any, passages: Any, docs: Any) -> Dict[str, Any]:
         passages.drop("cluster")
         .join(F.broadcast(_local(spark, cluster_of)), ["a", "b", "seq"])
         .coalesce(1)
-        .sortWithinPartitions("a", "b", "seq")
+        .sortWithinPartitions("tier", "a", "b", "seq")
         .select(*_PASSAGES.names)
     )
     documents_out = (
@@ -532,7 +688,7 @@ def _finish_by_iterations(passages: Any, docs: Any) -> Dict[str, Any]:
     passages_out = (
         passages.drop("cluster")
         .join(cluster_of, ["a", "b", "seq"])
-        .orderBy("a", "b", "seq")
+        .orderBy("tier", "a", "b", "seq")
         .select(*_PASSAGES.names)
     )
     # Documents: passages taken part in, and their spans.

@@ -19,15 +19,38 @@
 //!   that are one place) and [`cluster_members`] (a component's members
 //!   and excerpt).
 //!
+//! Translations (the stage of `scan` in `across`), split the same way:
+//!
+//! * [`languages`]: each text's language, as `scan` tells it while reading;
+//!   the documents counted by language, [`compared_languages`] says which
+//!   languages are compared (the library's rule: two or more the encoder
+//!   knows, and [`ScanOptions::across`] on);
+//! * [`translation_units`]: per batch, each compared document's units and
+//!   their cheap vectors, quantized to 16 bits as the bank keeps them (the
+//!   costly part, in the tasks);
+//! * [`translation_candidates`]: on one machine, every compared
+//!   document's units in a [`Bank`] filled in document order, mined, and
+//!   the candidate pairs, as `scan` finds them;
+//! * [`align_translations`]: a batch of candidate pairs, their documents
+//!   encoded in full and aligned by [`mine::passages::align_candidate`], as `scan`
+//!   aligns its candidates (each document's rows do not depend on the
+//!   documents encoded with it, so any grouping of the pairs gives the
+//!   same passages).
+//!
 //! Every function works on the batch in parallel (rayon) and returns its
 //! results in the order of the texts given.
 
 use super::pairs::{align_prepared, ChunkDoc};
-use super::{cluster, seeds, ScanOptions};
+use super::{across, cluster, seeds, ScanOptions};
 use crate::align::features::CorpusDf;
 use crate::align::{Aligner, Passage, Prepared, Span};
+use crate::encoder::{Pooled, TokenRows, DIM};
+use crate::mine::knn::QVectors;
+use crate::mine::{self, Bank, Candidate};
+use crate::segment::Segmented;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::io;
 
 /// The fingerprint of one document.
@@ -331,6 +354,226 @@ pub fn cluster_members(spans: &[(i64, Span)]) -> (Vec<Place>, Option<Place>) {
 /// gives it.
 pub use super::cluster::shared_share;
 
+/// The language of each text, as `scan` tells it while reading
+/// ([`mine::language`]).
+pub fn languages(texts: &[&str]) -> Vec<Option<&'static str>> {
+    texts.par_iter().map(|t| mine::language(t)).collect()
+}
+
+/// The languages `scan` compares for translations, with their document
+/// counts, given the corpus's documents counted by language (`None`: no
+/// language told; a language given more than once has its counts added):
+/// the languages the encoder knows, when there are two or more of them and
+/// [`ScanOptions::across`] is on; none otherwise (nothing is encoded then).
+pub fn compared_languages(counts: &[(Option<&str>, u64)], opts: &ScanOptions) -> BTreeMap<String, u64> {
+    if !opts.across {
+        return BTreeMap::new();
+    }
+    let mut summed: BTreeMap<Option<&str>, u64> = BTreeMap::new();
+    for &(l, n) in counts.iter().filter(|c| c.1 > 0) {
+        let sum = summed.entry(l).or_default();
+        *sum = sum.saturating_add(n);
+    }
+    // The rule asks which languages are present, each once; the counts
+    // are the sums.
+    let mut compared = across::compared_languages(summed.keys().copied());
+    for (l, n) in compared.iter_mut() {
+        *n = summed.get(&Some(l.as_str())).copied().unwrap_or_default();
+    }
+    compared
+}
+
+/// Bytes of text prepared and read together when units are read or
+/// documents encoded: the encoder's batches full on every core, the
+/// prepared texts and pooled rows of one part small.
+const ENCODE_BYTES: usize = 1 << 20;
+
+/// What one document compared for translations puts in the bank.
+#[derive(Clone, Debug)]
+pub struct DocUnits {
+    /// Its language.
+    pub language: &'static str,
+    /// Its sentences (what the gap of a chain is scaled by).
+    pub sentences: u32,
+    /// Its units ([`mine::units`]), by sentence number.
+    pub units: Vec<u32>,
+    /// Their cheap vectors ([`mine::bag_units`]), quantized as
+    /// [`Bank::push`] quantizes them, in the same order.
+    pub vectors: QVectors,
+}
+
+/// Each text's units and their cheap vectors when its language is one of
+/// `compared` ([`compared_languages`]), `None` otherwise: what `scan`
+/// pushes into its bank, each text prepared by the aligner of
+/// translations.
+pub fn translation_units(texts: &[&str], compared: &[&str], opts: &ScanOptions) -> Vec<Option<DocUnits>> {
+    let aligner = across::aligner(opts);
+    let langs = languages(texts);
+    let chosen: Vec<(usize, &'static str)> =
+        langs.iter().enumerate().filter_map(|(k, l)| l.filter(|l| compared.contains(l)).map(|l| (k, l))).collect();
+    let mut out: Vec<Option<DocUnits>> = vec![None; texts.len()];
+    let mut rows = TokenRows::new();
+    for part in parts_of(&chosen, |&(k, _)| texts[k].len()) {
+        let prepared: Vec<Prepared> = part.par_iter().map(|&(k, _)| aligner.prepare(texts[k])).collect();
+        let input: Vec<(&str, &Segmented)> =
+            part.iter().zip(&prepared).map(|(&(k, _), p)| (texts[k], &p.seg)).collect();
+        let bags = mine::bag_units(&input, opts.mine.min_tokens, &mut rows);
+        for ((&(k, language), p), (units, vectors)) in part.iter().zip(&prepared).zip(bags) {
+            let mut q = QVectors::new();
+            for row in vectors.rows() {
+                q.push(row);
+            }
+            out[k] = Some(DocUnits { language, sentences: p.seg.sentences.len() as u32, units, vectors: q });
+        }
+    }
+    out
+}
+
+/// `items` in consecutive parts of about [`ENCODE_BYTES`] (by `bytes`).
+fn parts_of<T>(items: &[T], bytes: impl Fn(&T) -> usize) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (k, x) in items.iter().enumerate() {
+        size += bytes(x);
+        if size >= ENCODE_BYTES || k + 1 == items.len() {
+            out.push(&items[start..=k]);
+            (start, size) = (k + 1, 0);
+        }
+    }
+    out
+}
+
+/// A compared document as [`translation_candidates`] takes it: its number
+/// (any number in the corpus's order), language and sentence count.
+pub type UnitsDoc<'a> = (i64, &'a str, u32);
+
+/// A unit as [`translation_candidates`] takes it: its document's number,
+/// its sentence, its quantized row ([`DIM`] values) and scale.
+pub type UnitRow<'a> = (i64, u32, &'a [i16], f32);
+
+/// A candidate pair of documents across languages, by the corpus's
+/// document numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TranslationCandidate {
+    /// The document with the smaller number.
+    pub a: i64,
+    /// The other.
+    pub b: i64,
+    /// Its mined sentence pairs: sentence of `a`, sentence of `b`, margin.
+    pub pairs: Vec<(u32, u32, f32)>,
+    /// The mined pairs of its longest chain.
+    pub chain: usize,
+}
+
+/// The candidate pairs across languages of a corpus whose compared
+/// documents are `docs` (every one, once; [`translation_units`] gives
+/// them) with the units `units` (any order): the bank filled in document
+/// order, each document's units by sentence, then mined as `scan` mines
+/// it, so a scan split over many machines finds the candidates one machine
+/// does. Pairs by `a`, then `b`.
+pub fn translation_candidates(
+    docs: &[UnitsDoc],
+    units: &[UnitRow],
+    opts: &ScanOptions,
+) -> io::Result<Vec<TranslationCandidate>> {
+    let bad = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    let numbers = Numbers::of(docs.iter().map(|d| d.0));
+    if numbers.0.len() != docs.len() {
+        return Err(bad("a document is given twice".into()));
+    }
+    let mut language = vec![""; docs.len()];
+    let mut sentences: FxHashMap<u32, u32> = FxHashMap::default();
+    for &(doc, lang, n) in docs {
+        let l = numbers.local(doc).ok_or_else(|| bad(format!("document {doc}: too many documents")))?;
+        language[l as usize] = lang;
+        sentences.insert(l, n);
+    }
+    let mut order: Vec<(u32, u32, usize)> = Vec::with_capacity(units.len());
+    for (k, &(doc, sentence, row, _)) in units.iter().enumerate() {
+        let l = numbers.local(doc).ok_or_else(|| bad(format!("a unit of document {doc}, which is not given")))?;
+        if row.len() != DIM {
+            return Err(bad(format!("document {doc}, sentence {sentence}: a row of {} values, not {DIM}", row.len())));
+        }
+        order.push((l, sentence, k));
+    }
+    order.par_sort_unstable();
+    if let Some(w) = order.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
+        return Err(bad(format!("document {}, sentence {}: a unit given twice", numbers.global(w[0].0), w[0].1)));
+    }
+    let mut bank = Bank::new();
+    for &(l, sentence, k) in &order {
+        let (_, _, row, scale) = units[k];
+        bank.push_quantized(language[l as usize], l, sentence, row, scale);
+    }
+    drop(order);
+    Ok(across::candidates_of(bank, &sentences, opts)
+        .into_iter()
+        .map(|c| TranslationCandidate {
+            a: numbers.global(c.a),
+            b: numbers.global(c.b),
+            pairs: c.pairs,
+            chain: c.chain,
+        })
+        .collect())
+}
+
+/// Align a batch of candidate pairs across languages whose documents are
+/// `docs` (number and text; every document of a pair, once): each
+/// document prepared by the aligner of translations and encoded in full
+/// once, each pair aligned by [`mine::passages::align_candidate`]; the passages
+/// `scan` reports for these pairs (every one, whatever the lexical
+/// reporting bar), pairs by `a`, then `b`, each pair's passages in
+/// `scan`'s order. Memory holds the pooled rows of the batch's documents
+/// (2 KB a sentence).
+pub fn align_translations(
+    candidates: &[TranslationCandidate],
+    docs: &[(i64, &str)],
+    opts: &ScanOptions,
+) -> io::Result<Vec<PairPassage>> {
+    let bad = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    let numbers = Numbers::of(docs.iter().map(|d| d.0));
+    if numbers.0.len() != docs.len() {
+        return Err(bad("a document is given twice".into()));
+    }
+    let mut text = vec![""; docs.len()];
+    for &(doc, t) in docs {
+        text[numbers.local(doc).ok_or_else(|| bad(format!("document {doc}: too many documents")))? as usize] = t;
+    }
+    let mut local: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        match (numbers.local(c.a), numbers.local(c.b)) {
+            (Some(a), Some(b)) if c.a < c.b => local.push(Candidate { a, b, pairs: c.pairs.clone(), chain: c.chain }),
+            (Some(_), Some(_)) => return Err(bad(format!("pair ({}, {}): a pair is given as a < b", c.a, c.b))),
+            _ => return Err(bad(format!("pair ({}, {}): a document of the pair is not in the batch", c.a, c.b))),
+        }
+    }
+    local.sort_by_key(|c| (c.a, c.b));
+    let mut needed: Vec<u32> = local.iter().flat_map(|c| [c.a, c.b]).collect();
+    needed.sort_unstable();
+    needed.dedup();
+    let aligner = across::aligner(opts);
+    let mut encoded: FxHashMap<u32, (Prepared, Pooled)> = FxHashMap::default();
+    for part in parts_of(&needed, |&d| text[d as usize].len()) {
+        let prepared: Vec<Prepared> = part.par_iter().map(|&d| aligner.prepare(text[d as usize])).collect();
+        let input: Vec<(&str, &Segmented)> =
+            part.iter().zip(&prepared).map(|(&d, p)| (text[d as usize], &p.seg)).collect();
+        let pooled = mine::pooled(&input);
+        encoded.extend(part.iter().copied().zip(prepared.into_iter().zip(pooled)));
+    }
+    let found: Vec<Vec<PairPassage>> = local
+        .par_iter()
+        .map(|c| {
+            let ((pa, ea), (pb, eb)) = (&encoded[&c.a], &encoded[&c.b]);
+            let (a, b) = (numbers.global(c.a), numbers.global(c.b));
+            mine::passages::align_candidate(&aligner, c, (pa, ea), (pb, eb))
+                .into_iter()
+                .map(|(passage, significance)| PairPassage { a, b, passage, significance })
+                .collect()
+        })
+        .collect();
+    Ok(found.into_iter().flatten().collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,6 +755,128 @@ mod tests {
             assert_eq!(of.len(), passages.len());
         }
         assert_eq!(cluster_members(&[]), (Vec::new(), None));
+    }
+
+    /// A corpus in two languages: the English rendering of paragraphs of
+    /// the bundled Chinese example, the example, another version of it,
+    /// and Mark in English with one of the rendered paragraphs inside.
+    fn two_languages() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+        let en = read("examples/v1.en.txt");
+        let mark: Vec<char> = read("eval/en-bible/mark_kjv.txt").chars().take(9000).collect();
+        let paragraph = en.split("\n\n").nth(3).unwrap().trim().to_owned();
+        let host = format!(
+            "{}\n\n{paragraph}\n\n{}",
+            mark[..5000].iter().collect::<String>(),
+            mark[5000..].iter().collect::<String>()
+        );
+        vec![en, host, read("examples/v1.txt"), read("examples/v2.txt")]
+    }
+
+    #[test]
+    fn translations_found_in_pieces_are_the_scans() {
+        // The scan on one machine.
+        let texts = two_languages();
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<String> = texts
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let p = dir.path().join(format!("{k}.txt"));
+                std::fs::write(&p, t).unwrap();
+                p.to_str().unwrap().to_owned()
+            })
+            .collect();
+        let inputs = crate::corpus::resolve(&paths).unwrap();
+        let corpus = crate::corpus::CorpusOptions::default();
+        let work = super::super::Work {
+            dir: dir.path().join("work"),
+            key: super::super::InputKey::new(&inputs, &corpus),
+            resume: false,
+        };
+        let mut reader = crate::corpus::CorpusReader::new(inputs, corpus).unwrap();
+        let opts = ScanOptions::default();
+        let result = super::super::scan(&mut reader, &opts, &work, &crate::plumbing::Quiet).unwrap();
+        let ids: Vec<String> = result.documents.iter().map(|d| d.id.clone()).collect();
+        let want = result.passages.to_vec().unwrap();
+
+        // The pieces, over documents numbered sparsely, in two batches.
+        let number = |k: usize| ((k as i64) << 33) + 3;
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let langs = languages(&refs);
+        assert_eq!(langs, [Some("en"), Some("en"), Some("zh"), Some("zh")]);
+        let counts: Vec<(Option<&str>, u64)> = langs.iter().map(|&l| (l, 1)).collect();
+        let compared = compared_languages(&counts, &opts);
+        assert_eq!(compared, BTreeMap::from([("en".to_owned(), 2), ("zh".to_owned(), 2)]));
+        let keys: Vec<&str> = compared.keys().map(String::as_str).collect();
+        let units: Vec<Option<DocUnits>> =
+            [&refs[..1], &refs[1..]].into_iter().flat_map(|part| translation_units(part, &keys, &opts)).collect();
+        let docs: Vec<UnitsDoc> = units
+            .iter()
+            .enumerate()
+            .map(|(k, u)| (number(k), u.as_ref().unwrap().language, u.as_ref().unwrap().sentences))
+            .collect();
+        // Units in no order.
+        let mut rows: Vec<UnitRow> = Vec::new();
+        for (k, u) in units.iter().enumerate().rev() {
+            let u = u.as_ref().unwrap();
+            for (i, &s) in u.units.iter().enumerate() {
+                rows.push((number(k), s, u.vectors.row(i), u.vectors.scale(i)));
+            }
+        }
+        rows.reverse();
+        rows.swap(0, 1);
+        let candidates = translation_candidates(&docs, &rows, &opts).unwrap();
+        // Each pair aligned in a batch of its own.
+        let with_texts: Vec<(i64, &str)> = refs.iter().enumerate().map(|(k, &t)| (number(k), t)).collect();
+        let mut got = Vec::new();
+        for c in &candidates {
+            let docs: Vec<(i64, &str)> = with_texts.iter().copied().filter(|&(d, _)| d == c.a || d == c.b).collect();
+            got.extend(align_translations(std::slice::from_ref(c), &docs, &opts).unwrap());
+        }
+        // The translation and the paragraph inside Mark, as the scan reports
+        // them (the pairs with passages by meaning, in order).
+        let pairs: Vec<(i64, i64)> = got.iter().map(|p| (p.a, p.b)).collect();
+        assert!(pairs.contains(&(number(0), number(2))) && pairs.contains(&(number(1), number(2))), "{pairs:?}");
+        let local = |d: i64| (d >> 33) as usize;
+        let want: Vec<_> = want
+            .into_iter()
+            .filter(|p| {
+                pairs
+                    .iter()
+                    .any(|&(a, b)| (ids[local(a)].as_str(), ids[local(b)].as_str()) == (&p.a_doc[..], &p.b_doc[..]))
+            })
+            .map(|p| (p.a_doc, p.b_doc, p.passage, p.significance))
+            .collect();
+        let got: Vec<_> = got
+            .into_iter()
+            .map(|p| (ids[local(p.a)].clone(), ids[local(p.b)].clone(), p.passage, p.significance))
+            .collect();
+        assert_eq!(got, want);
+        // In one batch, the same.
+        let all = align_translations(&candidates, &with_texts, &opts).unwrap();
+        assert_eq!(all.len(), got.len());
+
+        // Translations off, or one language: nothing compared.
+        let off = ScanOptions { across: false, ..ScanOptions::default() };
+        assert!(compared_languages(&counts, &off).is_empty());
+        assert!(compared_languages(&[(Some("zh"), 3), (None, 2), (Some("epo"), 4)], &opts).is_empty());
+        assert!(compared_languages(&[(Some("zh"), 3), (Some("en"), 0)], &opts).is_empty());
+        let summed = compared_languages(&[(Some("zh"), 3), (Some("en"), 1), (Some("zh"), u64::MAX), (None, 9)], &opts);
+        assert_eq!(summed, BTreeMap::from([("en".to_owned(), 1), ("zh".to_owned(), u64::MAX)]));
+        // Bad input is an error, not a panic.
+        let (zero, short) = ([0i16; DIM], [0i16; 3]);
+        let stranger: UnitRow = (number(9), 0, &zero, 1.0);
+        let cut: UnitRow = (number(0), 0, &short, 1.0);
+        assert!(translation_candidates(&docs, &[stranger], &opts).is_err());
+        assert!(translation_candidates(&docs, &[cut], &opts).is_err());
+        assert!(translation_candidates(&docs, &[rows[0], rows[0]], &opts).is_err());
+        if let Some(c) = candidates.first() {
+            let turned = TranslationCandidate { a: c.b, b: c.a, ..c.clone() };
+            assert!(align_translations(&[turned], &with_texts, &opts).is_err());
+            assert!(align_translations(std::slice::from_ref(c), &with_texts[..1], &opts).is_err());
+        }
     }
 
     #[test]
