@@ -6,8 +6,18 @@
 //! the margin of a candidate pair needs both its sides' neighbourhoods.
 //! Past [`EXACT_UP_TO`] products, each side is searched through lists of
 //! the other ([`by_lists`], an inverted file: the rows grouped by the
-//! nearest of about 2·√n centroids, each row searching the [`PROBES`]
-//! lists nearest to it), whose cost grows near-linearly with the corpus.
+//! nearest of `n /` [`LIST_ROWS`] centroids, each row searching the
+//! [`PROBES`] lists nearest to it, found through a coarser level of
+//! centroids, [`Lists`]): what one row costs hardly grows with the set,
+//! so the whole grows near-linearly with the corpus (BENCHMARKS.md).
+//!
+//! Lists miss neighbours: on the sentences of a 10 M-character crawl
+//! (15,535 English against 176,667 Chinese), the nearest Chinese sentence
+//! of an English one is found for 90 % of those whose nearest is at a
+//! cosine of 0.5 or more, 75 % at 0.4 (97 % and 90 % the other way).
+//! A missed neighbour lowers a row's mean and so raises the margins of
+//! its pairs a little; the chains that make candidates are what keeps
+//! that from making false ones (EVALUATION.md, "Lists at scale").
 //!
 //! # Why exact, and why integers
 //!
@@ -242,19 +252,32 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
 pub const EXACT_UP_TO: u64 = 1_000_000_000;
 
 /// The lists of the other set each row searches ([`by_lists`]).
-pub const PROBES: usize = 16;
+pub const PROBES: usize = 32;
 
-/// Rounds of Lloyd's algorithm that place the lists' centroids.
+/// The rows a list holds on average: the lists of a set are its size
+/// over this, so that what a row searches ([`PROBES`] lists) does not
+/// grow with the set.
+pub const LIST_ROWS: usize = 128;
+
+/// Groups of centroids whose members a row scores to find its lists.
+const GROUP_PROBES: usize = 8;
+
+/// Rounds of Lloyd's algorithm that place the centroids.
 const ROUNDS: usize = 4;
 
-/// Rows of the other set, per list, that train the centroids.
+/// Rows of the set, per list, that train the centroids.
 const TRAIN_PER_LIST: usize = 16;
+
+/// Queries searched together ([`search`]): sorted by their nearest list,
+/// neighbours in the order share most of their lists, which then stay
+/// in the cache while the block's queries are scored against them.
+const QUERY_BLOCK: usize = 64;
 
 /// Each row's `k` nearest rows of the other set, both ways: exactly
 /// ([`nearest`]) while the two sets' product is at most [`EXACT_UP_TO`],
-/// through lists otherwise ([`by_lists`]), so that the cost grows about as
-/// each set's size times the square root of the other's rather than as
-/// their product. Deterministic either way.
+/// through lists otherwise ([`by_lists`]), so that the cost grows about
+/// as the sets' sizes rather than as their product. Deterministic either
+/// way.
 pub fn neighbours(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours) {
     if exact(x, y) {
         nearest(x, y, k)
@@ -263,72 +286,213 @@ pub fn neighbours(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbou
     }
 }
 
-/// The rows of a set grouped by their nearest centroid: what
-/// [`by_lists`] searches, made once per set ([`Lists::new`]) and searched
-/// from any number of other sets ([`search`]).
-#[derive(Clone, Debug)]
-pub struct Lists {
-    centroids: QVectors,
-    members: Vec<Vec<u32>>,
-}
-
-impl Lists {
-    /// The lists of `set`: about 2·√n centroids placed by a few rounds
-    /// of Lloyd's algorithm (spherical: a centroid is its members' mean
-    /// made unit length) on rows taken at a fixed stride, then every row
-    /// in the list of its nearest centroid, in row order.
-    pub fn new(set: &QVectors) -> Lists {
-        lists(set, dot4_kernel())
-    }
-}
-
 /// Whether [`neighbours`] takes `x` and `y` exactly.
 pub fn exact(x: &QVectors, y: &QVectors) -> bool {
     (x.len() as u64) * (y.len() as u64) <= EXACT_UP_TO
 }
 
-/// Row `i` of `set` against every centroid: (score, centroid), the
-/// centroids' scales applied (a row's own scale changes no order).
-fn centroid_scores(set: &QVectors, i: usize, centroids: &QVectors, kernel: Dot4, out: &mut Vec<(f32, u32)>) {
-    out.clear();
-    let last = centroids.len() - 1;
-    let mut t = 0;
-    while t < centroids.len() {
-        let take = (centroids.len() - t).min(4);
-        let four = [0, 1, 2, 3].map(|u| centroids.row((t + u).min(last)));
-        for (u, &s) in kernel(set.row(i), four).iter().enumerate().take(take) {
-            out.push((s as f32 * centroids.scale[t + u], (t + u) as u32));
+/// The rows of a set grouped by their nearest centroid (an inverted
+/// file), the centroids grouped in turn under coarser ones: what
+/// [`search`] reads, made once per set ([`Lists::new`]) and searched from
+/// any number of other sets.
+///
+/// A set of `n` rows has about `n /` [`LIST_ROWS`] lists and the square
+/// root of that many groups. A row finds its lists by scoring the groups,
+/// then the centroids of its [`GROUP_PROBES`] best groups: with lists of
+/// a fixed size, what one row costs grows as the square root of the
+/// number of lists, far below the lists' own rows at the sizes scanned.
+/// The rows are kept again in the lists' order, each list's rows side by
+/// side in memory.
+#[derive(Debug)]
+pub struct Lists {
+    /// The coarse centroids.
+    groups: QVectors,
+    /// Group `g`'s centroids: `group_starts[g]..group_starts[g + 1]`.
+    group_starts: Vec<u32>,
+    /// The lists' centroids, by group.
+    centroids: QVectors,
+    /// List `t`'s rows: `starts[t]..starts[t + 1]` of `ids` and `rows`.
+    starts: Vec<u32>,
+    /// The set's row numbers, list by list (in row order within a list).
+    ids: Vec<u32>,
+    /// Those rows' vectors, in the same order.
+    rows: QVectors,
+}
+
+impl Lists {
+    /// The lists of `set`. Centroids are placed by a few rounds of
+    /// Lloyd's algorithm (spherical: a centroid is its members' mean made
+    /// unit length) on rows taken at a fixed stride, the groups first,
+    /// then each group's centroids on its own rows; every row then goes
+    /// to the list of its nearest centroid among its best groups'.
+    /// Deterministic: sums are made in row order.
+    pub fn new(set: &QVectors) -> Lists {
+        let kernel = dot4_kernel();
+        let n = set.len();
+        if n == 0 {
+            return Lists {
+                groups: QVectors::new(),
+                group_starts: vec![0],
+                centroids: QVectors::new(),
+                starts: vec![0],
+                ids: Vec::new(),
+                rows: QVectors::new(),
+            };
+        }
+        let c = n.div_ceil(LIST_ROWS).clamp(1, n);
+        let g = ((c as f64).sqrt().ceil() as usize).clamp(1, c);
+        let trained = (c * TRAIN_PER_LIST).min(n);
+        let sample: Vec<u32> = (0..trained).map(|s| (s as u64 * n as u64 / trained as u64) as u32).collect();
+        // The groups, on the whole sample.
+        let (groups, of_sample) = kmeans(set, &sample, g, kernel);
+        let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); groups.len()];
+        for (&i, &t) in sample.iter().zip(&of_sample) {
+            by_group[t as usize].push(i);
+        }
+        // Each group's centroids, as many as its share of the sample.
+        let fine: Vec<QVectors> = by_group
+            .par_iter()
+            .map(|rows| {
+                if rows.is_empty() {
+                    return QVectors::new();
+                }
+                let share = ((c * rows.len()) as f64 / trained as f64).round() as usize;
+                kmeans(set, rows, share.clamp(1, rows.len()), kernel).0
+            })
+            .collect();
+        let mut centroids = QVectors::new();
+        let mut group_starts = vec![0u32];
+        for f in &fine {
+            for t in 0..f.len() {
+                centroids.push_quantized(f.row(t), f.scale(t));
+            }
+            group_starts.push(centroids.len() as u32);
+        }
+        let mut lists =
+            Lists { groups, group_starts, centroids, starts: Vec::new(), ids: Vec::new(), rows: QVectors::new() };
+        // Every row to its list.
+        let nearest: Vec<u32> = (0..n)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, i| {
+                lists.probes(set.row(i), 1, kernel, scratch);
+                scratch.picked[0]
+            })
+            .collect();
+        let mut starts = vec![0u32; lists.centroids.len() + 1];
+        nearest.iter().for_each(|&t| starts[t as usize + 1] += 1);
+        for t in 0..lists.centroids.len() {
+            starts[t + 1] += starts[t];
+        }
+        let mut at = starts.clone();
+        let mut ids = vec![0u32; n];
+        for (i, &t) in nearest.iter().enumerate() {
+            ids[at[t as usize] as usize] = i as u32;
+            at[t as usize] += 1;
+        }
+        let mut rows = QVectors::new();
+        ids.iter().for_each(|&i| rows.push_quantized(set.row(i as usize), set.scale(i as usize)));
+        lists.starts = starts;
+        lists.ids = ids;
+        lists.rows = rows;
+        lists
+    }
+
+    /// The number of lists.
+    pub fn len(&self) -> usize {
+        self.centroids.len()
+    }
+
+    /// Whether there are none (an empty set's).
+    pub fn is_empty(&self) -> bool {
+        self.centroids.is_empty()
+    }
+
+    /// The `take` lists whose centroids are nearest to `row`, best first,
+    /// into `scratch.picked` (fewer when there are fewer lists).
+    fn probes(&self, row: &[i16], take: usize, kernel: Dot4, scratch: &mut Scratch) {
+        scratch.picked.clear();
+        if self.centroids.is_empty() {
+            return;
+        }
+        scores(row, &self.groups, 0..self.groups.len() as u32, kernel, &mut scratch.scores);
+        let best = best_first(&mut scratch.scores, GROUP_PROBES);
+        let groups: Vec<u32> = best.iter().map(|&(_, t)| t).collect();
+        scratch.scores.clear();
+        let mut fine = std::mem::take(&mut scratch.fine);
+        fine.clear();
+        for t in groups {
+            let range = self.group_starts[t as usize]..self.group_starts[t as usize + 1];
+            scores(row, &self.centroids, range, kernel, &mut scratch.scores);
+            fine.append(&mut scratch.scores);
+        }
+        scratch.picked.extend(best_first(&mut fine, take).iter().map(|&(_, t)| t));
+        scratch.fine = fine;
+    }
+}
+
+/// Buffers a row's search reuses.
+#[derive(Default)]
+struct Scratch {
+    scores: Vec<(f32, u32)>,
+    fine: Vec<(f32, u32)>,
+    picked: Vec<u32>,
+}
+
+/// `row` against rows `range` of `set`: (score, row) appended to `out`,
+/// the rows' scales applied (the asking row's own scale changes no order).
+fn scores(row: &[i16], set: &QVectors, range: std::ops::Range<u32>, kernel: Dot4, out: &mut Vec<(f32, u32)>) {
+    let (start, end) = (range.start as usize, range.end as usize);
+    let mut t = start;
+    while t < end {
+        let take = (end - t).min(4);
+        let four = [0, 1, 2, 3].map(|u| set.row((t + u).min(end - 1)));
+        for (u, &s) in kernel(row, four).iter().enumerate().take(take) {
+            out.push((s as f32 * set.scale[t + u], (t + u) as u32));
         }
         t += take;
     }
 }
 
-/// The centroid nearest to row `i` of `set` (ties: the first).
-fn nearest_centroid(set: &QVectors, i: usize, centroids: &QVectors, kernel: Dot4) -> u32 {
-    let mut scores = Vec::with_capacity(centroids.len());
-    centroid_scores(set, i, centroids, kernel, &mut scores);
-    scores.iter().fold((f32::NEG_INFINITY, 0), |best, &(c, t)| if c > best.0 { (c, t) } else { best }).1
+/// The `take` best of `scores` (higher score, then smaller number),
+/// best first, at the front of the slice it returns.
+fn best_first(scores: &mut [(f32, u32)], take: usize) -> &[(f32, u32)] {
+    let order = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let take = take.min(scores.len());
+    if take == 0 {
+        return &scores[..0];
+    }
+    if take < scores.len() {
+        scores.select_nth_unstable_by(take - 1, order);
+    }
+    scores[..take].sort_unstable_by(order);
+    &scores[..take]
 }
 
-/// [`Lists::new`].
-fn lists(set: &QVectors, kernel: Dot4) -> Lists {
-    let n = set.len();
-    let c = ((2.0 * (n as f64).sqrt()).round() as usize).clamp(1, n);
-    let trained = (c * TRAIN_PER_LIST).min(n);
-    let sample: Vec<usize> = (0..trained).map(|s| (s as u64 * n as u64 / trained as u64) as usize).collect();
-    let mut centroids: Vec<Vec<f32>> = (0..c).map(|t| set.get(sample[t * trained / c])).collect();
-    let quantize = |rows: &[Vec<f32>]| {
+/// `k` centroids of rows `rows` of `set` by spherical Lloyd's algorithm
+/// ([`ROUNDS`] rounds, started from rows at a fixed stride), and the
+/// number of each row's nearest centroid.
+fn kmeans(set: &QVectors, rows: &[u32], k: usize, kernel: Dot4) -> (QVectors, Vec<u32>) {
+    let quantize = |vs: &[Vec<f32>]| {
         let mut q = QVectors::new();
-        rows.iter().for_each(|r| q.push(r));
+        vs.iter().for_each(|v| q.push(v));
         q
     };
+    let mut centroids: Vec<Vec<f32>> = (0..k).map(|t| set.get(rows[t * rows.len() / k] as usize)).collect();
+    let assign = |q: &QVectors| -> Vec<u32> {
+        rows.par_iter()
+            .map_init(Vec::new, |buf, &i| {
+                buf.clear();
+                scores(set.row(i as usize), q, 0..q.len() as u32, kernel, buf);
+                best_first(buf, 1)[0].1
+            })
+            .collect()
+    };
     for _ in 0..ROUNDS {
-        let q = quantize(&centroids);
-        let nearest: Vec<u32> = sample.par_iter().map(|&i| nearest_centroid(set, i, &q, kernel)).collect();
-        let mut sums = vec![vec![0.0f32; DIM]; c];
-        for (&i, &t) in sample.iter().zip(&nearest) {
-            let s = set.scale[i];
-            sums[t as usize].iter_mut().zip(set.row(i)).for_each(|(a, &x)| *a += f32::from(x) * s);
+        let nearest = assign(&quantize(&centroids));
+        let mut sums = vec![vec![0.0f32; DIM]; k];
+        for (&i, &t) in rows.iter().zip(&nearest) {
+            let s = set.scale[i as usize];
+            sums[t as usize].iter_mut().zip(set.row(i as usize)).for_each(|(a, &x)| *a += f32::from(x) * s);
         }
         for (centroid, sum) in centroids.iter_mut().zip(sums) {
             let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -337,64 +501,75 @@ fn lists(set: &QVectors, kernel: Dot4) -> Lists {
             }
         }
     }
-    let centroids = quantize(&centroids);
-    let nearest: Vec<u32> = (0..n).into_par_iter().map(|i| nearest_centroid(set, i, &centroids, kernel)).collect();
-    let mut members = vec![Vec::new(); c];
-    for (i, &t) in nearest.iter().enumerate() {
-        members[t as usize].push(i as u32);
-    }
-    Lists { centroids, members }
+    let q = quantize(&centroids);
+    let nearest = assign(&q);
+    (q, nearest)
 }
 
 /// Each row of `x`'s `k` nearest rows of `y`, searched in the [`PROBES`]
 /// lists of `y` whose centroids are nearest to it: a row's
 /// true nearest is missed only when it lies in none of those lists.
 pub fn by_lists(x: &QVectors, y: &QVectors, k: usize) -> Neighbours {
-    if x.is_empty() || y.is_empty() {
-        return Neighbours::new(x.len(), k.max(1));
-    }
-    search(x, y, &Lists::new(y), k)
+    search(x, &Lists::new(y), k)
 }
 
-/// [`by_lists`] with the lists of `y` made already.
-pub fn search(x: &QVectors, y: &QVectors, lists: &Lists, k: usize) -> Neighbours {
+/// [`by_lists`] with the lists of the other set made already.
+pub fn search(x: &QVectors, lists: &Lists, k: usize) -> Neighbours {
     let k = k.max(1);
     let mut out = Neighbours::new(x.len(), k);
-    if x.is_empty() || y.is_empty() {
+    if x.is_empty() || lists.is_empty() {
         return out;
     }
     let kernel = dot4_kernel();
-    out.ids.par_chunks_mut(BLOCK * k).zip(out.cos.par_chunks_mut(BLOCK * k)).enumerate().for_each(
-        |(block, (ids, cos))| {
-            let mut scores = Vec::with_capacity(lists.centroids.len());
-            let mut rows: Vec<u32> = Vec::new();
-            for (r, i) in (block * BLOCK..(block * BLOCK + BLOCK).min(x.len())).enumerate() {
-                centroid_scores(x, i, &lists.centroids, kernel, &mut scores);
-                let probes = PROBES.min(scores.len());
-                scores.select_nth_unstable_by(probes - 1, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-                rows.clear();
-                for &(_, t) in &scores[..probes] {
-                    rows.extend_from_slice(&lists.members[t as usize]);
-                }
-                if rows.is_empty() {
-                    continue;
-                }
-                let last = rows.len() - 1;
-                let mut j = 0;
-                while j < rows.len() {
-                    let take = (rows.len() - j).min(4);
-                    let four = [0, 1, 2, 3].map(|t| y.row(rows[(j + t).min(last)] as usize));
-                    for (t, &s) in kernel(x.row(i), four).iter().enumerate().take(take) {
-                        let jj = rows[j + t];
-                        let c = s as f32 * (x.scale[i] * y.scale[jj as usize]);
-                        let at = r * k..(r + 1) * k;
-                        Neighbours::offer(&mut ids[at.clone()], &mut cos[at], jj, c);
+    let probes: Vec<Vec<u32>> = (0..x.len())
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, i| {
+            lists.probes(x.row(i), PROBES, kernel, scratch);
+            scratch.picked.clone()
+        })
+        .collect();
+    let mut order: Vec<u32> = (0..x.len() as u32).collect();
+    order.sort_unstable_by_key(|&i| (probes[i as usize][0], i));
+    let found: Vec<(Vec<u32>, Vec<f32>)> = order
+        .par_chunks(QUERY_BLOCK)
+        .map(|block| {
+            let mut ids = vec![Neighbours::NONE; block.len() * k];
+            let mut cos = vec![f32::NEG_INFINITY; block.len() * k];
+            // (list, query of the block), list by list.
+            let mut asked: Vec<(u32, u32)> = block
+                .iter()
+                .enumerate()
+                .flat_map(|(r, &i)| probes[i as usize].iter().map(move |&t| (t, r as u32)))
+                .collect();
+            asked.sort_unstable();
+            for run in asked.chunk_by(|a, b| a.0 == b.0) {
+                let t = run[0].0 as usize;
+                let (start, end) = (lists.starts[t] as usize, lists.starts[t + 1] as usize);
+                let mut j = start;
+                while j < end {
+                    let take = (end - j).min(4);
+                    let four = [0, 1, 2, 3].map(|u| lists.rows.row((j + u).min(end - 1)));
+                    for &(_, r) in run {
+                        let i = block[r as usize] as usize;
+                        for (u, &s) in kernel(x.row(i), four).iter().enumerate().take(take) {
+                            let c = s as f32 * (x.scale[i] * lists.rows.scale[j + u]);
+                            let at = r as usize * k..(r as usize + 1) * k;
+                            Neighbours::offer(&mut ids[at.clone()], &mut cos[at], lists.ids[j + u], c);
+                        }
                     }
                     j += take;
                 }
             }
-        },
-    );
+            (ids, cos)
+        })
+        .collect();
+    for (block, (ids, cos)) in order.chunks(QUERY_BLOCK).zip(found) {
+        for (r, &i) in block.iter().enumerate() {
+            let i = i as usize;
+            out.ids[i * k..(i + 1) * k].copy_from_slice(&ids[r * k..(r + 1) * k]);
+            out.cos[i * k..(i + 1) * k].copy_from_slice(&cos[r * k..(r + 1) * k]);
+        }
+    }
     out
 }
 
@@ -528,7 +703,7 @@ mod tests {
     fn lists_find_most_exact_neighbours_and_do_not_depend_on_the_thread_count() {
         // Clustered data, as sentence vectors are: 40 topics, rows near them.
         let topics = vectors(40, 11);
-        let noise = vectors(3000, 12);
+        let noise = vectors(12500, 12);
         let around = |n: usize, from: usize| -> Vec<Vec<f32>> {
             (0..n)
                 .map(|i| {
@@ -539,7 +714,13 @@ mod tests {
                 })
                 .collect()
         };
-        let (x, y) = (quantized(&around(500, 0)), quantized(&around(2000, 1000)));
+        let (x, y) = (quantized(&around(500, 0)), quantized(&around(12000, 500)));
+        let lists = Lists::new(&y);
+        // More lists than a row searches, each row in one of them.
+        assert!(lists.len() > PROBES, "{} lists", lists.len());
+        let mut ids = lists.ids.clone();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..y.len() as u32).collect::<Vec<_>>());
         let (exact, _) = nearest(&x, &y, 4);
         let listed = by_lists(&x, &y, 4);
         let same = (0..x.len()).filter(|&i| exact.of(i).next() == listed.of(i).next()).count();
@@ -548,6 +729,30 @@ mod tests {
         assert_eq!(one, listed);
         // Small sets are searched exactly.
         assert_eq!(neighbours(&x, &y, 4), nearest(&x, &y, 4));
+    }
+
+    #[test]
+    fn a_close_counterpart_is_found_through_the_lists() {
+        // Rows of y near 60 topics, as sentence vectors are; rows of x with
+        // a counterpart in y (cosine about 0.9): the counterpart is every
+        // such row's nearest, found through the lists.
+        let (topics, noise) = (vectors(60, 21), vectors(20300, 22));
+        let unit = |v: Vec<f32>| {
+            let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+            v.into_iter().map(|a| a / norm).collect::<Vec<f32>>()
+        };
+        let y: Vec<Vec<f32>> = (0..20000)
+            .map(|i| unit(topics[i % 60].iter().zip(&noise[i]).map(|(t, e)| 0.7 * t + 0.7 * e).collect()))
+            .collect();
+        let x: Vec<Vec<f32>> = (0..300)
+            .map(|i| unit(y[i * 61].iter().zip(&noise[20000 + i]).map(|(b, e)| 0.9 * b + 0.43 * e).collect()))
+            .collect();
+        let (x, y) = (quantized(&x), quantized(&y));
+        assert!(Lists::new(&y).len() > PROBES);
+        let listed = by_lists(&x, &y, 4);
+        for i in 0..x.len() {
+            assert_eq!(listed.of(i).next().map(|p| p.0), Some(i as u32 * 61), "row {i}");
+        }
     }
 
     #[test]

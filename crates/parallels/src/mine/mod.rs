@@ -428,16 +428,17 @@ pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
     let mut out = Vec::new();
     // A language's lists, made once for every other language that needs
     // them (knn::neighbours would make them once per pair).
-    let mut lists: Vec<Option<knn::Lists>> = vec![None; bank.shelves.len()];
+    let mut lists: Vec<Option<knn::Lists>> = (0..bank.shelves.len()).map(|_| None).collect();
     for i in 0..bank.shelves.len() {
         for j in i + 1..bank.shelves.len() {
             let (x, y) = (&bank.shelves[i].1, &bank.shelves[j].1);
             let (nx, ny) = if knn::exact(&x.vectors, &y.vectors) {
                 knn::nearest(&x.vectors, &y.vectors, p.k)
             } else {
-                let ly = lists[j].get_or_insert_with(|| knn::Lists::new(&y.vectors)).clone();
-                let lx = lists[i].get_or_insert_with(|| knn::Lists::new(&x.vectors));
-                (knn::search(&x.vectors, &y.vectors, &ly, p.k), knn::search(&y.vectors, &x.vectors, lx, p.k))
+                lists[i].get_or_insert_with(|| knn::Lists::new(&x.vectors));
+                lists[j].get_or_insert_with(|| knn::Lists::new(&y.vectors));
+                let (lx, ly) = (lists[i].as_ref().expect("made"), lists[j].as_ref().expect("made"));
+                (knn::search(&x.vectors, ly, p.k), knn::search(&y.vectors, lx, p.k))
             };
             mine_pair(x, y, &nx, &ny, p, &mut out);
         }
