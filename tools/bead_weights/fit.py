@@ -79,7 +79,11 @@ def bead_scores(doc, reg, p, own=False):
     # A price per shape class, either way round (`shape_1_2` for 1-2 and 2-1).
     cls = np.array([p.get("shape_%d_%d" % (min(da, db), max(da, db)), 0.0) for da, db in doc["shapes"]], dtype=np.float32)
     s = s - cls
-    big = np.array([max(da, db) > p.get("max_side", 4) or da + db > p.get("max_bead", 5) for da, db in doc["shapes"]])
+    # With `one_to_many` (a count), 1-n and n-1 beads of up to that many
+    # sentences on the long side besides the shapes above.
+    big = np.array([(max(da, db) > p.get("max_side", 4) or da + db > p.get("max_bead", 5))
+                    and not (min(da, db) == 1 and max(da, db) <= p.get("one_to_many", 0))
+                    for da, db in doc["shapes"]])
     s[:, big] = -np.inf
     s[invalid] = -np.inf
     return s
