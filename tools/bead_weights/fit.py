@@ -6,6 +6,10 @@
     python3 tools/bead_weights/fit.py DUMP_DIR w_dictionary=0.2 size=0 --search
     python3 tools/bead_weights/fit.py DUMP_DIR --search --parts   # the evidence's parts weighed apart
     python3 tools/bead_weights/fit.py DUMP_DIR own_window=2       # a second pass on own-text vectors
+    python3 tools/bead_weights/fit.py DUMP_DIR one_to_many=5      # 1-n beads up to 5 (a dump with wider SHAPES)
+    python3 tools/bead_weights/close.py DUMP_DIR                  # the binary: close beads on own text (OWN_TEXT dump)
+    python3 tools/bead_weights/learn.py DUMP_DIR mode=search      # a learned bead score, one document held out
+    python3 tools/bead_weights/moves.py DUMP_DIR                  # boundary re-decisions with the same scores
 
 Needs numpy.
 
@@ -237,8 +241,10 @@ def f1(c):
     return 2 * p * r / (p + r) if p + r else 0
 
 
-# The weights frozen in align/evidence/mod.rs (WEIGHTS) and align/beads.rs
-# (SIZE, TWO_TWO, NULL_PERCENTILE, NULL_OFFSET). Parameters: w_NAME, the
+# The weights fitted here and frozen in align/evidence/mod.rs (WEIGHTS) and
+# align/beads.rs (SIZE, TWO_TWO, NULL_PERCENTILE, NULL_OFFSET), as they were
+# before the second look at close beads; the binary now weighs the
+# dictionary 0.1 and looks again at close beads: close.py reproduces it. Parameters: w_NAME, the
 # weight of a feature; skip (a null bead's score) or skip_pct (its
 # percentile of the region's 1-1 scores, skip added); size (price per
 # sentence beyond two); two_two; shape_D_E (a price per shape class);

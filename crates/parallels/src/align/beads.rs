@@ -36,6 +36,15 @@
 //! score against a stranger, whatever the scale of the pair's evidence. A
 //! monotone dynamic programme picks the beads with the best total.
 //!
+//! A group's vector is made from its sentences' pooled rows, which is
+//! cheap and nearly what encoding its text gives. Where that "nearly"
+//! may decide — a bead of more than two sentences whose best path comes
+//! within [`CLOSE`] of the best total (the programme run forward and
+//! backward gives each bead's best total) — the bead is measured again
+//! on its groups' own text and the programme runs once more. Re-deciding
+//! beads with the same scores would change nothing: the path is already
+//! the best total over every bead the band holds.
+//!
 //! # Search
 //!
 //! The region's chains give anchor points; the programme runs only inside
@@ -92,10 +101,11 @@ pub const NULL_OFFSET: f32 = -0.1;
 /// of the best total of its region is measured again more closely (its
 /// groups encoded from their own text: [`super::evidence::Evidence::refine`])
 /// before the programme runs once more. Fitted on the dev sets
-/// (`tools/bead_weights/close.py`): 0.02 and 0.03 alike, mac-dev strict
-/// F1 0.899 → 0.908 and textberg-dev 0.891 → 0.897 with the dictionary
-/// at 0.1, at about a twentieth of the groups that scoring every bead near
-/// the path on its own text encodes.
+/// (`tools/bead_weights/close.py`): 0.02 to 0.05 alike (0.01 and 0.1 a
+/// little lower), mac-dev strict F1 0.899 → 0.908 and textberg-dev 0.891
+/// → 0.897 with the dictionary at 0.1, at about a twentieth of the groups
+/// that scoring every bead near the path on its own text encodes; the
+/// smallest of them, as the cheapest.
 pub const CLOSE: f32 = 0.02;
 
 /// Sentences by which the band reaches beyond the box of two anchors.
