@@ -30,6 +30,9 @@ use crate::encoder::{dot, DIM};
 /// Sentences of the other side sampled for a group's chance similarity.
 const CHANCE_SAMPLE: usize = 96;
 
+/// A group's vector encoded from its own text, and its chance similarity.
+type OwnGroup = (Vec<f32>, f32);
+
 /// Meaning evidence over a pair's [`Meaning`].
 pub struct MeaningEvidence<'a, 't> {
     meaning: &'a mut Meaning<'t>,
@@ -116,7 +119,7 @@ impl Evidence for MeaningEvidence<'_, '_> {
                 }
             }
         }
-        let mut own: [HashMap<(u32, u32), (Vec<f32>, f32)>; 2] = Default::default();
+        let mut own: [HashMap<(u32, u32), OwnGroup>; 2] = Default::default();
         for side in 0..2 {
             groups[side].sort_unstable();
             groups[side].dedup();
