@@ -6,6 +6,10 @@
     python3 tools/bead_weights/fit.py DUMP_DIR w_dictionary=0.2 size=0 --search
     python3 tools/bead_weights/fit.py DUMP_DIR --search --parts   # the evidence's parts weighed apart
     python3 tools/bead_weights/fit.py DUMP_DIR own_window=2       # a second pass on own-text vectors
+    python3 tools/bead_weights/fit.py DUMP_DIR one_to_many=5      # 1-n beads up to 5 (a dump with wider SHAPES)
+    python3 tools/bead_weights/close.py DUMP_DIR                  # the binary: close beads on own text (OWN_TEXT dump)
+    python3 tools/bead_weights/learn.py DUMP_DIR mode=search      # a learned bead score, one document held out
+    python3 tools/bead_weights/moves.py DUMP_DIR                  # boundary re-decisions with the same scores
 
 Needs numpy.
 
@@ -79,7 +83,11 @@ def bead_scores(doc, reg, p, own=False):
     # A price per shape class, either way round (`shape_1_2` for 1-2 and 2-1).
     cls = np.array([p.get("shape_%d_%d" % (min(da, db), max(da, db)), 0.0) for da, db in doc["shapes"]], dtype=np.float32)
     s = s - cls
-    big = np.array([max(da, db) > p.get("max_side", 4) or da + db > p.get("max_bead", 5) for da, db in doc["shapes"]])
+    # With `one_to_many` (a count), 1-n and n-1 beads of up to that many
+    # sentences on the long side besides the shapes above.
+    big = np.array([(max(da, db) > p.get("max_side", 4) or da + db > p.get("max_bead", 5))
+                    and not (min(da, db) == 1 and max(da, db) <= p.get("one_to_many", 0))
+                    for da, db in doc["shapes"]])
     s[:, big] = -np.inf
     s[invalid] = -np.inf
     return s
@@ -233,8 +241,10 @@ def f1(c):
     return 2 * p * r / (p + r) if p + r else 0
 
 
-# The weights frozen in align/evidence/mod.rs (WEIGHTS) and align/beads.rs
-# (SIZE, TWO_TWO, NULL_PERCENTILE, NULL_OFFSET). Parameters: w_NAME, the
+# The weights fitted here and frozen in align/evidence/mod.rs (WEIGHTS) and
+# align/beads.rs (SIZE, TWO_TWO, NULL_PERCENTILE, NULL_OFFSET), as they were
+# before the second look at close beads; the binary now weighs the
+# dictionary 0.1 and looks again at close beads: close.py reproduces it. Parameters: w_NAME, the
 # weight of a feature; skip (a null bead's score) or skip_pct (its
 # percentile of the region's 1-1 scores, skip added); size (price per
 # sentence beyond two); two_two; shape_D_E (a price per shape class);

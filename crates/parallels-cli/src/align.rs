@@ -154,6 +154,9 @@ enum Method {
     Semantic,
     /// Dictionary evidence in the bead score (zh–en, de–fr).
     Dictionary,
+    /// The second look at beads whose choice is close (their groups
+    /// encoded from their own text).
+    Refine,
 }
 
 fn parse_weight(s: &str) -> Result<(String, f32), String> {
@@ -266,6 +269,9 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     opts.parallel.gap = args.gap;
     opts.parallel.complete = !args.without.contains(&Method::Complete);
     opts.parallel.beads = !args.without.contains(&Method::Beads);
+    if args.without.contains(&Method::Refine) {
+        opts.parallel.without.push("refine".into());
+    }
     if args.without.contains(&Method::Dictionary) {
         opts.parallel.without.push("dictionary".into());
     }

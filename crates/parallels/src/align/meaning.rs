@@ -85,6 +85,22 @@ pub(super) fn sentence_texts(text: &str, spans: impl Iterator<Item = (u32, u32)>
     out
 }
 
+/// Sentences read as one text: joined with a space, or with nothing when
+/// they are written mostly in Chinese or Japanese characters (which run on
+/// without spaces; Korean's hangul does not).
+pub(super) fn join_sentences(sentences: &[&str]) -> String {
+    let (mut cjk, mut other) = (0usize, 0usize);
+    for c in sentences.iter().flat_map(|s| s.chars()).filter(|c| c.is_alphanumeric()) {
+        if crate::chars::is_cjk(c) && !matches!(c as u32, 0xAC00..=0xD7AF | 0x1100..=0x11FF) {
+            cjk += 1;
+        } else {
+            other += 1;
+        }
+    }
+    let sep = if cjk > other { "" } else { " " };
+    sentences.iter().map(|s| s.trim()).collect::<Vec<_>>().join(sep)
+}
+
 impl<'t> Meaning<'t> {
     /// Vectors for the sentences `a` and `b` of two texts; the background
     /// is measured on a sample of each.
@@ -294,6 +310,20 @@ impl<'t> Meaning<'t> {
         out
     }
 
+    /// The vectors of groups of consecutive sentences of side `side`
+    /// (`(first, count)`, whole-text indices), each encoded from its own
+    /// text: the sentences joined, with a space between two unless the
+    /// junction is between CJK characters. What [`Meaning::region_groups`]
+    /// comes near from pooled rows, at the cost of encoding the groups'
+    /// tokens again; [`DIM`] values a group.
+    pub(super) fn own_groups(&self, side: usize, groups: &[(u32, u32)]) -> Vec<f32> {
+        let texts: Vec<String> = groups
+            .iter()
+            .map(|&(first, count)| join_sentences(&self.texts[side][first as usize..(first + count) as usize]))
+            .collect();
+        self.encoder.encode(&texts).rows().flatten().copied().collect()
+    }
+
     /// Encode every sentence, centre each side on its mean and renormalize,
     /// and measure the background again on the centred vectors.
     fn centre_all(&mut self) {
@@ -449,4 +479,17 @@ pub(super) fn anchor_chains(meaning: &mut Meaning, heading_a: &[bool], heading_b
         chains.push(Chain { links, score: h[end] - floor, nulls: Vec::new() });
     }
     chains
+}
+
+#[cfg(test)]
+mod join_tests {
+    use super::join_sentences;
+
+    #[test]
+    fn sentences_join_with_a_space_unless_chinese() {
+        assert_eq!(join_sentences(&["Live or die!", " My word is my wand!'"]), "Live or die! My word is my wand!'");
+        assert_eq!(join_sentences(&["他笑了。", "“好，明天见。”"]), "他笑了。“好，明天见。”");
+        // Korean is written with spaces.
+        assert_eq!(join_sentences(&["안녕하세요.", "반갑습니다."]), "안녕하세요. 반갑습니다.");
+    }
 }

@@ -6,7 +6,7 @@ use crate::align::chain::Region;
 
 /// A bead's two groups: sentences `[a0, a1)` of A and `[b0, b1)` of B
 /// (indices into the whole texts), both non-empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Group {
     /// First sentence of A.
     pub a0: u32,
@@ -29,6 +29,12 @@ pub trait Evidence {
     /// The evidence that the groups of `g` (inside the last region) are
     /// counterparts: positive for, negative against, about 0 for chance.
     fn score(&self, g: Group) -> f32;
+    /// Measure the beads `gs` (inside the last region) again, more closely
+    /// and at more cost, if this kind can: later calls of `score` for them
+    /// give the closer measure. The bead programme asks this for the few
+    /// beads whose choice is close (`beads::CLOSE`); by default nothing
+    /// changes.
+    fn refine(&mut self, _gs: &[Group]) {}
     /// The similarity of the groups that a link shows as its score, if
     /// this kind measures one (meaning does).
     fn similarity(&self, _g: Group) -> Option<f32> {
