@@ -56,11 +56,17 @@
 //! What is encoded, and when: every unit of every document that takes
 //! part is read as a bag of tokens (the rows of the distinct tokens,
 //! then sums); the candidates' documents are encoded in full. The
-//! neighbours are an exact product whose cost grows with the product of
-//! two languages' sentence counts ([`knn`]).
+//! neighbours are an exact product while two languages' sentence counts
+//! multiply to at most a billion, and a search through lists of a fixed
+//! size beyond, whose cost grows about as the sentences ([`knn`]).
 //!
 //! # Weak spots
 //!
+//! * The margin is relative to a sentence's neighbourhood, and a larger
+//!   corpus makes every neighbourhood denser: on crawls made larger with
+//!   enciphered text (`bench/gen_xling_scale.py`), the two planted
+//!   passages of 4–14 sentences are found at 10 M characters and missed at
+//!   30 M, while every planted document pair is still found (BENCHMARKS.md).
 //! * A sentence of fewer than [`MineParams::min_tokens`] tokens is never a
 //!   unit: a passage of short lines (verse, dialogue) is found through its
 //!   longer neighbours, or not at all.
