@@ -1,0 +1,167 @@
+//! The output formats of `parallels align`: each a [`Writer`] of one run
+//! ([`Run`]: the texts read, their alignment, how a terminal shows
+//! them), listed once in [`FORMATS`], from which the command line takes
+//! its `--format` values and their help.
+//!
+//! A writer only writes: what it writes is decided before it is called
+//! (the alignment by [`collate`](super::collate), the n-way table by
+//! [`Run::table`], built once for every writer and for the HTML view).
+//! What a format asks of a run is the format's own, stated here and not
+//! by a front end: how many texts it takes ([`Writer::two_texts`]: TMX,
+//! the bitext and the ladder pair two), whether its sentences are lines
+//! ([`Writer::lines`]: the ladder's indices are the lines sentence
+//! aligners read), which way round a pair is written (the ladder's A is
+//! the first text given), and the TMX languages.
+//!
+//! # Adding a format
+//!
+//! A new file in this folder with a type that implements [`Writer`], and
+//! one line in [`FORMATS`]: two files, and a test of the bytes it writes.
+//!
+//! The other output shapes have their writers beside the data they
+//! write: a scan's tables ([`crate::scan::write_jsonl`],
+//! [`crate::scan::write_parquet`]), the HTML pages ([`crate::report`]).
+
+mod collation;
+mod json;
+mod ladder;
+mod text;
+mod writer;
+
+pub use writer::{Run, WriteError, Writer};
+
+/// Every output format of `parallels align`, in the order `--help` lists
+/// them; the first is the default.
+pub static FORMATS: &[&dyn Writer] = &[
+    &text::Text,
+    &json::Json,
+    &collation::CollationJson,
+    &collation::Delimited { name: "csv", delimiter: b',' },
+    &collation::Delimited { name: "tsv", delimiter: b'\t' },
+    &collation::Tei,
+    &collation::Tmx,
+    &collation::Bitext,
+    &ladder::Ladder,
+];
+
+/// The format named `name`.
+pub fn format(name: &str) -> Option<&'static dyn Writer> {
+    FORMATS.iter().copied().find(|f| f.name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::export::ExportError;
+    use super::super::table::{build_table, Table};
+    use super::*;
+    use crate::align::Prepared;
+    use crate::align::{Aligner, Options};
+    use crate::output::{AlignOutput, DocumentInfo, PairOutput};
+    use crate::read::Document;
+    use std::path::PathBuf;
+
+    /// Every pair of `docs` aligned, in input order: ids, prepared texts
+    /// and the output, as `collate` makes them for ids in order.
+    pub(super) fn aligned(docs: &[Document]) -> (Vec<String>, Vec<Prepared>, AlignOutput) {
+        let aligner = Aligner::new(Options::default());
+        let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
+        let prepared: Vec<Prepared> = docs.iter().map(|d| aligner.prepare(&d.text)).collect();
+        let infos = docs
+            .iter()
+            .map(|d| DocumentInfo {
+                id: d.id.clone(),
+                path: d.path.clone(),
+                chars: d.text.chars().count() as u64,
+                encoding: d.encoding.clone(),
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for x in 0..docs.len() {
+            for y in x + 1..docs.len() {
+                let passages = aligner.align(&prepared[x], &prepared[y]);
+                if !passages.is_empty() {
+                    pairs.push(PairOutput { a: ids[x].clone(), b: ids[y].clone(), passages });
+                }
+            }
+        }
+        (ids, prepared, AlignOutput::new(infos, pairs))
+    }
+
+    pub(super) fn docs(texts: &[(&str, &str)]) -> Vec<Document> {
+        texts
+            .iter()
+            .map(|(id, text)| Document {
+                id: id.to_string(),
+                path: PathBuf::from(format!("{id}.txt")),
+                text: text.to_string(),
+                encoding: "utf-8".into(),
+                replaced: 0,
+            })
+            .collect()
+    }
+
+    pub(super) fn written(name: &str, docs: &[Document]) -> Result<String, WriteError> {
+        let (ids, prepared, output) = aligned(docs);
+        let run = Run::new(docs, &ids, &prepared, &output);
+        let mut out = Vec::new();
+        format(name).unwrap().write(&run, &mut out)?;
+        Ok(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn every_format_has_one_name_and_a_help() {
+        let mut names: Vec<&str> = FORMATS.iter().map(|f| f.name()).collect();
+        assert_eq!(names[0], "text");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FORMATS.len());
+        assert!(FORMATS.iter().all(|f| !f.about().is_empty() && format(f.name()).is_some()));
+        assert!(format("docx").is_none());
+    }
+
+    #[test]
+    fn a_format_of_two_texts_refuses_three() {
+        for name in ["tmx", "bitext", "ladder"] {
+            let f = format(name).unwrap();
+            assert!(f.check(2).is_ok());
+            let refused = f.check(3).unwrap_err().to_string();
+            assert!(
+                refused.starts_with(&format!("{name} pairs the sentences of exactly two texts, and 3")),
+                "{refused}"
+            );
+        }
+        assert!(format("tei").unwrap().check(3).is_ok());
+        assert!(format("ladder").unwrap().lines() && !format("tmx").unwrap().lines());
+    }
+
+    /// The ladder's A is the first text given, whichever id is smaller
+    /// (the output's pairs put the smaller first).
+    #[test]
+    fn a_ladder_is_written_the_way_round_the_texts_were_given() {
+        let (long, short) = ("甲乙丙丁戊己庚辛。\n子丑寅卯辰巳午未。\n天地玄黄宇宙洪荒。\n", "子丑寅卯辰巳午未。\n");
+        let forward = written("ladder", &docs(&[("a", long), ("b", short)])).unwrap();
+        let backward = written("ladder", &docs(&[("b", short), ("a", long)])).unwrap();
+        assert_eq!(forward, "[0]:[]\n[1]:[0]\n[2]:[]\n");
+        assert_eq!(backward, "[]:[0]\n[0]:[1]\n[]:[2]\n");
+        let json = written("json", &docs(&[("a", long), ("b", short)])).unwrap();
+        assert!(json.starts_with("{\n  \"schema\": \"parallels.align/1\"") && json.ends_with("}\n"), "{json}");
+        let three = docs(&[("a", long), ("b", short), ("c", short)]);
+        assert!(matches!(written("ladder", &three), Err(WriteError::Export(ExportError::NotTwo { given: 3, .. }))));
+    }
+
+    #[test]
+    fn the_table_is_built_once_for_every_writer() {
+        let v =
+            "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。城墙修建于一五六〇年代。";
+        let docs = docs(&[("a", v), ("b", v), ("c", v)]);
+        let (ids, prepared, output) = aligned(&docs);
+        let run = Run::new(&docs, &ids, &prepared, &output);
+        let first: *const Table = run.table();
+        for name in ["collation-json", "csv", "tei"] {
+            format(name).unwrap().write(&run, &mut Vec::new()).unwrap();
+        }
+        assert!(std::ptr::eq(first, run.table()));
+        let refs: Vec<&Prepared> = prepared.iter().collect();
+        assert_eq!(run.table().rows.len(), build_table(&ids, &run.texts(), &refs, &output).rows.len());
+    }
+}
