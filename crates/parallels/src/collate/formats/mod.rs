@@ -15,8 +15,9 @@
 //!
 //! # Adding a format
 //!
-//! A new file in this folder with a type that implements [`Writer`], and
-//! one line in [`FORMATS`]: two files, and a test of the bytes it writes.
+//! A new file in this folder with a type that implements [`Writer`] (and,
+//! in it, a test of the bytes it writes: `testing` aligns texts for it),
+//! and its line in [`FORMATS`]: two files.
 //!
 //! The other output shapes have their writers beside the data they
 //! write: a scan's tables ([`crate::scan::write_jsonl`],
@@ -25,6 +26,8 @@
 mod collation;
 mod json;
 mod ladder;
+#[cfg(test)]
+mod testing;
 mod text;
 mod writer;
 
@@ -53,60 +56,9 @@ pub fn format(name: &str) -> Option<&'static dyn Writer> {
 mod tests {
     use super::super::export::ExportError;
     use super::super::table::{build_table, Table};
+    use super::testing::{aligned, docs, written};
     use super::*;
     use crate::align::Prepared;
-    use crate::align::{Aligner, Options};
-    use crate::output::{AlignOutput, DocumentInfo, PairOutput};
-    use crate::read::Document;
-    use std::path::PathBuf;
-
-    /// Every pair of `docs` aligned, in input order: ids, prepared texts
-    /// and the output, as `collate` makes them for ids in order.
-    pub(super) fn aligned(docs: &[Document]) -> (Vec<String>, Vec<Prepared>, AlignOutput) {
-        let aligner = Aligner::new(Options::default());
-        let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
-        let prepared: Vec<Prepared> = docs.iter().map(|d| aligner.prepare(&d.text)).collect();
-        let infos = docs
-            .iter()
-            .map(|d| DocumentInfo {
-                id: d.id.clone(),
-                path: d.path.clone(),
-                chars: d.text.chars().count() as u64,
-                encoding: d.encoding.clone(),
-            })
-            .collect();
-        let mut pairs = Vec::new();
-        for x in 0..docs.len() {
-            for y in x + 1..docs.len() {
-                let passages = aligner.align(&prepared[x], &prepared[y]);
-                if !passages.is_empty() {
-                    pairs.push(PairOutput { a: ids[x].clone(), b: ids[y].clone(), passages });
-                }
-            }
-        }
-        (ids, prepared, AlignOutput::new(infos, pairs))
-    }
-
-    pub(super) fn docs(texts: &[(&str, &str)]) -> Vec<Document> {
-        texts
-            .iter()
-            .map(|(id, text)| Document {
-                id: id.to_string(),
-                path: PathBuf::from(format!("{id}.txt")),
-                text: text.to_string(),
-                encoding: "utf-8".into(),
-                replaced: 0,
-            })
-            .collect()
-    }
-
-    pub(super) fn written(name: &str, docs: &[Document]) -> Result<String, WriteError> {
-        let (ids, prepared, output) = aligned(docs);
-        let run = Run::new(docs, &ids, &prepared, &output);
-        let mut out = Vec::new();
-        format(name).unwrap().write(&run, &mut out)?;
-        Ok(String::from_utf8(out).unwrap())
-    }
 
     #[test]
     fn every_format_has_one_name_and_a_help() {
@@ -139,14 +91,17 @@ mod tests {
     #[test]
     fn a_ladder_is_written_the_way_round_the_texts_were_given() {
         let (long, short) = ("甲乙丙丁戊己庚辛。\n子丑寅卯辰巳午未。\n天地玄黄宇宙洪荒。\n", "子丑寅卯辰巳午未。\n");
-        let forward = written("ladder", &docs(&[("a", long), ("b", short)])).unwrap();
-        let backward = written("ladder", &docs(&[("b", short), ("a", long)])).unwrap();
+        let forward = written(format("ladder").unwrap(), &docs(&[("a", long), ("b", short)])).unwrap();
+        let backward = written(format("ladder").unwrap(), &docs(&[("b", short), ("a", long)])).unwrap();
         assert_eq!(forward, "[0]:[]\n[1]:[0]\n[2]:[]\n");
         assert_eq!(backward, "[]:[0]\n[0]:[1]\n[]:[2]\n");
-        let json = written("json", &docs(&[("a", long), ("b", short)])).unwrap();
+        let json = written(format("json").unwrap(), &docs(&[("a", long), ("b", short)])).unwrap();
         assert!(json.starts_with("{\n  \"schema\": \"parallels.align/1\"") && json.ends_with("}\n"), "{json}");
         let three = docs(&[("a", long), ("b", short), ("c", short)]);
-        assert!(matches!(written("ladder", &three), Err(WriteError::Export(ExportError::NotTwo { given: 3, .. }))));
+        assert!(matches!(
+            written(format("ladder").unwrap(), &three),
+            Err(WriteError::Export(ExportError::NotTwo { given: 3, .. }))
+        ));
     }
 
     #[test]
