@@ -90,11 +90,34 @@ mod tests {
     /// (the output's pairs put the smaller first).
     #[test]
     fn a_ladder_is_written_the_way_round_the_texts_were_given() {
-        let (long, short) = ("甲乙丙丁戊己庚辛。\n子丑寅卯辰巳午未。\n天地玄黄宇宙洪荒。\n", "子丑寅卯辰巳午未。\n");
-        let forward = written(format("ladder").unwrap(), &docs(&[("a", long), ("b", short)])).unwrap();
-        let backward = written(format("ladder").unwrap(), &docs(&[("b", short), ("a", long)])).unwrap();
+        let long = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\n\
+                    十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\n\
+                    码头上常年停泊着来自荷兰、英格兰和丹麦的商船。\n";
+        let short = "十七世纪中叶，城中约有两万三千名居民，其中三分之一是来自各地的商人、水手和工匠。\n";
+        let ladder = format("ladder").unwrap();
+        let d = docs(&[("a", long), ("b", short)]);
+        let forward = written(ladder, &d).unwrap();
         assert_eq!(forward, "[0]:[]\n[1]:[0]\n[2]:[]\n");
-        assert_eq!(backward, "[]:[0]\n[0]:[1]\n[]:[2]\n");
+        // The same output, the texts given the other way round: its pair
+        // is (a, b), the ladder's A is b.
+        let (ids, prepared, output) = aligned(&d);
+        let (d, ids, prepared) = (
+            [d[1].clone(), d[0].clone()],
+            [ids[1].clone(), ids[0].clone()],
+            [prepared[1].clone(), prepared[0].clone()],
+        );
+        let mut backward = Vec::new();
+        ladder.write(&Run::new(&d, &ids, &prepared, &output), &mut backward).unwrap();
+        let backward = String::from_utf8(backward).unwrap();
+        // The same beads, sides swapped.
+        let swapped: Vec<String> = forward
+            .lines()
+            .map(|l| {
+                let (a, b) = l.split_once(':').unwrap();
+                format!("{b}:{a}")
+            })
+            .collect();
+        assert_eq!(backward.lines().collect::<Vec<_>>(), swapped);
         let json = written(format("json").unwrap(), &docs(&[("a", long), ("b", short)])).unwrap();
         assert!(json.starts_with("{\n  \"schema\": \"parallels.align/1\"") && json.ends_with("}\n"), "{json}");
         let three = docs(&[("a", long), ("b", short), ("c", short)]);
