@@ -4,10 +4,9 @@
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use parallels::align::{Aligner, Options, ParallelParams, ALIGN_BYTES_PER_BYTE, MAX_TEXT_BYTES};
-use parallels::collate::collate;
+use parallels::collate::{collate, format, FORMATS};
 use parallels::plumbing::{check_outputs, OutputFile};
 use parallels::read::{read_document_within, shown, Document, ReadError};
-use parallels::report::text::TextView;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -16,37 +15,10 @@ use std::process::ExitCode;
 use crate::common::{remove_stale, terminal_width, write_output};
 use crate::{args, stdin};
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// A summary per pair and the passages side by side.
-    Text,
-    /// The `parallels.align/1` JSON document.
-    Json,
-    /// The table of all texts at once (`parallels.collation/1` JSON): rows
-    /// of corresponding sentences, every sentence of every text once.
-    CollationJson,
-    /// That table as CSV: one column per text, one record per row.
-    Csv,
-    /// That table as TSV (fields with a tab, quote or line break quoted).
-    Tsv,
-    /// That table as TEI P5 parallel segmentation (`<app>`/`<rdg wit>`).
-    Tei,
-    /// TMX 1.4 translation memory of two texts' linked sentences.
-    Tmx,
-    /// Two texts' linked sentences, one pair a line, tab-separated.
-    Bitext,
-    /// Two texts' beads as sentence indices, one a line, `[0, 1]:[0]`,
-    /// null beads `[5]:[]` included: what sentence aligners write and
-    /// their scorers read. Sentence k is the k-th non-blank line
-    /// (`--sentences lines`, the default with this format).
-    Ladder,
-}
-
-impl Format {
-    /// The name `--format` takes.
-    fn name(self) -> String {
-        self.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
-    }
+/// `--format`: the names of the library's formats, each with its help.
+fn format_names() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new(FORMATS.iter().map(|f| PossibleValue::new(f.name()).help(f.about())))
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,8 +40,8 @@ pub(crate) struct AlignArgs {
     /// `collation-json`, `csv`, `tsv` and `tei` the table of all texts
     /// (rows of corresponding sentences); `tmx` and `bitext` (exactly two
     /// texts) their linked sentences.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[arg(long, default_value = FORMATS[0].name(), value_parser = format_names())]
+    format: String,
     /// Languages of the texts for `--format tmx` (BCP 47 codes, in input
     /// order, comma-separated: `--lang zh,en`); guessed from the script
     /// where not given (`zh`, `ja`, `ko`, `en`, else `und`).
@@ -225,14 +197,8 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     args.output = stdin::output(args.output);
     // `None`: no report; `Some(None)`: on standard output.
     let html = stdin::html(args.html.take(), args.output.as_deref())?;
-    if matches!(args.format, Format::Tmx | Format::Bitext | Format::Ladder) && args.files.len() != 2 {
-        let format = match args.format {
-            Format::Tmx => "tmx",
-            Format::Bitext => "bitext",
-            _ => "ladder",
-        };
-        bail!("{}", parallels::collate::ExportError::NotTwo { format, given: args.files.len() });
-    }
+    let writer = format(&args.format).context("--format: not a format")?;
+    writer.check(args.files.len())?;
     if args.lang.len() > args.files.len() {
         bail!(
             "--lang gives {} languages for {} texts; give one per text, in input order",
@@ -276,11 +242,8 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
         opts.parallel.without.push("dictionary".into());
     }
     opts.parallel.reweigh = args.weigh.clone();
-    // A ladder's indices are lines (sentence aligners take texts one
-    // sentence a line): cut at sentence enders, its indices would name
-    // other sentences than the gold's, with no word.
-    let sentences =
-        args.sentences.unwrap_or(if args.format == Format::Ladder { Sentences::Lines } else { Sentences::Text });
+    // The format says whether its sentences are lines (a ladder's).
+    let sentences = args.sentences.unwrap_or(if writer.lines() { Sentences::Lines } else { Sentences::Text });
     opts.sentences = match sentences {
         Sentences::Text => parallels::segment::SentenceMode::Text,
         Sentences::Lines => parallels::segment::SentenceMode::Lines,
@@ -291,14 +254,20 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
     opts.normalize = args.normalize.options();
     let aligner = Aligner::new(opts);
     let collation = collate(&aligner, &docs)?;
-    let (ids, prepared, out) = (&collation.ids, &collation.prepared, &collation.output);
-
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let mut run = collation.run(&docs);
+    (run.langs, run.color, run.width, run.summary_only) = (&args.lang, color, terminal_width(), args.summary);
     if let Some(dest) = &html {
         let paths: Vec<String> = docs.iter().map(|d| shown(&d.path).to_string()).collect();
         let report_docs: Vec<parallels::report::ReportDoc> = docs
             .iter()
-            .zip(ids)
-            .zip(prepared)
+            .zip(&collation.ids)
+            .zip(&collation.prepared)
             .zip(&paths)
             .map(|(((d, id), p), path)| parallels::report::ReportDoc {
                 id,
@@ -308,80 +277,17 @@ pub(crate) fn run(mut args: AlignArgs) -> Result<ExitCode> {
                 prepared: p,
             })
             .collect();
-        let html = parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")?;
+        // The "All versions" view of three texts or more shows the table
+        // the collation formats write.
+        let table = (docs.len() >= 3).then(|| run.table());
+        let html = parallels::report::align_page(&report_docs, &collation.output, table)
+            .context("cannot render the HTML report")?;
         write_output(dest.as_deref(), html.as_bytes())?;
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let color = match args.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-    };
     let mut buf: Vec<u8> = Vec::new();
-    match args.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut buf, out)?;
-            buf.push(b'\n');
-        }
-        Format::Ladder => {
-            let (a, b) = (&ids[0], &ids[1]);
-            // The output pairs put the smaller id first; the ladder's A is
-            // the first file given.
-            let mut passages = Vec::new();
-            for p in out.pairs.iter().filter(|p| (&p.a, &p.b) == (a, b) || (&p.a, &p.b) == (b, a)) {
-                let flip = &p.a != a;
-                passages.extend(p.passages.iter().map(|x| if flip { x.clone().flipped() } else { x.clone() }));
-            }
-            let (sa, sb) = (&prepared[0].seg.sentences, &prepared[1].seg.sentences);
-            buf = parallels::ladder::write(&parallels::ladder::beads_of_pair(sa, sb, &passages)).into_bytes();
-        }
-        Format::Text => {
-            let view =
-                TextView { out, docs: &docs, prepared, color, width: terminal_width(), summary_only: args.summary };
-            view.write(&mut buf)?;
-        }
-        format => {
-            let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-            buf = collation_output(&collation, &texts, format, &args.lang)?;
-        }
-    }
+    writer.write(&run, &mut buf)?;
     write_output(args.output.as_deref(), &buf)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The n-way table of all texts in one of the collation formats.
-fn collation_output(
-    collation: &parallels::collate::Collation,
-    texts: &[&str],
-    format: Format,
-    langs: &[String],
-) -> Result<Vec<u8>> {
-    use parallels::collate::{export, CollationOutput};
-    let table = collation.table(texts);
-    let bytes = match format {
-        Format::CollationJson => {
-            let out = CollationOutput::new(&table, collation.witnesses(), texts);
-            let mut v = serde_json::to_vec_pretty(&out)?;
-            v.push(b'\n');
-            v
-        }
-        Format::Csv => export::delimited(&table, texts, b',')?,
-        Format::Tsv => export::delimited(&table, texts, b'\t')?,
-        Format::Tei => export::tei(&table, &collation.witnesses(), texts)?,
-        Format::Tmx => {
-            let lang = |k: usize| {
-                langs
-                    .get(k)
-                    .map(String::as_str)
-                    .filter(|l| !l.is_empty())
-                    .unwrap_or_else(|| export::guess_language(texts[k]))
-            };
-            export::tmx(&table, texts, [lang(0), lang(1)])?
-        }
-        Format::Bitext => export::bitext(&table, texts)?,
-        Format::Text | Format::Json | Format::Ladder => bail!("--format {} is not a collation format", format.name()),
-    };
-    Ok(bytes)
 }
 
 /// Stop if any text is over `--max-size` (`files`: path and size in

@@ -6,8 +6,8 @@
 use clap::builder::TypedValueParser;
 use clap::Args;
 use parallels::corpus::CorpusOptions;
-use parallels::normalize::NormalizeOptions;
-use parallels::scan::ScanOptions;
+use parallels::normalize::{NormalizeOptions, Switches};
+use parallels::scan::{Reporting, ScanOptions};
 
 /// The corpus to read, and how (`scan`, `dedup`).
 #[derive(Args, Debug)]
@@ -75,16 +75,19 @@ pub struct NormalizeArgs {
 }
 
 impl NormalizeArgs {
-    /// The library's default normalization without the rules switched off.
-    pub fn options(&self) -> NormalizeOptions {
-        NormalizeOptions {
+    /// The rules switched on.
+    pub fn switches(&self) -> Switches {
+        Switches {
             script: !self.no_script,
-            variants: !self.no_script,
             numbers: !self.no_numbers,
             footnotes: !self.no_footnotes,
             boilerplate: !self.no_boilerplate,
-            ..NormalizeOptions::default()
         }
+    }
+
+    /// The library's default normalization without the rules switched off.
+    pub fn options(&self) -> NormalizeOptions {
+        self.switches().options()
     }
 }
 
@@ -138,7 +141,7 @@ pub struct ReportArgs {
     /// less for a list (names, titles and places, with fewer of the
     /// corpus's common words than the text around it). 0 reports every
     /// passage found.
-    #[arg(long, default_value_t = ScanOptions::default().min_significance, value_name = "X")]
+    #[arg(long, default_value_t = ScanOptions::default().report.min_significance, value_name = "X")]
     pub min_significance: f64,
     /// Report a pair's `parallel` passages only when the wording their
     /// linked sentences share is this specific, from 0 to 1: the mean
@@ -147,7 +150,7 @@ pub struct ReportArgs {
     /// about 0.3, versions of one work 0.55 and more in a newspaper corpus;
     /// in a corpus made mostly of versions of one work their own words are
     /// its common vocabulary: lower it there (0 asks nothing).
-    #[arg(long, default_value_t = ScanOptions::default().min_specificity, value_name = "X",
+    #[arg(long, default_value_t = ScanOptions::default().report.min_specificity, value_name = "X",
           value_parser = parse_share)]
     pub min_specificity: f64,
 }
@@ -157,8 +160,12 @@ impl ReportArgs {
     pub fn apply(&self, opts: &mut ScanOptions) {
         opts.seeds.max_df = self.max_df;
         opts.seeds.min_seeds = self.min_seeds;
-        opts.min_significance = self.min_significance.max(0.0);
-        opts.min_specificity = self.min_specificity;
+        opts.report = self.reporting(opts.report.clone());
+    }
+
+    /// `report` with the bars these flags set.
+    pub fn reporting(&self, report: Reporting) -> Reporting {
+        Reporting { min_specificity: self.min_specificity, ..report }.with_min_significance(self.min_significance)
     }
 }
 

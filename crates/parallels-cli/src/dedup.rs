@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader, Input};
 use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
-use parallels::dedup::{dedup, Bands, DedupOptions, Keep, Verify};
+use parallels::dedup::{dedup, spill_folder, Bands, DedupOptions, Keep, Verify, MAX_NGRAM, MAX_PERMS, MIN_MEMORY};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
 use parallels::read::shown;
 use std::io::Write;
@@ -38,11 +38,11 @@ pub struct DedupArgs {
     threshold: f64,
     /// Tokens per shingle: Han characters in Chinese, words elsewhere.
     #[arg(long, default_value_t = DedupOptions::default().ngram, value_name = "N",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_NGRAM as u64))]
     ngram: usize,
     /// MinHash permutations (4 bytes of memory each per document).
     #[arg(long, default_value_t = DedupOptions::default().perms, value_name = "K",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024))]
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_PERMS as u64))]
     perms: usize,
     /// LSH bands (with --rows; bands × rows ≤ perms). Default: chosen for
     /// recall, since candidates are verified afterwards: of the splits that
@@ -99,7 +99,7 @@ pub struct DedupArgs {
     /// Memory for sorting band records, in MiB (at least 16); beyond it,
     /// sorting spills to disk next to the output.
     #[arg(long, default_value_t = DedupOptions::default().memory >> 20, value_name = "MIB",
-          value_parser = clap::value_parser!(u64).range(16..))]
+          value_parser = clap::value_parser!(u64).range(MIN_MEMORY >> 20..))]
     memory: u64,
     /// For evaluation: read pairs of ids (two per line, tab-separated) from
     /// FILE and print each with the exact Jaccard similarity of their
@@ -162,15 +162,25 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     if let Some(pairs) = &args.jaccard_pairs {
         return jaccard_pairs(inputs, corpus, pairs, &args);
     }
-    if let (Some(b), Some(r)) = (args.bands, args.rows) {
-        if b.saturating_mul(r) > args.perms {
-            bail!(
-                "--bands {b} × --rows {r} = {} is more than --perms {}; lower them or raise --perms",
-                b.saturating_mul(r),
-                args.perms
-            );
-        }
-    }
+    let mut opts = DedupOptions {
+        normalize: args.normalize.options(),
+        ngram: args.ngram,
+        perms: args.perms,
+        threshold: args.threshold,
+        bands: args.bands.zip(args.rows).map(|(bands, rows)| Bands { bands, rows }),
+        verify: args.verify.into(),
+        keep: match (&args.keep_field, args.keep) {
+            (Some(f), _) => Keep::Field(f.clone()),
+            (None, KeepArg::First) => Keep::First,
+            (None, KeepArg::Longest) => Keep::Longest,
+        },
+        paragraphs: args.paragraphs,
+        min_paragraph_tokens: args.min_paragraph_tokens,
+        memory: args.memory << 20,
+        ..DedupOptions::default()
+    };
+    // The library's bounds, before anything is written.
+    opts.check()?;
     if args.format == TableFormat::Jsonl && args.output.is_dir() {
         bail!(
             "{}: is a folder; --format jsonl writes one file (give a file name such as clean.jsonl)",
@@ -218,31 +228,9 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
         check_outputs(&outputs[..1], input_files(&others, &corpus))?;
     }
     crate::common::remove_stale(&outputs);
-    let work_dir = match args.format {
-        TableFormat::Jsonl => args.output.parent().map(|p| p.to_path_buf()).unwrap_or_default(),
-        TableFormat::Parquet => args.output.clone(),
-    };
-    let work_dir = if work_dir.as_os_str().is_empty() { PathBuf::from(".") } else { work_dir };
+    opts.work_dir = spill_folder(&args.output, args.format == TableFormat::Parquet);
     // A run that fails before writing leaves no empty folder behind.
-    let _folder = crate::common::NewFolder::create(&work_dir)?;
-    let opts = DedupOptions {
-        normalize: args.normalize.options(),
-        ngram: args.ngram,
-        perms: args.perms,
-        threshold: args.threshold,
-        bands: args.bands.zip(args.rows).map(|(bands, rows)| Bands { bands, rows }),
-        verify: args.verify.into(),
-        keep: match (&args.keep_field, args.keep) {
-            (Some(f), _) => Keep::Field(f.clone()),
-            (None, KeepArg::First) => Keep::First,
-            (None, KeepArg::Longest) => Keep::Longest,
-        },
-        paragraphs: args.paragraphs,
-        min_paragraph_tokens: args.min_paragraph_tokens,
-        memory: args.memory << 20,
-        work_dir,
-        ..DedupOptions::default()
-    };
+    let _folder = crate::common::NewFolder::create(&opts.work_dir)?;
     let mut reader = CorpusReader::new(inputs.clone(), corpus.clone())?;
     let bars = Bars::new();
     let result = dedup(&mut reader, &opts, &bars);

@@ -8,7 +8,7 @@ use parallels::corpus::{resolve, CorpusReader};
 use parallels::index::{add, build, AddStats, IndexOptions, Translations};
 use parallels::plumbing::Progress;
 use parallels::read::shown;
-use parallels::scan::ScanOptions;
+use parallels::scan::{Reporting, ScanOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -91,15 +91,10 @@ pub fn run(args: IndexArgs) -> Result<ExitCode> {
     let bars = Bars::new();
     let (stats, dir, verb) = match args.command {
         IndexCommand::Build(a) => {
-            let n = a.normalize.options();
             let mut options = IndexOptions {
-                min_significance: a.report.min_significance.max(0.0),
-                min_specificity: a.report.min_specificity,
+                report: a.report.reporting(Reporting::default()),
                 df_bits: a.df_bits,
-                script: n.script,
-                numbers: n.numbers,
-                footnotes: n.footnotes,
-                boilerplate: n.boilerplate,
+                normalize: a.normalize.switches(),
                 translations: match (a.translations, a.no_translations) {
                     (true, _) => Translations::On,
                     (_, true) => Translations::Off,

@@ -108,7 +108,15 @@ pub(crate) fn html(out: &AlignOutput, docs: &[Document], prepared: &[Prepared]) 
             prepared: p,
         })
         .collect();
-    parallels::report::align_page(&report_docs, out).context("cannot render the HTML report")
+    // The "All versions" view of three texts or more: their n-way table,
+    // built here as `align` builds it, not by the renderer.
+    let table = (docs.len() >= 3).then(|| {
+        let ids: Vec<String> = docs.iter().map(|d| d.id.clone()).collect();
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+        let prepared: Vec<&Prepared> = prepared.iter().collect();
+        parallels::collate::build_table(&ids, &texts, &prepared, out)
+    });
+    parallels::report::align_page(&report_docs, out, table.as_ref()).context("cannot render the HTML report")
 }
 
 pub fn run(mut args: QueryArgs) -> Result<ExitCode> {

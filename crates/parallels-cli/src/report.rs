@@ -69,7 +69,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         );
     }
     let by_source: FxHashMap<&Source, usize> = texts.iter().enumerate().map(|(k, (s, _))| (s, k)).collect();
-    let aligner = Aligner::new(Options::default());
+    // The texts prepared as the scan prepared them, so that the marks of
+    // a pair's page are what the scan compared.
+    let aligner = Aligner::new(Options { normalize: summary.normalize.options(), ..Options::default() });
     let paths: Vec<String> = documents.iter().map(|d| d.source.to_string()).collect();
     let mut originals: FxHashMap<&str, &str> = FxHashMap::default();
     let mut prepared: Vec<(usize, usize, Prepared)> = Vec::new();

@@ -88,7 +88,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     opts.align.normalize = args.normalize.options();
     args.report.apply(&mut opts);
     if args.all {
-        opts.min_significance = 0.0;
+        opts.report = opts.report.every_passage();
     }
     opts.memory = args.memory << 20;
     opts.across = !args.no_translations;
@@ -183,7 +183,7 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     if s.insignificant > 0 {
         eprintln!(
             "not reported: {} passages less significant than {} (formula, templates, short; --all reports them)",
-            s.insignificant, opts.min_significance
+            s.insignificant, opts.report.min_significance
         );
     }
     if !s.templates.is_empty() {

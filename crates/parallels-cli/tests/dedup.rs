@@ -233,7 +233,7 @@ fn explicit_bands_and_exact_verification() {
     assert_eq!(ids(&jsonl(&sb.read("o.jsonl"))), ["a", "c"]);
     let bad = sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--bands", "16", "--rows", "9"]);
     bad.code(2).no_panic();
-    assert!(bad.stderr.contains("more than --perms 128"), "{bad}");
+    assert!(bad.stderr.contains("16 bands × 9 rows do not fit in 128 permutations"), "{bad}");
     let bad = sb.run(&["dedup", "in.jsonl", "-o", "o.jsonl", "--threshold", "1.5"]);
     bad.code(2).no_panic();
 }

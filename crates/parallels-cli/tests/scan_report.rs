@@ -211,3 +211,52 @@ fn the_report_of_parquet_results_is_the_report_of_json_lines_results() {
     assert!(pages.iter().any(|(p, _)| p == "index.html"));
     assert_eq!(site(&sb, "site-parquet"), pages);
 }
+
+/// `report` prepares the texts it shows as the scan prepared them: after
+/// `scan --no-script`, a character written in the other script is a
+/// difference on the pair's page, as the scan compared it, not a match
+/// folded by the default rules (issue 46).
+#[test]
+fn the_pair_page_marks_what_the_scan_compared() {
+    let sb = Sandbox::new();
+    let v1 = fixture_text("v1.txt");
+    let para: String = v1.lines().filter(|l| !l.trim().is_empty()).nth(1).unwrap().to_string();
+    let traditional: String = para
+        .chars()
+        .map(|c| match c {
+            '来' => '來',
+            '这' => '這',
+            '国' => '國',
+            '个' => '個',
+            '门' => '門',
+            '贸' => '貿',
+            '粮' => '糧',
+            c => c,
+        })
+        .collect();
+    assert!(traditional.contains('國') && traditional != para);
+    sb.write("corpus/a.txt", format!("{para}\n"));
+    sb.write("corpus/b.txt", format!("{traditional}\n"));
+    // The class of the span of the pair's page that holds `c`.
+    let class_of = |flags: &[&str], c: char| -> String {
+        let out = format!("results{}", flags.len());
+        let mut scan = vec!["scan", "corpus", "-o", &out];
+        scan.extend_from_slice(flags);
+        sb.run(&scan).success();
+        let site = format!("site{}", flags.len());
+        sb.run(&["report", &out, "-o", &site]).success();
+        let page = String::from_utf8(sb.read(&format!("{site}/pairs/0000.html"))).unwrap();
+        let at = page.find(c).unwrap_or_else(|| panic!("{c} is not on the page"));
+        let open = page[..at].rfind("<span class=\"").unwrap() + "<span class=\"".len();
+        page[open..open + page[open..].find('"').unwrap()].to_string()
+    };
+    // Every rule on: traditional and simplified are one character, whose
+    // originals differ.
+    assert_eq!(class_of(&[], '國'), "fold");
+    // Script folding off, in the scan and so on its page: another character.
+    assert_eq!(class_of(&["--no-script"], '國'), "sub");
+    let summary = String::from_utf8(sb.read("results1/summary.json")).unwrap();
+    assert!(summary.contains("\"script\": false"), "{summary}");
+    let summary = String::from_utf8(sb.read("results0/summary.json")).unwrap();
+    assert!(!summary.contains("\"normalize\""), "{summary}");
+}

@@ -4,7 +4,7 @@
 
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::ArrowError;
-use parallels::normalize::NormalizeOptions;
+use parallels::normalize::{NormalizeOptions, Switches};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -91,7 +91,9 @@ pub(crate) fn int64_blocks<const N: usize>(
         .collect()
 }
 
-/// The normalization rules, all on unless switched off.
+/// The normalization rules, all on unless switched off: the four
+/// keywords every entry point takes, as the library's one value
+/// ([`Switches`], which states what goes with what).
 pub(crate) fn normalize(script: bool, numbers: bool, footnotes: bool, boilerplate: bool) -> NormalizeOptions {
-    NormalizeOptions { script, variants: script, numbers, footnotes, boilerplate, ..NormalizeOptions::default() }
+    Switches { script, numbers, footnotes, boilerplate }.options()
 }

@@ -5,7 +5,7 @@ use crate::convert::{interruptible, ipc, normalize, value_error};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::ArrowError;
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader};
-use parallels::dedup::{dedup as run_dedup, Bands, DedupOptions, Fate, Keep, Verify};
+use parallels::dedup::{dedup as run_dedup, spill_folder, Bands, DedupOptions, Fate, Keep, Verify, MIN_MEMORY};
 use parallels::plumbing::Quiet;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
@@ -59,11 +59,12 @@ pub(crate) fn dedup<'py>(
         opts.min_paragraph_tokens = m.max(1);
     }
     if let Some(m) = memory_mib {
-        if m < 16 {
-            return Err(value_error(format!("memory_mib={m}: must be at least 16")));
+        if m < MIN_MEMORY >> 20 {
+            return Err(value_error(format!("memory_mib={m}: must be at least {}", MIN_MEMORY >> 20)));
         }
-        opts.memory = m << 20;
+        opts.memory = m.saturating_mul(1 << 20);
     }
+    opts.check().map_err(value_error)?;
     if !matches!(format.as_str(), "jsonl" | "parquet") {
         return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
     }
@@ -71,8 +72,7 @@ pub(crate) fn dedup<'py>(
         let inputs = resolve(&inputs).map_err(value_error)?;
         let corpus = CorpusOptions { id_field: id, text_field: text, strict, ..CorpusOptions::default() };
         if let Some(o) = &output {
-            let dir = if format == "parquet" { o.clone() } else { o.parent().map(PathBuf::from).unwrap_or_default() };
-            let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+            let dir = spill_folder(o, format == "parquet");
             std::fs::create_dir_all(&dir).map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.display())))?;
             opts.work_dir = dir;
         }
@@ -125,34 +125,17 @@ pub(crate) fn dedup_options(
     boilerplate: bool,
 ) -> PyResult<DedupOptions> {
     let mut opts = DedupOptions { normalize: normalize(script, numbers, footnotes, boilerplate), ..Default::default() };
-    if let Some(t) = threshold {
-        if !(t > 0.0 && t <= 1.0) {
-            return Err(value_error(format!("threshold={t}: a similarity in (0, 1], such as 0.8")));
-        }
-        opts.threshold = t;
-    }
-    if let Some(n) = ngram {
-        if !(1..=64).contains(&n) {
-            return Err(value_error(format!("ngram={n}: 1 to 64 tokens")));
-        }
-        opts.ngram = n;
-    }
-    if let Some(k) = perms {
-        if !(1..=1024).contains(&k) {
-            return Err(value_error(format!("perms={k}: 1 to 1024 permutations")));
-        }
-        opts.perms = k;
-    }
-    match (bands, rows) {
-        (None, None) => {}
-        (Some(b), Some(r)) if b >= 1 && r >= 1 && b.saturating_mul(r) <= opts.perms => {
-            opts.bands = Some(Bands { bands: b, rows: r });
-        }
-        (Some(b), Some(r)) => {
-            return Err(value_error(format!("bands={b} × rows={r}: both ≥ 1, and at most perms={}", opts.perms)))
-        }
+    opts.threshold = threshold.unwrap_or(opts.threshold);
+    opts.ngram = ngram.unwrap_or(opts.ngram);
+    opts.perms = perms.unwrap_or(opts.perms);
+    opts.bands = match (bands, rows) {
+        (None, None) => None,
+        (Some(bands), Some(rows)) => Some(Bands { bands, rows }),
         _ => return Err(value_error("bands and rows go together: give both or neither")),
-    }
+    };
+    // The library's bounds (its messages name the fields as the keywords
+    // are named).
+    opts.check().map_err(value_error)?;
     Ok(opts)
 }
 

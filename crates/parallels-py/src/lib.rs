@@ -2,7 +2,7 @@
 //! package `parallels`.
 //!
 //! This crate only converts: Python values in, the library's results out,
-//! as JSON text (the schemas of DESIGN.md) or Arrow IPC streams (tables of
+//! as JSON text (the schemas of docs/DESIGN.md) or Arrow IPC streams (tables of
 //! many rows, read by pyarrow without copying value by value). Every call
 //! releases the GIL while the library works (on rayon's threads), and
 //! every error becomes a Python `ValueError` (or `OSError` for I/O) whose
@@ -65,8 +65,8 @@ fn _parallels(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let defaults = pyo3::types::PyDict::new(m.py());
     defaults.set_item("max_df", d.seeds.max_df)?;
     defaults.set_item("min_seeds", d.seeds.min_seeds)?;
-    defaults.set_item("min_significance", d.min_significance)?;
-    defaults.set_item("min_specificity", d.min_specificity)?;
+    defaults.set_item("min_significance", d.report.min_significance)?;
+    defaults.set_item("min_specificity", d.report.min_specificity)?;
     m.add("SCAN_DEFAULTS", defaults)?;
     let d = DedupOptions::default();
     let defaults = pyo3::types::PyDict::new(m.py());

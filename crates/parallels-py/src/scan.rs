@@ -37,15 +37,13 @@ pub(crate) fn scan_options(
         opts.seeds.min_seeds = m;
     }
     if let Some(s) = min_significance {
-        // Below 0 is 0 (every passage), as on the command line; not a
-        // number is refused by the check.
-        opts.min_significance = if s.is_finite() { s.max(0.0) } else { s };
+        opts.report = opts.report.with_min_significance(s);
     }
     if let Some(s) = min_specificity {
-        opts.min_specificity = s;
+        opts.report.min_specificity = s;
     }
     if all {
-        opts.min_significance = 0.0;
+        opts.report = opts.report.every_passage();
     }
     if let Some(m) = memory_mib {
         opts.memory = m.saturating_mul(1 << 20);

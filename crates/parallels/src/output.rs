@@ -1,7 +1,7 @@
 //! Output schemas, versioned.
 //!
 //! `parallels.align/1` is the document `parallels align --format json`
-//! writes; see DESIGN.md "Output schemas (v1)". Offsets are code points into
+//! writes; see docs/DESIGN.md, "Output schemas (v1)". Offsets are code points into
 //! the original decoded text, half-open.
 
 use crate::align::Passage;

@@ -15,7 +15,7 @@
 //! as it was.
 
 use super::table::Table;
-use crate::align::{Link, Passage, PassageKind, Span};
+use crate::align::{Link, Passage, PassageKind, Prepared, Span};
 use crate::chars::{script, CharIndex, Script};
 use crate::output::{AlignOutput, DocumentInfo, PairOutput};
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -51,6 +51,23 @@ pub enum ExportError {
         /// What went wrong.
         message: String,
     },
+}
+
+/// What the collation output says of each witness: the output's
+/// document fields and the number of sentences of its prepared text.
+pub fn witnesses(output: &AlignOutput, prepared: &[Prepared]) -> Vec<WitnessInfo> {
+    output
+        .documents
+        .iter()
+        .zip(prepared)
+        .map(|(d, p)| WitnessInfo {
+            id: d.id.clone(),
+            path: d.path.clone(),
+            chars: d.chars,
+            encoding: d.encoding.clone(),
+            sentences: p.seg.sentences.len() as u32,
+        })
+        .collect()
 }
 
 /// One witness as the collation output describes it: the fields of

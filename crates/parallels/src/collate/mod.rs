@@ -19,6 +19,8 @@
 //! every witness once, moved material marked ([`Collation::table`]);
 //! [`export`] writes it as `parallels.collation/1` JSON, CSV/TSV, TEI
 //! parallel segmentation, and (two witnesses) TMX and a bitext.
+//! [`formats`] lists every output format of `parallels align`, each a
+//! [`Writer`] of one [`Run`].
 //!
 //! # Ids
 //!
@@ -30,9 +32,11 @@
 //! ([`SameInputTwice`]): it would be aligned with itself.
 
 pub mod export;
+pub mod formats;
 pub mod table;
 
 pub use export::{CollationOutput, ExportError, WitnessInfo, COLLATION_SCHEMA};
+pub use formats::{format, Run, WriteError, Writer, FORMATS};
 pub use table::{build_table, Cell, Row, Table};
 
 use crate::align::{Aligner, Prepared};
@@ -91,21 +95,16 @@ impl Collation {
         build_table(&self.ids, texts, &prepared, &self.output)
     }
 
-    /// What the collation output says of each witness: the output's
-    /// document fields and the number of sentences.
+    /// What the collation output says of each witness
+    /// ([`export::witnesses`]).
     pub fn witnesses(&self) -> Vec<WitnessInfo> {
-        self.output
-            .documents
-            .iter()
-            .zip(&self.prepared)
-            .map(|(d, p)| WitnessInfo {
-                id: d.id.clone(),
-                path: d.path.clone(),
-                chars: d.chars,
-                encoding: d.encoding.clone(),
-                sentences: p.seg.sentences.len() as u32,
-            })
-            .collect()
+        export::witnesses(&self.output, &self.prepared)
+    }
+
+    /// A run of the output formats ([`formats`]) over `docs`, the
+    /// documents this collation was made of, in the same order.
+    pub fn run<'a>(&'a self, docs: &'a [Document]) -> Run<'a> {
+        Run::new(docs, &self.ids, &self.prepared, &self.output)
     }
 }
 

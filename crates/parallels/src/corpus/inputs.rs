@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
+use super::doc::{Position, Source};
 use super::error::CorpusError;
 use super::options::CorpusOptions;
 use super::summary::Summary;
@@ -51,6 +52,26 @@ impl Input {
         match self {
             Input::Dir { path, .. } | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
             Input::Table(table) => table.name(),
+        }
+    }
+
+    /// The input a document is read back from by its recorded `source`
+    /// (`report`, `export`): a whole file is a text file; the file of a
+    /// record is read in the format [`resolve`] gives its name, the one the
+    /// scan read it in (its position says a record, not which format).
+    pub fn of_source(source: &Source) -> Result<Input, CorpusError> {
+        let path = source.file.to_path_buf();
+        if source.position == Position::Whole {
+            return Ok(Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path });
+        }
+        match classify(path.clone(), false, PathBuf::new())? {
+            Input::Text { .. } => Err(CorpusError::Unsupported {
+                path,
+                reason: "its records were read from a file of another name; give the scan's inputs back their \
+                         names (or scan again)"
+                    .to_owned(),
+            }),
+            input => Ok(input),
         }
     }
 }
@@ -295,6 +316,20 @@ fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A recorded source is read back in the format its file's name gives,
+    /// as the scan read it; a whole file is text, whatever its name.
+    #[test]
+    fn a_source_is_read_back_in_the_format_of_its_name() {
+        let at = |file: &str, position| Input::of_source(&Source { file: Path::new(file).into(), position });
+        assert_eq!(at("a/x.jsonl.gz", Position::Line(3)).unwrap().path(), Path::new("a/x.jsonl.gz"));
+        assert!(matches!(at("a/x.jsonl.gz", Position::Line(3)).unwrap(), Input::Jsonl(_)));
+        assert!(matches!(at("x.parquet", Position::Row(0)).unwrap(), Input::Parquet(_)));
+        assert!(
+            matches!(at("a/x.jsonl", Position::Whole).unwrap(), Input::Text { root, .. } if root == Path::new("a"))
+        );
+        assert!(at("x.txt", Position::Row(2)).is_err());
+    }
 
     #[test]
     fn glob_root_is_the_literal_prefix() {

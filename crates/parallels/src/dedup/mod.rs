@@ -112,7 +112,7 @@ use crate::plumbing::Progress;
 pub use error::DedupError;
 pub use lsh::Bands;
 pub use minhash::MinHasher;
-pub use options::{DedupOptions, Keep, Verify};
+pub use options::{spill_folder, DedupOptions, Keep, Verify, MAX_NGRAM, MAX_PERMS, MIN_MEMORY};
 pub use outcome::{listed_similarity, DedupResult, DedupStats, DocEntry, Fate, Reason};
 
 use exact::{cached_form, ExactSets, ShingleCache, CACHE_BYTES};
@@ -137,7 +137,7 @@ pub fn dedup(
     opts: &DedupOptions,
     progress: &dyn Progress,
 ) -> Result<DedupResult, DedupError> {
-    check_options(opts)?;
+    opts.check()?;
     let mut stats = DedupStats::default();
 
     // 1. Read and sketch.
@@ -206,25 +206,6 @@ pub fn dedup(
     count_fates(&docs, &mut stats);
     stats.keep_time = started.elapsed();
     Ok(DedupResult { docs, stats, corpus: reader.summary().clone() })
-}
-
-/// Options that cannot work together.
-fn check_options(opts: &DedupOptions) -> Result<(), DedupError> {
-    // As MinHasher::new counts them.
-    let perms = opts.perms.max(1);
-    if let Some(bands) = opts.bands {
-        if bands.bands == 0 || bands.rows == 0 || bands.bands * bands.rows > perms {
-            return Err(DedupError::Options(format!(
-                "{} bands × {} rows do not fit in {} permutations; give at least one band of one row, and bands × \
-                 rows ≤ permutations",
-                bands.bands, bands.rows, perms
-            )));
-        }
-    }
-    if !(opts.threshold > 0.0 && opts.threshold <= 1.0) {
-        return Err(DedupError::Options(format!("threshold {} is not in (0, 1]", opts.threshold)));
-    }
-    Ok(())
 }
 
 /// What the sketch stage hands on.

@@ -160,7 +160,7 @@
 //! (12 tokens, `align`'s least copy) is a passage below the scan's bar
 //! when its words are the two documents' own — no more than a few other
 //! documents hold its seeds ([`crate::scan::COPY_MAX_DF`], and not a list
-//! of names: [`ScanOptions::min_copy_significance`](crate::scan::ScanOptions::min_copy_significance)). An editor asking
+//! of names: [`Reporting::min_copy_significance`](crate::scan::Reporting::min_copy_significance)). An editor asking
 //! "does this text quote the library?" wants a quoted clause of one
 //! document; `scan`, looking at every pair of a corpus, asks for 35
 //! tokens of evidence (on 240 quotations of 20–400 characters cut

@@ -3,8 +3,8 @@
 //! short copies.
 
 use crate::align::{Aligner, Options};
-use crate::normalize::NormalizeOptions;
-use crate::scan::{ScanOptions, SeedParams};
+use crate::normalize::Switches;
+use crate::scan::{Reporting, ScanOptions, SeedParams};
 use serde::{Deserialize, Serialize};
 
 /// The schema tag of `manifest.json`.
@@ -12,7 +12,7 @@ pub const INDEX_SCHEMA: &str = "parallels.index/2";
 
 /// The significance from which a query reports a tight copy of 20
 /// characters or more whose words are the two documents' own
-/// ([`ScanOptions::min_copy_significance`]): the bar of the scan's bound
+/// ([`Reporting::min_copy_significance`]): the bar of the scan's bound
 /// for such copies more than a measure (the tokens a candidate's shared
 /// seeds cover, seeds in more than [`crate::scan::COPY_MAX_DF`] documents
 /// weighing nothing). At 7, 237 of 240 copies of 20–400 characters cut
@@ -28,21 +28,16 @@ pub struct IndexOptions {
     pub seeds: SeedParams,
     /// Feature table size (`2^df_bits` buckets).
     pub df_bits: u32,
-    /// The scan's [`ScanOptions::min_significance`].
-    pub min_significance: f64,
-    /// The scan's [`ScanOptions::min_parallel_pair`].
-    pub min_parallel_pair: f64,
-    /// The scan's [`ScanOptions::min_specificity`].
-    #[serde(default = "default_min_specificity")]
-    pub min_specificity: f64,
-    /// Traditional/simplified and variant folding.
-    pub script: bool,
-    /// Chinese numerals read as numbers.
-    pub numbers: bool,
-    /// Footnote markers dropped.
-    pub footnotes: bool,
-    /// Serialization headers marked as boilerplate.
-    pub boilerplate: bool,
+    /// The scan's reporting bars ([`ScanOptions::report`]), flattened:
+    /// `min_significance`, `min_parallel_pair`, `min_specificity` (and
+    /// `min_copy_significance` only when it is not the default, which an
+    /// index never sets); a bar the manifest lacks is the default.
+    #[serde(flatten)]
+    pub report: Reporting,
+    /// The normalization rules switched on, flattened (`script`,
+    /// `numbers`, `footnotes`, `boilerplate`).
+    #[serde(flatten)]
+    pub normalize: Switches,
     /// Whether the index keeps what a query across languages needs (each
     /// segment's sentence vectors, `vectors.bin`). `build` resolves
     /// [`Translations::Auto`] from its corpus; the manifest keeps `On` or
@@ -73,24 +68,14 @@ impl Translations {
     }
 }
 
-fn default_min_specificity() -> f64 {
-    ScanOptions::default().min_specificity
-}
-
 impl Default for IndexOptions {
     fn default() -> Self {
         let scan = ScanOptions::default();
-        let n = NormalizeOptions::default();
         IndexOptions {
             seeds: scan.seeds,
             df_bits: scan.df_bits,
-            min_significance: scan.min_significance,
-            min_parallel_pair: scan.min_parallel_pair,
-            min_specificity: scan.min_specificity,
-            script: n.script,
-            numbers: n.numbers,
-            footnotes: n.footnotes,
-            boilerplate: n.boilerplate,
+            report: scan.report,
+            normalize: Switches::default(),
             translations: Translations::Auto,
         }
     }
@@ -102,19 +87,10 @@ impl IndexOptions {
         let mut opts = ScanOptions {
             seeds: self.seeds.clone(),
             df_bits: self.df_bits,
-            min_significance: self.min_significance,
-            min_parallel_pair: self.min_parallel_pair,
-            min_specificity: self.min_specificity,
+            report: self.report.clone(),
             ..ScanOptions::default()
         };
-        opts.align.normalize = NormalizeOptions {
-            script: self.script,
-            variants: self.script,
-            numbers: self.numbers,
-            footnotes: self.footnotes,
-            boilerplate: self.boilerplate,
-            ..NormalizeOptions::default()
-        };
+        opts.align.normalize = self.normalize.options();
         opts
     }
 }

@@ -137,15 +137,10 @@ impl Index {
         let mut opts = m.options.scan();
         // Short quotations as `align` finds them, under the scan's bar
         // when their words are the two documents' own.
-        opts.min_copy_significance = opts.min_significance.min(MIN_QUERY_COPY);
+        opts.report.min_copy_significance = opts.report.min_significance.min(MIN_QUERY_COPY);
         opts.align.verbatim.min_tokens = VerbatimParams::default().min_tokens;
         let aligner = Aligner::new(opts.align.clone());
-        let loose = ScanOptions {
-            min_significance: opts.min_significance - REACH_MARGIN,
-            min_parallel_pair: opts.min_parallel_pair - REACH_MARGIN,
-            min_copy_significance: opts.min_copy_significance - REACH_MARGIN,
-            ..opts.clone()
-        };
+        let loose = ScanOptions { report: opts.report.lowered(REACH_MARGIN), ..opts.clone() };
         let mut kept: Option<Vectors> = None;
         if vectors {
             for s in &m.segments {

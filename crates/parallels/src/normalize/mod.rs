@@ -118,6 +118,55 @@ impl Default for NormalizeOptions {
     }
 }
 
+/// The rules a user can switch off (`--no-script`, `--no-numbers`,
+/// `--no-footnotes`, `--no-boilerplate`; the Python keywords `script`,
+/// `numbers`, `footnotes`, `boilerplate`), as one value: what the front ends
+/// take and an index's manifest keeps (flattened, four booleans). The
+/// other rules stay on. `script` switches variant folding with it: the
+/// two share one table, and a user who keeps traditional characters apart
+/// keeps their variants apart too (this is where that rule is stated).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Switches {
+    /// Traditional/simplified and variant folding.
+    pub script: bool,
+    /// Chinese numerals read as numbers.
+    pub numbers: bool,
+    /// Footnote markers dropped.
+    pub footnotes: bool,
+    /// Serialization headers marked as boilerplate.
+    pub boilerplate: bool,
+}
+
+impl Default for Switches {
+    fn default() -> Self {
+        Switches::of(&NormalizeOptions::default())
+    }
+}
+
+impl Switches {
+    /// The switches of `opts` (its `variants` go with `script`).
+    pub fn of(opts: &NormalizeOptions) -> Switches {
+        Switches {
+            script: opts.script,
+            numbers: opts.numbers,
+            footnotes: opts.footnotes,
+            boilerplate: opts.boilerplate,
+        }
+    }
+
+    /// The default normalization with these rules on or off.
+    pub fn options(self) -> NormalizeOptions {
+        NormalizeOptions {
+            script: self.script,
+            variants: self.script,
+            numbers: self.numbers,
+            footnotes: self.footnotes,
+            boilerplate: self.boilerplate,
+            ..NormalizeOptions::default()
+        }
+    }
+}
+
 /// Holds the options and any loaded tables; build once, normalize many texts.
 #[derive(Clone)]
 pub struct Normalizer {

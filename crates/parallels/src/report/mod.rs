@@ -4,7 +4,9 @@
 //! # What it takes and hands on
 //!
 //! [`align_page`] takes the documents (their original texts and prepared
-//! token streams, as `align` made them) and the alignment; it builds a
+//! token streams, as `align` made them), the alignment and, for three
+//! texts or more, their n-way table (built by the caller, the very table
+//! the collation formats write: [`crate::collate::Run::table`]); it builds a
 //! *view model* here — rows of text segments already split into common text,
 //! differences, and differences that normalization folds away — and renders
 //! it through the templates in this folder ([`minijinja`], auto-escaping every
@@ -25,6 +27,7 @@ pub mod text;
 
 use crate::align::{covered_chars, Prepared, Span};
 use crate::chars::CharIndex;
+use crate::collate::Table;
 use crate::diff;
 use crate::output::AlignOutput;
 use minijinja::Environment;
@@ -328,14 +331,9 @@ fn pair_rows(
 /// one page. Each cell is marked against the first witness in the table's
 /// guide order that has text beside it (in the rows it covers), so marks
 /// do not change when columns move or hide.
-fn collation_view(docs: &[ReportDoc], chars: &[CharIndex], out: &AlignOutput) -> Option<CollationView> {
-    if docs.len() < 3 {
-        return None;
-    }
+fn collation_view(docs: &[ReportDoc], chars: &[CharIndex], table: Option<&Table>) -> Option<CollationView> {
+    let table = table?;
     let ids: Vec<String> = docs.iter().map(|d| d.id.to_string()).collect();
-    let texts: Vec<&str> = docs.iter().map(|d| d.text).collect();
-    let prepared: Vec<&Prepared> = docs.iter().map(|d| d.prepared).collect();
-    let table = crate::collate::build_table(&ids, &texts, &prepared, out);
     // Pages break only between blocks of rows.
     let mut page_of = vec![0usize; table.rows.len()];
     let (mut page, mut on_page) = (0usize, 0usize);
@@ -417,7 +415,7 @@ fn environment() -> Environment<'static> {
 }
 
 /// The whole `align --html` page.
-pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minijinja::Error> {
+pub fn align_page(docs: &[ReportDoc], out: &AlignOutput, table: Option<&Table>) -> Result<String, minijinja::Error> {
     let chars: Vec<CharIndex> = docs.iter().map(|d| CharIndex::new(d.text)).collect();
     let index = |id: &str| docs.iter().position(|d| d.id == id);
     let n = docs.len();
@@ -494,7 +492,7 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput) -> Result<String, minij
             }
         })
         .collect();
-    let collation = collation_view(docs, &chars, out);
+    let collation = collation_view(docs, &chars, table);
     environment().get_template("align.html")?.render(minijinja::context! {
         title => docs.iter().map(|d| d.id).collect::<Vec<_>>().join(" · "),
         version => env!("CARGO_PKG_VERSION"),
@@ -550,7 +548,7 @@ mod tests {
         let pairs =
             vec![crate::output::PairOutput { a: "a<b>".into(), b: "b".into(), passages: aligner.align(&p, &p) }];
         let out = AlignOutput::new(Vec::new(), pairs);
-        let html = align_page(&docs, &out).unwrap();
+        let html = align_page(&docs, &out, None).unwrap();
         assert!(!html.contains("<script>alert(1)"), "raw script tag in the page");
         assert!(html.contains("script&gt;alert(1)&lt;&#x2f;script&gt;"), "the text is not shown escaped");
         assert!(!html.contains("a<b>"));

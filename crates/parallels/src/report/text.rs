@@ -274,7 +274,7 @@ fn trimmed(text: &str, span: Span) -> Option<Span> {
 mod tests {
     use super::*;
     use crate::align::{Aligner, Options};
-    use crate::collate::collate;
+    use crate::output::{DocumentInfo, PairOutput};
     use std::path::PathBuf;
 
     const A: &str = "魏斯明德坐落在布伦纳河注入波罗的海的河口，是一座以粮食和琥珀贸易闻名的港口城市。\
@@ -292,10 +292,31 @@ mod tests {
         }
     }
 
+    /// The two documents aligned, as `align` gives them.
+    fn aligned(docs: &[Document]) -> (AlignOutput, Vec<Prepared>) {
+        let aligner = Aligner::new(Options::default());
+        let prepared: Vec<Prepared> = docs.iter().map(|d| aligner.prepare(&d.text)).collect();
+        let infos = docs
+            .iter()
+            .map(|d| DocumentInfo {
+                id: d.id.clone(),
+                path: d.path.clone(),
+                chars: d.text.chars().count() as u64,
+                encoding: d.encoding.clone(),
+            })
+            .collect();
+        let pair = PairOutput {
+            a: docs[0].id.clone(),
+            b: docs[1].id.clone(),
+            passages: aligner.align(&prepared[0], &prepared[1]),
+        };
+        (AlignOutput::new(infos, vec![pair]), prepared)
+    }
+
     fn render(width: usize, color: bool, summary_only: bool) -> String {
         let docs = [doc("a", A), doc("b", B)];
-        let c = collate(&Aligner::new(Options::default()), &docs).unwrap();
-        let view = TextView { out: &c.output, docs: &docs, prepared: &c.prepared, color, width, summary_only };
+        let (out, prepared) = aligned(&docs);
+        let view = TextView { out: &out, docs: &docs, prepared: &prepared, color, width, summary_only };
         let mut buf = Vec::new();
         view.write(&mut buf).unwrap();
         String::from_utf8(buf).unwrap()
@@ -319,15 +340,9 @@ mod tests {
     #[test]
     fn english_lines_break_between_words() {
         let docs = [doc("a", A), doc("b", B)];
-        let c = collate(&Aligner::new(Options::default()), &docs).unwrap();
-        let view = TextView {
-            out: &c.output,
-            docs: &docs,
-            prepared: &c.prepared,
-            color: false,
-            width: 60,
-            summary_only: false,
-        };
+        let (out, prepared) = aligned(&docs);
+        let view =
+            TextView { out: &out, docs: &docs, prepared: &prepared, color: false, width: 60, summary_only: false };
         let english = "And when he was come out of the ship, immediately there met him out of the tombs a man.";
         let lines = view.wrap(english, [0, english.chars().count() as u32], &[], "", 28);
         let text: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();

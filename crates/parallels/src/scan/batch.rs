@@ -578,6 +578,7 @@ pub fn align_translations(
 mod tests {
     use super::*;
     use crate::plumbing::sort::Sorter;
+    use crate::scan::Reporting;
 
     /// Pseudo-random numbers below `m` (a linear congruential generator
     /// from `seed`): test data the same on every run.
@@ -678,7 +679,7 @@ mod tests {
 
     #[test]
     fn candidate_pairs_align_through_the_scan_aligner() {
-        let opts = ScanOptions { df_bits: 12, min_significance: 0.0, ..ScanOptions::default() };
+        let opts = ScanOptions { df_bits: 12, report: Reporting::default().every_passage(), ..ScanOptions::default() };
         let (x, y) = (format!("{A}{A}{B}"), format!("无关的开头。{A}"));
         let texts = [x.as_str(), y.as_str()];
         let df = feature_table(&texts, &opts);

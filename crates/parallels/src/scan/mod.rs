@@ -114,6 +114,7 @@ use crate::align::features::CorpusDf;
 use crate::align::{Aligner, Span};
 use crate::corpus::{BatchStop, CorpusDoc, CorpusReader, Input, Summary};
 use crate::mine;
+use crate::normalize::Switches;
 use crate::plumbing::sort::{Sorted, Sorter};
 use crate::plumbing::{write_atomic, AtomicFile, Progress};
 use rayon::prelude::*;
@@ -134,8 +135,8 @@ pub use schema::{
 };
 pub use seeds::SeedParams;
 pub use significance::{
-    seed_weight, significance, Commonness, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE,
-    MIN_SPECIFICITY, PROSE_RATIO,
+    seed_weight, significance, Commonness, Reporting, Side, TokenWeights, COPY_MAX_DF, MIN_PARALLEL_PAIR,
+    MIN_SIGNIFICANCE, MIN_SPECIFICITY, PROSE_RATIO,
 };
 pub use work::{InputKey, Work};
 
@@ -251,6 +252,7 @@ fn run_stages(
     result.corpus = corpus;
     result.resumed = resumed;
     result.fields = ScanFields { id: reader.options().id_field.clone(), text: reader.options().text_field.clone() };
+    result.normalize = Switches::of(&opts.align.normalize);
     result.work = Some(work.dir.clone());
     result.tables = reader
         .inputs()
@@ -608,7 +610,7 @@ fn chunked<T: Sync>(
 /// Stage 3, one chunk: prepare the documents the chunk needs once, then
 /// align in parallel those of its pairs that can reach the reporting bar
 /// ([`can_reach`]); the pairs with passages at least
-/// [`ScanOptions::min_significance`], with their significance, in order.
+/// reported ([`ScanOptions::report`]), with their significance, in order.
 #[allow(clippy::too_many_arguments)]
 fn align_chunk(
     chunk: &[seeds::Candidate],
@@ -712,6 +714,7 @@ fn assemble(
         corpus: Summary::default(),
         resumed: Resumed::default(),
         fields: Default::default(),
+        normalize: Default::default(),
         work: None,
         tables: Vec::new(),
     })

@@ -5,7 +5,7 @@
 
 use super::error::ScanError;
 use super::seeds::SeedParams;
-use super::significance::{MIN_PARALLEL_PAIR, MIN_SIGNIFICANCE, MIN_SPECIFICITY};
+use super::significance::Reporting;
 use crate::align::Options;
 use crate::mine::MineParams;
 
@@ -32,28 +32,10 @@ pub struct ScanOptions {
     pub chunk: usize,
     /// Feature frequencies are counted in `2^df_bits` buckets (4 bytes each).
     pub df_bits: u32,
-    /// Passages less significant than this are not reported (see
-    /// [`significance`](mod@super::significance); 0 reports every passage).
-    pub min_significance: f64,
-    /// The significance the `parallel` passages of a pair must reach
-    /// together ([`MIN_PARALLEL_PAIR`]; not asked when
-    /// `min_significance` is 0).
-    pub min_parallel_pair: f64,
-    /// The specificity (rarity of the wording their links share) a pair's
-    /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
-    /// `min_significance` is 0).
-    pub min_specificity: f64,
-    /// The significance from which a tight copy (a `verbatim` passage whose
-    /// seeds cover [`TIGHT_COPY`](crate::align::TIGHT_COPY) of it, at least
-    /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
-    /// characters a side) is reported under `min_significance`, when its
-    /// words are the two documents' own ([`significance::own_copy`](super::significance::own_copy)); the
-    /// bound takes such a copy by what its shared seeds cover, seeds in
-    /// more than [`COPY_MAX_DF`](super::COPY_MAX_DF) documents weighing nothing. `scan` asks
-    /// the same of every passage (this is [`MIN_SIGNIFICANCE`] too); a
-    /// query asks less ([`crate::index::MIN_QUERY_COPY`]), as `align`
-    /// reports a quotation of 20 characters between two texts.
-    pub min_copy_significance: f64,
+    /// When a passage is reported: the bars and the rule (see
+    /// [`significance`](mod@super::significance); a `min_significance` of
+    /// 0 reports every passage).
+    pub report: Reporting,
     /// Look for translations between documents of different languages
     /// (candidates by meaning, [`crate::mine`]) when the corpus holds two
     /// or more languages the encoder knows; a corpus in one language is
@@ -83,10 +65,7 @@ impl Default for ScanOptions {
             batch: 512,
             chunk: 4096,
             df_bits: 24,
-            min_significance: MIN_SIGNIFICANCE,
-            min_parallel_pair: MIN_PARALLEL_PAIR,
-            min_specificity: MIN_SPECIFICITY,
-            min_copy_significance: MIN_SIGNIFICANCE,
+            report: Reporting::default(),
             across: true,
             mine: MineParams::default(),
         }
@@ -112,18 +91,7 @@ impl ScanOptions {
         if p.n < 1 || p.window < 1 {
             return bad(format!("seeds of {} tokens, window {}: both must be at least 1", p.n, p.window));
         }
-        for (name, x) in [
-            ("min_significance", self.min_significance),
-            ("min_parallel_pair", self.min_parallel_pair),
-            ("min_copy_significance", self.min_copy_significance),
-        ] {
-            if !x.is_finite() || x < 0.0 {
-                return bad(format!("{name} = {x}: must be a finite number, at least 0"));
-            }
-        }
-        if !(0.0..=1.0).contains(&self.min_specificity) {
-            return bad(format!("min_specificity = {}: must be from 0 to 1", self.min_specificity));
-        }
+        self.report.check().map_err(ScanError::Options)?;
         if self.memory < MIN_MEMORY {
             return bad(format!("memory = {} MiB: must be at least {} MiB", self.memory >> 20, MIN_MEMORY >> 20));
         }
@@ -169,8 +137,12 @@ mod tests {
             .starts_with("max_df = 1"));
         assert!(named(ScanOptions { seeds: SeedParams { min_seeds: 0, ..SeedParams::default() }, ..d() })
             .starts_with("min_seeds = 0"));
-        assert!(named(ScanOptions { min_significance: f64::NAN, ..d() }).starts_with("min_significance = NaN"));
-        assert!(named(ScanOptions { min_specificity: 1.5, ..d() }).starts_with("min_specificity = 1.5"));
+        let report = |r: Reporting| ScanOptions { report: r, ..d() };
+        assert!(
+            named(report(Reporting::default().with_min_significance(f64::NAN))).starts_with("min_significance = NaN")
+        );
+        assert!(named(report(Reporting { min_specificity: 1.5, ..Reporting::default() }))
+            .starts_with("min_specificity = 1.5"));
         assert!(named(ScanOptions { memory: 1 << 20, ..d() }).starts_with("memory = 1 MiB"));
         assert!(named(ScanOptions { df_bits: 40, ..d() }).starts_with("df_bits = 40"));
     }

@@ -306,6 +306,7 @@ mod tests {
             corpus: Default::default(),
             resumed: Default::default(),
             fields: Default::default(),
+            normalize: Default::default(),
             work: None,
             tables: Vec::new(),
         };

@@ -17,7 +17,7 @@
 use super::parquet_out::{PARQUET_SCHEMA, SCHEMA_KEY};
 use super::{ClusterMember, InputFile, ScanCluster, ScanDocument, ScanPassage, ScanSummary};
 use crate::align::{Link, Passage, PassageKind};
-use crate::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
+use crate::corpus::{CorpusOptions, CorpusReader, Input, Source};
 use crate::read::shown;
 use arrow_array::{
     Array, ArrayRef, Float64Array, ListArray, RecordBatch, StringArray, StructArray, UInt32Array, UInt64Array,
@@ -401,11 +401,12 @@ impl ScanTables {
                 continue;
             }
             drop(bytes);
-            let path = file.to_path_buf();
-            let input = match source.position {
-                Position::Whole => Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path },
-                Position::Line(_) => Input::Jsonl(path),
-                Position::Row(_) => Input::Parquet(path),
+            let input = match Input::of_source(source) {
+                Ok(input) => input,
+                Err(e) => {
+                    out.changed.push(format!("{} ({e})", shown(file)));
+                    continue;
+                }
             };
             let reader = match CorpusReader::new(vec![input], options.clone()) {
                 Ok(reader) => reader,
@@ -430,6 +431,7 @@ mod tests {
         scan, write_jsonl, write_parquet, InputKey, Passages, ScanOptions, ScanResult, ScanStats, Work,
     };
     use super::*;
+    use crate::corpus::Position;
     use crate::corpus::{resolve, Summary};
     use crate::plumbing::Quiet;
 
@@ -458,6 +460,7 @@ mod tests {
             corpus: Summary::default(),
             resumed: Default::default(),
             fields: Default::default(),
+            normalize: Default::default(),
             work: None,
             tables: Vec::new(),
         }

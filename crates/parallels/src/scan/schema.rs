@@ -5,6 +5,7 @@
 
 use crate::align::{Passage, Span};
 use crate::corpus::{Source, Summary};
+use crate::normalize::Switches;
 use crate::plumbing::AtomicFile;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -107,6 +108,16 @@ pub struct ScanSummary {
     /// before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<InputFile>>,
+    /// The normalization rules the scan ran with: `parallels report`
+    /// prepares the texts it shows with them, so that its marks are what
+    /// the scan compared. Written only when a rule was switched off (a
+    /// summary without it is a scan with every rule on).
+    #[serde(default, skip_serializing_if = "is_every_rule")]
+    pub normalize: Switches,
+}
+
+fn is_every_rule(s: &Switches) -> bool {
+    *s == Switches::default()
 }
 
 impl ScanSummary {
@@ -127,6 +138,7 @@ impl ScanSummary {
             stats: result.stats.clone(),
             fields: result.fields.clone(),
             inputs: Some(inputs),
+            normalize: result.normalize,
         })
     }
 
@@ -247,7 +259,7 @@ pub struct ScanStats {
     /// frequency and the text of one occurrence.
     pub boilerplate: Vec<(u32, String)>,
     /// Passages found but not reported as less significant than
-    /// [`ScanOptions::min_significance`](super::ScanOptions::min_significance).
+    /// [`Reporting::min_significance`](super::Reporting::min_significance).
     #[serde(default)]
     pub insignificant: u64,
     /// The templates most of those passages were made of, most passages
@@ -385,6 +397,8 @@ pub struct ScanResult {
     pub resumed: Resumed,
     /// The id and text fields of JSON Lines and Parquet input.
     pub fields: ScanFields,
+    /// The normalization rules switched on ([`ScanSummary::normalize`]).
+    pub normalize: Switches,
     /// The work folder the passages are read from, if any.
     pub(super) work: Option<PathBuf>,
     /// The names of the inputs that were tables in memory, not files.
@@ -452,6 +466,7 @@ mod tests {
             },
             fields: ScanFields { id: "url".into(), text: "body".into() },
             inputs: Some(vec![InputFile::of_bytes(Path::new("corpus/a.txt"), "本报讯".as_bytes())]),
+            normalize: Switches::default(),
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("summary.json");
@@ -474,12 +489,19 @@ mod tests {
             stats: ScanStats::default(),
             fields: ScanFields { id: "url".into(), text: "body".into() },
             inputs: None,
+            normalize: Switches::default(),
         })
         .unwrap();
         written.as_object_mut().unwrap().remove("fields");
         let s: ScanSummary = serde_json::from_value(written).unwrap();
         assert_eq!(s.fields, ScanFields { id: "id".into(), text: "text".into() });
         assert_eq!(s.inputs, None);
+        // Every rule on is written as nothing, and read back as every rule.
+        assert_eq!(s.normalize, Switches::default());
+        let off = ScanSummary { normalize: Switches { script: false, ..Switches::default() }, ..s.clone() };
+        let value = serde_json::to_value(&off).unwrap();
+        assert_eq!(value["normalize"]["script"], false);
+        assert_eq!(serde_json::from_value::<ScanSummary>(value).unwrap(), off);
     }
 
     #[test]

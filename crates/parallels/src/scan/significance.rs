@@ -140,8 +140,9 @@
 
 use super::seeds::SeedParams;
 use crate::align::features::{token_pairs, CorpusDf, Feature};
-use crate::align::{Passage, Span};
+use crate::align::{Passage, PassageKind, Span};
 use crate::segment::{Segmented, TokenKind};
+use serde::{Deserialize, Serialize};
 
 /// The lowest significance `scan` reports by default (see the module doc
 /// for its unit). Calibrated on the dev corpora (`bench/gen_news_all.py`,
@@ -170,11 +171,11 @@ pub const COMMON_PAIR_FLOOR: f64 = 100.0;
 pub const MIN_SPECIFICITY: f64 = 0.4;
 
 /// Documents above which a seed weighs nothing in the significance of a
-/// copy under the scan's bar ([`ScanOptions::min_copy_significance`]): a
+/// copy under the scan's bar ([`Reporting::min_copy_significance`]): a
 /// short quotation counts when its words are the two documents' own, not
 /// a title, a slogan or a dateline that half a dozen others repeat.
 ///
-/// [`ScanOptions::min_copy_significance`]: super::ScanOptions::min_copy_significance
+/// [`Reporting::min_copy_significance`]: Reporting::min_copy_significance
 pub const COPY_MAX_DF: u32 = 6;
 
 /// The weight per word a copy under the scan's bar needs on each side to
@@ -388,6 +389,167 @@ pub fn shared_wording(passage: &Passage, a: &Segmented, b: &Segmented, corpus: &
         }
     }
     (total, count)
+}
+
+/// When `scan` reports a passage: the bars and the rule, one value that
+/// every caller takes whole — the scan ([`ScanOptions::report`]), the pair
+/// aligner ([`align_prepared`](super::align_prepared), its bound
+/// [`can_reach`](super::can_reach)), the index's manifest (flattened into
+/// [`IndexOptions`](crate::index::IndexOptions), so `manifest.json` keeps
+/// the form it had), the work folder's manifest of a resumable scan, and
+/// the front ends (the command line, the Python extension, the Spark
+/// driver), which name the bars they expose and hand the values here.
+///
+/// The rule ([`Reporting::reported`]; the module doc says why): a
+/// `verbatim` passage is reported when its significance reaches
+/// `min_significance`, or when it is a tight copy of
+/// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
+/// characters a side or more that reaches `min_copy_significance` (when
+/// lower) and is the two documents' own ([`own_copy`]); the `parallel`
+/// passages of a pair are reported, all of them, when those that reach
+/// `min_significance` add up to `min_parallel_pair` and the wording their
+/// links share is at least `min_specificity` specific. A
+/// `min_significance` of 0 reports every passage.
+///
+/// [`ScanOptions::report`]: super::ScanOptions::report
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Reporting {
+    /// Passages less significant than this are not reported (0 reports
+    /// every passage): [`MIN_SIGNIFICANCE`].
+    pub min_significance: f64,
+    /// The significance the `parallel` passages of a pair must reach
+    /// together ([`MIN_PARALLEL_PAIR`]; not asked when `min_significance`
+    /// is 0).
+    pub min_parallel_pair: f64,
+    /// The specificity (rarity of the wording their links share) a pair's
+    /// `parallel` passages must have ([`MIN_SPECIFICITY`]; not asked when
+    /// `min_significance` is 0).
+    pub min_specificity: f64,
+    /// The significance from which a tight copy (a `verbatim` passage whose
+    /// seeds cover [`TIGHT_COPY`](crate::align::TIGHT_COPY) of it, at least
+    /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
+    /// characters a side) is reported under `min_significance`, when its
+    /// words are the two documents' own ([`own_copy`]); the bound takes
+    /// such a copy by what its shared seeds cover, seeds in more than
+    /// [`COPY_MAX_DF`] documents weighing nothing. `scan` asks the same of
+    /// every passage (this is [`MIN_SIGNIFICANCE`] too); a query asks less
+    /// ([`crate::index::MIN_QUERY_COPY`]), as `align` reports a quotation
+    /// of 20 characters between two texts. Written into a manifest only
+    /// when it is not the default (an index's manifest never held it).
+    #[serde(skip_serializing_if = "is_default_copy_bar")]
+    pub min_copy_significance: f64,
+}
+
+fn is_default_copy_bar(x: &f64) -> bool {
+    *x == MIN_SIGNIFICANCE
+}
+
+impl Default for Reporting {
+    fn default() -> Self {
+        Reporting {
+            min_significance: MIN_SIGNIFICANCE,
+            min_parallel_pair: MIN_PARALLEL_PAIR,
+            min_specificity: MIN_SPECIFICITY,
+            min_copy_significance: MIN_SIGNIFICANCE,
+        }
+    }
+}
+
+impl Reporting {
+    /// Every passage found reported (`scan --all`, `all=True`).
+    pub fn every_passage(self) -> Reporting {
+        Reporting { min_significance: 0.0, ..self }
+    }
+
+    /// These bars with `min_significance` at `x` as a front end takes it:
+    /// below 0 is 0 (every passage); not a number stays one, for
+    /// [`Reporting::check`] to refuse.
+    pub fn with_min_significance(self, x: f64) -> Reporting {
+        Reporting { min_significance: if x.is_finite() { x.max(0.0) } else { x }, ..self }
+    }
+
+    /// Every bar lowered by `by` but the specificity (a share, not a
+    /// significance): what a caller gives [`can_reach`](super::can_reach)
+    /// to keep a margin under the bound (the index's queries).
+    pub fn lowered(&self, by: f64) -> Reporting {
+        Reporting {
+            min_significance: self.min_significance - by,
+            min_parallel_pair: self.min_parallel_pair - by,
+            min_copy_significance: self.min_copy_significance - by,
+            ..self.clone()
+        }
+    }
+
+    /// Bars that cannot work, named as the fields are named here.
+    pub fn check(&self) -> Result<(), String> {
+        for (name, x) in [
+            ("min_significance", self.min_significance),
+            ("min_parallel_pair", self.min_parallel_pair),
+            ("min_copy_significance", self.min_copy_significance),
+        ] {
+            if !x.is_finite() || x < 0.0 {
+                return Err(format!("{name} = {x}: must be a finite number, at least 0"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.min_specificity) {
+            return Err(format!("min_specificity = {}: must be from 0 to 1", self.min_specificity));
+        }
+        Ok(())
+    }
+
+    /// Whether a short `verbatim` passage may pass under
+    /// `min_significance` by `min_copy_significance`: a tight copy
+    /// (`score` at least [`TIGHT_COPY`](crate::align::TIGHT_COPY)) of
+    /// `copy_chars` characters a side or more, with a copy bar lower than
+    /// the bar.
+    pub fn short_copy(&self, p: &Passage, copy_chars: u32) -> bool {
+        self.min_copy_significance < self.min_significance
+            && p.score >= crate::align::TIGHT_COPY
+            && p.a[1] - p.a[0] >= copy_chars
+            && p.b[1] - p.b[0] >= copy_chars
+    }
+
+    /// The rule: which of the passages `found` between two documents
+    /// (their significance `sig`, one each) are reported. `specificity`
+    /// gives the pair's (the mean weight of what its `parallel` links
+    /// share, [`shared_wording`]; `None` when they share nothing), asked
+    /// only when a bar is set; `own` tells whether a short copy is the two
+    /// documents' own ([`own_copy`]), asked only of a copy that needs it;
+    /// `copy_chars` is the shortest short copy
+    /// ([`Reporting::short_copy`]).
+    pub fn reported(
+        &self,
+        found: &[Passage],
+        sig: &[f64],
+        copy_chars: u32,
+        specificity: impl FnOnce() -> Option<f64>,
+        own: impl Fn(&Passage) -> bool,
+    ) -> Vec<bool> {
+        let parallel: f64 = found
+            .iter()
+            .zip(sig)
+            .filter(|(p, &s)| p.kind == PassageKind::Parallel && s >= self.min_significance)
+            .map(|(_, s)| s)
+            .sum();
+        let parallel_bar = if self.min_significance > 0.0 { self.min_parallel_pair } else { 0.0 };
+        // What the parallel links share must be the pair's own wording,
+        // not the corpus's common vocabulary.
+        let specific = self.min_significance <= 0.0 || specificity().is_some_and(|x| x >= self.min_specificity);
+        found
+            .iter()
+            .zip(sig)
+            .map(|(p, &s)| match p.kind {
+                // In a pair of versions, every parallel passage holds (a
+                // heading, a moved paragraph), as `align` keeps them.
+                PassageKind::Parallel => parallel >= parallel_bar && specific,
+                PassageKind::Verbatim => {
+                    s >= self.min_significance
+                        || (self.short_copy(p, copy_chars) && s >= self.min_copy_significance && own(p))
+                }
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! start again.
 
 use super::seeds::{self, SeedParams};
-use super::{ScanOptions, ScanStats};
+use super::{Reporting, ScanOptions, ScanStats};
 use crate::corpus::{fingerprint, CorpusOptions, FileStamp, Input, Source, Summary};
 use crate::plumbing::sort::Sorter;
 use crate::plumbing::{read_exact_at, write_atomic, AtomicFile};
@@ -92,10 +92,8 @@ struct Manifest {
     seeds: SeedParams,
     chunk: usize,
     df_bits: u32,
-    min_significance: f64,
-    min_parallel_pair: f64,
-    min_specificity: f64,
-    min_copy_significance: f64,
+    #[serde(flatten)]
+    report: Reporting,
     /// The alignment options in their `Debug` form: `align::Options` has
     /// no serde form yet. A renamed field there makes an interrupted run
     /// start again, which costs time but never mixes results.
@@ -113,10 +111,7 @@ impl Manifest {
             seeds: opts.seeds.clone(),
             chunk: opts.chunk,
             df_bits: opts.df_bits,
-            min_significance: opts.min_significance,
-            min_parallel_pair: opts.min_parallel_pair,
-            min_specificity: opts.min_specificity,
-            min_copy_significance: opts.min_copy_significance,
+            report: opts.report.clone(),
             align: format!("{:?}", opts.align),
             across: format!("{:?} {:?}", opts.across, opts.mine),
         }
