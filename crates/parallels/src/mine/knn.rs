@@ -260,7 +260,7 @@ pub const PROBES: usize = 32;
 pub const LIST_ROWS: usize = 128;
 
 /// Groups of centroids whose members a row scores to find its lists.
-const GROUP_PROBES: usize = 8;
+pub const GROUP_PROBES: usize = 8;
 
 /// Rounds of Lloyd's algorithm that place the centroids.
 const ROUNDS: usize = 4;
