@@ -635,8 +635,22 @@ fn item4_serve_bounds_what_slow_readers_hold_and_disconnects_them() {
     // A client that asks for it and never reads holds its share of the
     // 4 MiB budget: a second large answer is refused at once, while small
     // ones are answered.
-    let mut stalled = stalled_client(&server.addr);
-    stalled.write_all(server.get_head(&path).as_bytes()).unwrap();
+    // The stalled client's own answer begun (its status line read, the
+    // rest left unread): asked at once after the answer before it, it may
+    // find that answer's share not yet given back and be told to retry.
+    let begun = Instant::now() + Duration::from_secs(30);
+    let mut stalled = loop {
+        let mut client = stalled_client(&server.addr);
+        client.write_all(server.get_head(&path).as_bytes()).unwrap();
+        let mut status = [0u8; 12];
+        client.read_exact(&mut status).unwrap();
+        if &status[9..] == b"200" {
+            break client;
+        }
+        assert_eq!(&status[9..], b"503", "{}", String::from_utf8_lossy(&status));
+        assert!(Instant::now() < begun, "the stalled client's answer never began");
+        std::thread::sleep(Duration::from_millis(50));
+    };
     let refused = Instant::now() + Duration::from_secs(60);
     loop {
         let (status, head, body) = server.get(&path);
