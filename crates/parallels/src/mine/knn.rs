@@ -360,14 +360,17 @@ impl Lists {
                 kmeans(set, rows, share.clamp(1, rows.len()), kernel).0
             })
             .collect();
-        let mut centroids = QVectors::new();
-        let mut group_starts = vec![0u32];
-        for f in &fine {
-            for t in 0..f.len() {
-                centroids.push_quantized(f.row(t), f.scale(t));
+        // A group no sample row chose is left out: every group kept has
+        // centroids, so every row finds a list.
+        let (mut kept, mut centroids, mut group_starts) = (QVectors::new(), QVectors::new(), vec![0u32]);
+        for (t, f) in fine.iter().enumerate().filter(|(_, f)| !f.is_empty()) {
+            kept.push_quantized(groups.row(t), groups.scale(t));
+            for u in 0..f.len() {
+                centroids.push_quantized(f.row(u), f.scale(u));
             }
             group_starts.push(centroids.len() as u32);
         }
+        let groups = kept;
         let mut lists =
             Lists { groups, group_starts, centroids, starts: Vec::new(), ids: Vec::new(), rows: QVectors::new() };
         // Every row to its list.
@@ -753,6 +756,21 @@ mod tests {
         for i in 0..x.len() {
             assert_eq!(listed.of(i).next().map(|p| p.0), Some(i as u32 * 61), "row {i}");
         }
+    }
+
+    #[test]
+    fn a_set_of_one_repeated_row_makes_lists_that_every_row_finds() {
+        // Boilerplate: most rows the same sentence, so that most centroids
+        // start alike and most groups are chosen by no row.
+        let mut y = vec![vectors(1, 31)[0].clone(); 9000];
+        y.extend(vectors(1000, 32));
+        let (x, y) = (quantized(&vectors(200, 33)), quantized(&y));
+        let lists = Lists::new(&y);
+        assert!(!lists.is_empty());
+        let listed = search(&x, &lists, 4);
+        assert!((0..x.len()).all(|i| listed.of(i).count() == 4));
+        let back = by_lists(&y, &x, 4);
+        assert!((0..y.len()).all(|j| back.of(j).count() == 4));
     }
 
     #[test]
