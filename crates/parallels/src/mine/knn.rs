@@ -4,8 +4,8 @@
 //! Exactly: every row of one set against every row of another, in blocks,
 //! keeping each row's `k` best on both sides in one pass ([`nearest`]):
 //! the margin of a candidate pair needs both its sides' neighbourhoods.
-//! Past [`EXACT_UP_TO`] products, each side is searched through lists of
-//! the other ([`by_lists`], an inverted file: the rows grouped by the
+//! Past [`EXACT_UP_TO`] products, rows are searched through lists of
+//! the other set ([`by_lists`], [`search_rows`], an inverted file: the rows grouped by the
 //! nearest of `n /` [`LIST_ROWS`] centroids, each row searching the
 //! [`PROBES`] lists nearest to it, found through a coarser level of
 //! centroids, [`Lists`]): what one row costs hardly grows with the set,
@@ -81,6 +81,27 @@ impl QVectors {
         self.scale.push(scale);
     }
 
+    /// Replace vector `i` by `v` (quantized as [`QVectors::push`] does).
+    pub fn set(&mut self, i: usize, v: &[f32]) {
+        assert_eq!(v.len(), DIM);
+        let max = v.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / Q_MAX } else { 1.0 };
+        self.data[i * DIM..][..DIM].iter_mut().zip(v).for_each(|(q, x)| *q = (x / scale).round() as i16);
+        self.scale[i] = scale;
+    }
+
+    /// Put the rows in the order `order` (position `p` takes row
+    /// `order[p]`), in place: `order` must hold every row once.
+    pub fn reorder(&mut self, order: &[u32]) {
+        let (data, scale) = (&mut self.data, &mut self.scale);
+        permute(order, |a, b| {
+            scale.swap(a, b);
+            let (lo, hi) = (a.min(b), a.max(b));
+            let (left, right) = data.split_at_mut(hi * DIM);
+            left[lo * DIM..][..DIM].swap_with_slice(&mut right[..DIM]);
+        });
+    }
+
     /// The scale of vector `i`: its values are its row's times this.
     pub fn scale(&self, i: usize) -> f32 {
         self.scale[i]
@@ -116,6 +137,27 @@ impl QVectors {
     /// Its bytes in memory.
     pub fn bytes(&self) -> usize {
         self.data.len() * 2 + self.scale.len() * 4
+    }
+}
+
+/// Apply `order` (position `p` takes the item at `order[p]`) to whatever
+/// `swap` exchanges, in place, by following the permutation's cycles.
+pub fn permute(order: &[u32], mut swap: impl FnMut(usize, usize)) {
+    let mut done = vec![false; order.len()];
+    for start in 0..order.len() {
+        if done[start] {
+            continue;
+        }
+        // Position `at` takes the item now at `order[at]`; walking the
+        // cycle, each swap puts one item in its place.
+        let mut at = start;
+        done[at] = true;
+        while order[at] as usize != start {
+            let from = order[at] as usize;
+            swap(at, from);
+            done[from] = true;
+            at = from;
+        }
     }
 }
 
@@ -254,6 +296,12 @@ pub const EXACT_UP_TO: u64 = 1_000_000_000;
 /// The lists of the other set each row searches ([`by_lists`]).
 pub const PROBES: usize = 32;
 
+/// The lists searched by each row of the smaller of two sets, which
+/// [`crate::mine::mine`] searches in full (the larger only for the rows
+/// those find): the smaller set's rows are few, and what its search
+/// misses, no search back finds.
+pub const WIDE_PROBES: usize = 4 * PROBES;
+
 /// The rows a list holds on average: the lists of a set are its size
 /// over this, so that what a row searches ([`PROBES`] lists) does not
 /// grow with the set.
@@ -301,8 +349,9 @@ pub fn exact(x: &QVectors, y: &QVectors) -> bool {
 /// then the centroids of its [`GROUP_PROBES`] best groups: with lists of
 /// a fixed size, what one row costs grows as the square root of the
 /// number of lists, far below the lists' own rows at the sizes scanned.
-/// The rows are kept again in the lists' order, each list's rows side by
-/// side in memory.
+/// The lists hold row numbers; [`Lists::sort`] puts a set's rows in the
+/// lists' order, so that each list's rows lie side by side in memory
+/// without a second copy of the set.
 #[derive(Debug)]
 pub struct Lists {
     /// The coarse centroids.
@@ -311,12 +360,10 @@ pub struct Lists {
     group_starts: Vec<u32>,
     /// The lists' centroids, by group.
     centroids: QVectors,
-    /// List `t`'s rows: `starts[t]..starts[t + 1]` of `ids` and `rows`.
+    /// List `t`'s rows: `starts[t]..starts[t + 1]` of `ids`.
     starts: Vec<u32>,
     /// The set's row numbers, list by list (in row order within a list).
     ids: Vec<u32>,
-    /// Those rows' vectors, in the same order.
-    rows: QVectors,
 }
 
 impl Lists {
@@ -336,7 +383,6 @@ impl Lists {
                 centroids: QVectors::new(),
                 starts: vec![0],
                 ids: Vec::new(),
-                rows: QVectors::new(),
             };
         }
         let c = n.div_ceil(LIST_ROWS).clamp(1, n);
@@ -371,8 +417,7 @@ impl Lists {
             group_starts.push(centroids.len() as u32);
         }
         let groups = kept;
-        let mut lists =
-            Lists { groups, group_starts, centroids, starts: Vec::new(), ids: Vec::new(), rows: QVectors::new() };
+        let mut lists = Lists { groups, group_starts, centroids, starts: Vec::new(), ids: Vec::new() };
         // Every row to its list.
         let nearest: Vec<u32> = (0..n)
             .into_par_iter()
@@ -392,12 +437,21 @@ impl Lists {
             ids[at[t as usize] as usize] = i as u32;
             at[t as usize] += 1;
         }
-        let mut rows = QVectors::new();
-        ids.iter().for_each(|&i| rows.push_quantized(set.row(i as usize), set.scale(i as usize)));
         lists.starts = starts;
         lists.ids = ids;
-        lists.rows = rows;
         lists
+    }
+
+    /// The lists of `set` ([`Lists::new`]), with `set`'s rows put in the
+    /// lists' order in place, and that order (position `p` of `set` now
+    /// holds the row that was at `order[p]`): for whoever keeps other
+    /// things by row to follow ([`permute`]). The lists then number rows
+    /// by their new places.
+    pub fn sort(set: &mut QVectors) -> (Lists, Vec<u32>) {
+        let mut lists = Lists::new(set);
+        set.reorder(&lists.ids);
+        let order = std::mem::replace(&mut lists.ids, (0..set.len() as u32).collect());
+        (lists, order)
     }
 
     /// The number of lists.
@@ -513,64 +567,86 @@ fn kmeans(set: &QVectors, rows: &[u32], k: usize, kernel: Dot4) -> (QVectors, Ve
 /// lists of `y` whose centroids are nearest to it: a row's
 /// true nearest is missed only when it lies in none of those lists.
 pub fn by_lists(x: &QVectors, y: &QVectors, k: usize) -> Neighbours {
-    search(x, &Lists::new(y), k)
+    search(x, y, &Lists::new(y), k)
 }
 
-/// [`by_lists`] with the lists of the other set made already.
-pub fn search(x: &QVectors, lists: &Lists, k: usize) -> Neighbours {
+/// [`by_lists`] with the lists of `y` made already.
+pub fn search(x: &QVectors, y: &QVectors, lists: &Lists, k: usize) -> Neighbours {
+    let all: Vec<u32> = (0..x.len() as u32).collect();
+    search_rows(x, &all, y, lists, k, PROBES)
+}
+
+/// Queries whose lists are found together ([`search_rows`]): what their
+/// lists' numbers take stays small whatever the set.
+const QUERY_CHUNK: usize = 1 << 16;
+
+/// [`search`] for the rows `rows` of `x` only (in any order, each once),
+/// each in its `probes` nearest lists; the other rows are left without
+/// neighbours.
+pub fn search_rows(x: &QVectors, rows: &[u32], y: &QVectors, lists: &Lists, k: usize, probes: usize) -> Neighbours {
     let k = k.max(1);
     let mut out = Neighbours::new(x.len(), k);
-    if x.is_empty() || lists.is_empty() {
+    if rows.is_empty() || lists.is_empty() {
         return out;
     }
+    assert_eq!(lists.ids.len(), y.len(), "lists made from another set");
+    let width = probes.max(1);
     let kernel = dot4_kernel();
-    let probes: Vec<Vec<u32>> = (0..x.len())
-        .into_par_iter()
-        .map_init(Scratch::default, |scratch, i| {
-            lists.probes(x.row(i), PROBES, kernel, scratch);
-            scratch.picked.clone()
-        })
-        .collect();
-    let mut order: Vec<u32> = (0..x.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| (probes[i as usize][0], i));
-    let found: Vec<(Vec<u32>, Vec<f32>)> = order
-        .par_chunks(QUERY_BLOCK)
-        .map(|block| {
-            let mut ids = vec![Neighbours::NONE; block.len() * k];
-            let mut cos = vec![f32::NEG_INFINITY; block.len() * k];
-            // (list, query of the block), list by list.
-            let mut asked: Vec<(u32, u32)> = block
-                .iter()
-                .enumerate()
-                .flat_map(|(r, &i)| probes[i as usize].iter().map(move |&t| (t, r as u32)))
-                .collect();
-            asked.sort_unstable();
-            for run in asked.chunk_by(|a, b| a.0 == b.0) {
-                let t = run[0].0 as usize;
-                let (start, end) = (lists.starts[t] as usize, lists.starts[t + 1] as usize);
-                let mut j = start;
-                while j < end {
-                    let take = (end - j).min(4);
-                    let four = [0, 1, 2, 3].map(|u| lists.rows.row((j + u).min(end - 1)));
-                    for &(_, r) in run {
-                        let i = block[r as usize] as usize;
-                        for (u, &s) in kernel(x.row(i), four).iter().enumerate().take(take) {
-                            let c = s as f32 * (x.scale[i] * lists.rows.scale[j + u]);
-                            let at = r as usize * k..(r as usize + 1) * k;
-                            Neighbours::offer(&mut ids[at.clone()], &mut cos[at], lists.ids[j + u], c);
+    for chunk in rows.chunks(QUERY_CHUNK) {
+        // Each query's lists, best first, `width` a query.
+        let picked: Vec<u32> = chunk
+            .par_iter()
+            .map_init(Scratch::default, |scratch, &i| {
+                lists.probes(x.row(i as usize), width, kernel, scratch);
+                let mut picked = vec![u32::MAX; width];
+                picked[..scratch.picked.len()].copy_from_slice(&scratch.picked);
+                picked
+            })
+            .flatten_iter()
+            .collect();
+        let probes_of = |r: usize| picked[r * width..(r + 1) * width].iter().copied().filter(|&t| t != u32::MAX);
+        let mut order: Vec<u32> = (0..chunk.len() as u32).collect();
+        order.sort_unstable_by_key(|&r| (picked[r as usize * width], r));
+        let found: Vec<(Vec<u32>, Vec<f32>)> = order
+            .par_chunks(QUERY_BLOCK)
+            .map(|block| {
+                let mut ids = vec![Neighbours::NONE; block.len() * k];
+                let mut cos = vec![f32::NEG_INFINITY; block.len() * k];
+                // (list, query of the block), list by list.
+                let mut asked: Vec<(u32, u32)> = block
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(b, &r)| probes_of(r as usize).map(move |t| (t, b as u32)))
+                    .collect();
+                asked.sort_unstable();
+                for run in asked.chunk_by(|a, b| a.0 == b.0) {
+                    let t = run[0].0 as usize;
+                    let (start, end) = (lists.starts[t] as usize, lists.starts[t + 1] as usize);
+                    let mut j = start;
+                    while j < end {
+                        let take = (end - j).min(4);
+                        let at4 = [0, 1, 2, 3].map(|u| lists.ids[(j + u).min(end - 1)] as usize);
+                        let four = at4.map(|a| y.row(a));
+                        for &(_, b) in run {
+                            let i = chunk[block[b as usize] as usize] as usize;
+                            for (u, &s) in kernel(x.row(i), four).iter().enumerate().take(take) {
+                                let c = s as f32 * (x.scale[i] * y.scale[at4[u]]);
+                                let at = b as usize * k..(b as usize + 1) * k;
+                                Neighbours::offer(&mut ids[at.clone()], &mut cos[at], at4[u] as u32, c);
+                            }
                         }
+                        j += take;
                     }
-                    j += take;
                 }
+                (ids, cos)
+            })
+            .collect();
+        for (block, (ids, cos)) in order.chunks(QUERY_BLOCK).zip(found) {
+            for (b, &r) in block.iter().enumerate() {
+                let i = chunk[r as usize] as usize;
+                out.ids[i * k..(i + 1) * k].copy_from_slice(&ids[b * k..(b + 1) * k]);
+                out.cos[i * k..(i + 1) * k].copy_from_slice(&cos[b * k..(b + 1) * k]);
             }
-            (ids, cos)
-        })
-        .collect();
-    for (block, (ids, cos)) in order.chunks(QUERY_BLOCK).zip(found) {
-        for (r, &i) in block.iter().enumerate() {
-            let i = i as usize;
-            out.ids[i * k..(i + 1) * k].copy_from_slice(&ids[r * k..(r + 1) * k]);
-            out.cos[i * k..(i + 1) * k].copy_from_slice(&cos[r * k..(r + 1) * k]);
         }
     }
     out
@@ -767,10 +843,61 @@ mod tests {
         let (x, y) = (quantized(&vectors(200, 33)), quantized(&y));
         let lists = Lists::new(&y);
         assert!(!lists.is_empty());
-        let listed = search(&x, &lists, 4);
+        let listed = search(&x, &y, &lists, 4);
         assert!((0..x.len()).all(|i| listed.of(i).count() == 4));
         let back = by_lists(&y, &x, 4);
         assert!((0..y.len()).all(|j| back.of(j).count() == 4));
+    }
+
+    #[test]
+    fn a_set_sorted_in_the_lists_order_is_searched_alike() {
+        let topics = vectors(30, 41);
+        let noise = vectors(6000, 42);
+        let y: Vec<Vec<f32>> = (0..6000)
+            .map(|i| {
+                let v: Vec<f32> = topics[i % 30].iter().zip(&noise[i]).map(|(t, e)| 0.8 * t + 0.6 * e).collect();
+                let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+                v.into_iter().map(|a| a / norm).collect()
+            })
+            .collect();
+        let (x, y) = (quantized(&vectors(300, 43)[..]), quantized(&y));
+        let unsorted = by_lists(&x, &y, 4);
+        let mut sorted = y.clone();
+        let (lists, order) = Lists::sort(&mut sorted);
+        // Every row once, each where the order says.
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..y.len() as u32).collect::<Vec<_>>());
+        for (p, &from) in order.iter().enumerate() {
+            assert_eq!((sorted.row(p), sorted.scale(p)), (y.row(from as usize), y.scale(from as usize)));
+        }
+        // The same neighbours, numbered by their new places.
+        let found = search(&x, &sorted, &lists, 4);
+        for i in 0..x.len() {
+            let back: Vec<(u32, f32)> = found.of(i).map(|(p, c)| (order[p as usize], c)).collect();
+            assert_eq!(back, unsorted.of(i).collect::<Vec<_>>(), "row {i}");
+        }
+        // Some rows only: those alike, the others without neighbours.
+        let some: Vec<u32> = (0..x.len() as u32).filter(|i| i % 7 == 3).rev().collect();
+        let part = search_rows(&x, &some, &sorted, &lists, 4, PROBES);
+        for i in 0..x.len() {
+            if some.contains(&(i as u32)) {
+                assert_eq!(part.of(i).collect::<Vec<_>>(), found.of(i).collect::<Vec<_>>());
+            } else {
+                assert_eq!(part.of(i).count(), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_permutation_is_applied_in_place() {
+        let mut items: Vec<char> = "abcdefg".chars().collect();
+        let order = [3u32, 0, 6, 1, 2, 5, 4];
+        permute(&order, |a, b| items.swap(a, b));
+        assert_eq!(items.iter().collect::<String>(), "dagbcfe");
+        let mut same: Vec<u32> = (0..5).collect();
+        permute(&[0, 1, 2, 3, 4], |a, b| same.swap(a, b));
+        assert_eq!(same, vec![0, 1, 2, 3, 4]);
     }
 
     #[test]

@@ -32,8 +32,11 @@
 //!    about the sentence (the same correction `align` makes for a pair,
 //!    measured there).
 //! 3. **Neighbours.** For every pair of languages, every sentence's `k`
-//!    nearest sentences of the other language, both ways ([`knn::neighbours`]:
-//!    exact up to a billion products, through lists of neighbours beyond).
+//!    nearest sentences of the other language, both ways: exactly up to a
+//!    billion products ([`knn::nearest`]); beyond, through lists
+//!    ([`knn::Lists`], made in [`Bank::finish`], which puts a language's
+//!    sentences in its lists' order), every sentence of the smaller
+//!    language and those of the larger that it found ([`mine`]).
 //! 4. **Margin.** A candidate sentence pair `(x, y)` scores the ratio
 //!    margin `cos(x, y) / ((knn(x) + knn(y)) / 2)`, where `knn(x)` is the
 //!    mean cosine of `x`'s `k` nearest: a sentence close to everything
@@ -313,15 +316,18 @@ pub struct Unit {
 }
 
 /// The encoded sentences of one language.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct Shelf {
     units: Vec<Unit>,
     vectors: QVectors,
     sum: Vec<f64>,
+    /// Its lists, when another language is searched through them
+    /// ([`Bank::finish`]); `units` and `vectors` are then in their order.
+    lists: Option<knn::Lists>,
 }
 
 /// Every encoded sentence of a corpus, by language.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Bank {
     shelves: Vec<(String, Shelf)>,
     finished: bool,
@@ -387,7 +393,10 @@ impl Bank {
     }
 
     /// Centre every language's vectors on their mean and make them unit
-    /// length again. Done once, after the last [`Bank::push`].
+    /// length again, in place; then make the lists of every language that
+    /// another is searched through ([`knn::exact`] says which), putting its
+    /// sentences in the lists' order. Done once, after the last
+    /// [`Bank::push`].
     pub fn finish(&mut self) {
         if self.finished {
             return;
@@ -397,7 +406,6 @@ impl Bank {
         for (_, shelf) in &mut self.shelves {
             let n = shelf.units.len().max(1) as f64;
             let mean: Vec<f32> = shelf.sum.iter().map(|s| (s / n) as f32).collect();
-            let mut centred = QVectors::new();
             for i in 0..shelf.vectors.len() {
                 let mut v = shelf.vectors.get(i);
                 v.iter_mut().zip(&mean).for_each(|(x, m)| *x -= m);
@@ -405,9 +413,22 @@ impl Bank {
                 if norm > 0.0 {
                     v.iter_mut().for_each(|x| *x /= norm);
                 }
-                centred.push(&v);
+                shelf.vectors.set(i, &v);
             }
-            shelf.vectors = centred;
+        }
+        let listed: Vec<bool> = (0..self.shelves.len())
+            .map(|i| {
+                (0..self.shelves.len())
+                    .any(|j| j != i && !knn::exact(&self.shelves[i].1.vectors, &self.shelves[j].1.vectors))
+            })
+            .collect();
+        for ((_, shelf), listed) in self.shelves.iter_mut().zip(listed) {
+            if listed {
+                let (lists, order) = knn::Lists::sort(&mut shelf.vectors);
+                let units = &mut shelf.units;
+                knn::permute(&order, |a, b| units.swap(a, b));
+                shelf.lists = Some(lists);
+            }
         }
     }
 }
@@ -429,27 +450,53 @@ pub struct Mined {
 /// Every mined sentence pair of a finished bank, for every pair of its
 /// languages, in a fixed order (languages by code, then the first
 /// sentence's place in the bank).
+///
+/// Two languages too large for the exact product are searched through
+/// lists, and not in full both ways: every sentence of the language with
+/// fewer sentences searches the other's lists ([`knn::WIDE_PROBES`] of
+/// them), and only the sentences it found search back ([`knn::PROBES`]
+/// lists, for their own neighbourhoods, which their margins need). A sentence of the larger language that no sentence of the
+/// smaller one counts among its nearest is never the forward best of any,
+/// and is mined only if it would be its own best's backward pair: rare
+/// (its counterpart must have `k` closer sentences) and left out, so that
+/// the search grows with the smaller language, not with the larger
+/// (BENCHMARKS.md, EVALUATION.md "Lists at scale").
 pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
     assert!(bank.finished, "mine a finished bank");
     let mut out = Vec::new();
-    // A language's lists, made once for every other language that needs
-    // them (knn::neighbours would make them once per pair).
-    let mut lists: Vec<Option<knn::Lists>> = (0..bank.shelves.len()).map(|_| None).collect();
     for i in 0..bank.shelves.len() {
         for j in i + 1..bank.shelves.len() {
             let (x, y) = (&bank.shelves[i].1, &bank.shelves[j].1);
-            let (nx, ny) = if knn::exact(&x.vectors, &y.vectors) {
-                knn::nearest(&x.vectors, &y.vectors, p.k)
-            } else {
-                lists[i].get_or_insert_with(|| knn::Lists::new(&x.vectors));
-                lists[j].get_or_insert_with(|| knn::Lists::new(&y.vectors));
-                let (lx, ly) = (lists[i].as_ref().expect("made"), lists[j].as_ref().expect("made"));
-                (knn::search(&x.vectors, ly, p.k), knn::search(&y.vectors, lx, p.k))
+            let (nx, ny) = match (&x.lists, &y.lists) {
+                (Some(lx), Some(ly)) if !knn::exact(&x.vectors, &y.vectors) => {
+                    let all = |n: usize| (0..n as u32).collect::<Vec<u32>>();
+                    if x.units.len() <= y.units.len() {
+                        let nx =
+                            knn::search_rows(&x.vectors, &all(x.units.len()), &y.vectors, ly, p.k, knn::WIDE_PROBES);
+                        let ny = knn::search_rows(&y.vectors, &found(&nx), &x.vectors, lx, p.k, knn::PROBES);
+                        (nx, ny)
+                    } else {
+                        let ny =
+                            knn::search_rows(&y.vectors, &all(y.units.len()), &x.vectors, lx, p.k, knn::WIDE_PROBES);
+                        let nx = knn::search_rows(&x.vectors, &found(&ny), &y.vectors, ly, p.k, knn::PROBES);
+                        (nx, ny)
+                    }
+                }
+                _ => knn::nearest(&x.vectors, &y.vectors, p.k),
             };
             mine_pair(x, y, &nx, &ny, p, &mut out);
         }
     }
     out
+}
+
+/// The rows of the other set that some row's neighbours hold, once each,
+/// in order.
+fn found(n: &Neighbours) -> Vec<u32> {
+    let mut rows: Vec<u32> = (0..n.len()).flat_map(|i| n.of(i).map(|(j, _)| j)).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    rows
 }
 
 /// The mined pairs of two languages from their neighbours.
