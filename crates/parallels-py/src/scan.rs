@@ -5,7 +5,7 @@ use crate::convert::{interruptible, ipc, normalize, value_error};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Input, Table};
 use parallels::plumbing::Quiet;
 use parallels::scan::parquet_out::{clusters_batch, documents_batch, passages_batch};
-use parallels::scan::{scan as run_scan, write_jsonl, write_parquet, InputKey, ScanOptions, ScanSummary, Work};
+use parallels::scan::{scan as run_scan, InputKey, ScanOptions, ScanSummary, Work, TABLE_WRITERS};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -99,7 +99,8 @@ fn table_of_ipc(bytes: &[u8]) -> PyResult<Table> {
 /// Scan the corpus `inputs` (files, folders, globs), or a `table` in
 /// memory (an Arrow IPC stream), as `parallels scan` does. Returns the documents, passages and clusters tables as Arrow IPC
 /// streams and `summary.json` as JSON text; with `output`, also writes the
-/// CLI's tables there (`format` "jsonl" or "parquet").
+/// CLI's tables there (`format`: a name of the library's `TABLE_WRITERS`,
+/// "jsonl" or "parquet").
 #[pyfunction]
 #[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, translations=true, output=None, format="jsonl".to_string(), work_dir=None, table=None))]
 #[allow(clippy::too_many_arguments)]
@@ -140,9 +141,10 @@ pub(crate) fn scan<'py>(
         boilerplate,
         translations,
     )?;
-    if !matches!(format.as_str(), "jsonl" | "parquet") {
-        return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
-    }
+    let Some(writer) = TABLE_WRITERS.iter().copied().find(|w| w.name() == format) else {
+        let names: Vec<String> = TABLE_WRITERS.iter().map(|w| format!("{:?}", w.name())).collect();
+        return Err(value_error(format!("format={format:?}: {}", names.join(" or "))));
+    };
     let (d, p, c, s) = interruptible(py, move || -> PyResult<_> {
         let inputs = match table {
             // A table in memory, as an Arrow IPC stream, read as it is.
@@ -184,11 +186,9 @@ pub(crate) fn scan<'py>(
             )));
         }
         if let Some(o) = &output {
-            match format.as_str() {
-                "parquet" => write_parquet(&result, o),
-                _ => write_jsonl(&result, o),
-            }
-            .map_err(|e| PyOSError::new_err(format!("{}: cannot write the results: {e}", o.display())))?;
+            writer
+                .write(&result, o)
+                .map_err(|e| PyOSError::new_err(format!("{}: cannot write the results: {e}", o.display())))?;
         }
         let passages = result.passages.to_vec().map_err(value_error)?;
         let documents = ipc(&[documents_batch(&result.documents).map_err(value_error)?]).map_err(value_error)?;
