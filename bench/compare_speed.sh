@@ -9,12 +9,14 @@
 # Jobs: align on the 1 MB gen_parallel.py pair (JSON out; AFTER_ARGS_ALIGN
 # adds flags to the after build only, e.g. --no-semantic when the before
 # build has no sentence encoder), scan on the 100 MB gen_scan.py corpus
-# (JSON Lines tables), dedup on the 30M gen_dedup.py corpus. Corpora are
+# (JSON Lines tables; SCAN_SIZE sets another size), dedup on the 30M gen_dedup.py corpus. Corpora are
 # generated once into bench/data (as bench_scan.sh and bench_dedup.sh do).
 #
 #   RUNS=3        runs per build and job
 #   JOBS="align scan dedup"
 #   AFTER_ARGS_ALIGN=""
+#   SCAN_SIZE=100M  the scan corpus, as gen_scan.py --size takes it (10M:
+#                   a few minutes for both builds)
 set -euo pipefail
 bench=$(cd "$(dirname "$0")" && pwd)
 before=$(realpath "$1")
@@ -22,13 +24,14 @@ after=$(realpath "$2")
 RUNS=${RUNS:-3}
 JOBS=${JOBS:-"align scan dedup"}
 AFTER_ARGS_ALIGN=${AFTER_ARGS_ALIGN:-}
+SCAN_SIZE=${SCAN_SIZE:-100M}
 data=$bench/data
 venv=$bench/.venv
 [ -x "$venv/bin/python" ] || bash "$bench/setup.sh" >&2
 py=$venv/bin/python
 mkdir -p "$data"
 [ -f "$data/parallel-1M/a.txt" ] || "$py" "$bench/gen_parallel.py" --size 1M --seed 1 --out "$data/parallel-1M" >&2
-[ -s "$data/scan-100M/docs.jsonl" ] || "$py" "$bench/gen_scan.py" --size 100M --seed 1 --format jsonl --out "$data/scan-100M" >&2
+[ -s "$data/scan-$SCAN_SIZE/docs.jsonl" ] || "$py" "$bench/gen_scan.py" --size "$SCAN_SIZE" --seed 1 --format jsonl --out "$data/scan-$SCAN_SIZE" >&2
 [ -s "$data/dedup-30M/docs.jsonl" ] || "$py" "$bench/gen_dedup.py" --size 30M --seed 1 --out "$data/dedup-30M" >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -47,7 +50,7 @@ job() { # job build-name binary
   [ "$1" = after ] && extra=$AFTER_ARGS_ALIGN
   case $3 in
     align) timed "$bin" align "$data/parallel-1M/a.txt" "$data/parallel-1M/b.txt" --format json -o "$work/out.json" $extra ;;
-    scan) rm -rf "$work/scan"; timed "$bin" scan "$data/scan-100M/docs.jsonl" -o "$work/scan" ;;
+    scan) rm -rf "$work/scan"; timed "$bin" scan "$data/scan-$SCAN_SIZE/docs.jsonl" -o "$work/scan" ;;
     dedup) timed "$bin" dedup "$data/dedup-30M/docs.jsonl" -o "$work/kept.jsonl" ;;
   esac
 }

@@ -5,7 +5,7 @@ use crate::progress::Bars;
 use crate::scan::TableFormat;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader, Input};
+use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader, Format, Input};
 use parallels::dedup::output::{parquet_outputs, write_jsonl, write_parquet, write_removed};
 use parallels::dedup::{dedup, spill_folder, Bands, DedupOptions, Keep, Verify, MAX_NGRAM, MAX_PERMS, MIN_MEMORY};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
@@ -224,7 +224,7 @@ pub fn run(args: DedupArgs) -> Result<ExitCode> {
     let in_place = usize::from(matches!(args.format, TableFormat::Jsonl));
     check_outputs(&outputs[in_place..], input_files(&inputs, &corpus))?;
     if in_place == 1 {
-        let others: Vec<Input> = inputs.iter().filter(|i| !matches!(i, Input::Jsonl(_))).cloned().collect();
+        let others: Vec<Input> = inputs.iter().filter(|i| i.format() != Some(Format::JSONL)).cloned().collect();
         check_outputs(&outputs[..1], input_files(&others, &corpus))?;
     }
     crate::common::remove_stale(&outputs);

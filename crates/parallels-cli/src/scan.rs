@@ -7,7 +7,7 @@ use clap::Args;
 use parallels::corpus::{input_files, resolve, CorpusOptions, CorpusReader};
 use parallels::plumbing::{check_outputs, OutputFile, Progress};
 use parallels::read::shown;
-use parallels::scan::{scan, write_jsonl, write_parquet, InputKey, ScanOptions, Work};
+use parallels::scan::{scan, InputKey, ScanOptions, Work, TABLE_WRITERS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -53,8 +53,8 @@ pub struct ScanArgs {
     timings: bool,
     /// Output tables as JSON Lines or as Parquet (documents.parquet,
     /// passages.parquet, clusters.parquet; see docs/GUIDE.md for the columns).
-    #[arg(long, value_enum, default_value_t = TableFormat::Jsonl)]
-    format: TableFormat,
+    #[arg(long, default_value = TABLE_WRITERS[0].name(), value_parser = table_writers())]
+    format: String,
     /// Memory for sorting, in MiB (at least 16); beyond it, sorting spills
     /// to disk.
     #[arg(long, default_value_t = ScanOptions::default().memory >> 20, value_name = "MIB",
@@ -73,6 +73,13 @@ pub struct ScanArgs {
     pairs_per_checkpoint: usize,
 }
 
+/// The values of the scan tables' `--format`: the names of the library's
+/// [`TABLE_WRITERS`].
+fn table_writers() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(TABLE_WRITERS.iter().map(|w| w.name()))
+}
+
+/// The format of `dedup`'s output.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum TableFormat {
     Jsonl,
@@ -95,15 +102,10 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
     opts.chunk = args.pairs_per_checkpoint;
     // Nothing is written (not even the folder) when a table would
     // overwrite an input.
-    let extension = match args.format {
-        TableFormat::Jsonl => "jsonl",
-        TableFormat::Parquet => "parquet",
-    };
+    // (clap took only a name of the list.)
+    let writer = TABLE_WRITERS.iter().copied().find(|w| w.name() == args.format).unwrap_or(TABLE_WRITERS[0]);
     let mut outputs = vec![OutputFile::folder("-o", &args.output)];
-    for table in ["documents", "passages", "clusters"] {
-        outputs.push(OutputFile::new("-o", args.output.join(format!("{table}.{extension}"))));
-    }
-    outputs.push(OutputFile::new("-o", args.output.join("summary.json")));
+    outputs.extend(writer.files(&args.output).into_iter().map(|file| OutputFile::new("-o", file)));
     check_outputs(&outputs, input_files(&inputs, &corpus))?;
     crate::common::remove_stale(&outputs);
     // A scan that stops before any table (and leaves no work folder to
@@ -122,11 +124,9 @@ pub fn run(args: ScanArgs) -> Result<ExitCode> {
         bars.hidden_problems();
         bail!("{}; nothing was written", nothing_read(skipped));
     }
-    match args.format {
-        TableFormat::Jsonl => write_jsonl(&result, &args.output),
-        TableFormat::Parquet => write_parquet(&result, &args.output),
-    }
-    .with_context(|| format!("{}: cannot write the results", shown(&args.output)))?;
+    writer
+        .write(&result, &args.output)
+        .with_context(|| format!("{}: cannot write the results", shown(&args.output)))?;
     // What the summary below needs; the rest goes with the work folder.
     let (corpus, stats, resumed) = (result.corpus.clone(), result.stats.clone(), result.resumed.clone());
     result.remove_work().with_context(|| format!("{}: cannot remove", shown(&work.dir)))?;

@@ -471,7 +471,7 @@ fn text_summary_agrees_with_json() {
     let passages = out["pairs"][0]["passages"].as_array().unwrap();
     let verbatim = passages.iter().filter(|p| p["kind"] == "verbatim").count();
     let want = format!(
-        "v1 ↔ v2: {} passage(s) ({} verbatim, {} parallel), {} link(s); shared: v1 ",
+        "v1 ↔ v2: {} passage(s) ({} verbatim, {} parallel), {} link(s); linked: v1 ",
         passages.len(),
         verbatim,
         passages.len() - verbatim,

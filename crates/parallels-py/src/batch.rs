@@ -5,12 +5,13 @@
 
 use crate::convert::{int64_blocks, int64_schema, ipc, py_blocks, value_error};
 use crate::dedup::{dedup_options, verify_of};
-use crate::scan::scan_options;
+use crate::scan::{scan_options, ScanKeywords};
 use arrow_array::builder::{FixedSizeBinaryBuilder, ListBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{ArrayRef, RecordBatch, UInt32Array, UInt64Array};
 use arrow_schema::ArrowError;
 use parallels::dedup::verify::Decision;
 use parallels::dedup::{keeper, Keep};
+use parallels::normalize::Switches;
 use parallels::scan::parquet_out::passages_batch;
 use parallels::scan::{batch, ScanOptions, ScanPassage};
 use pyo3::prelude::*;
@@ -30,7 +31,8 @@ pub(crate) fn fingerprints<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords::normalized(switches))?;
     let bytes = py.detach(move || -> Result<Vec<u8>, ArrowError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let fps = batch::fingerprints(&refs, &opts);
@@ -333,7 +335,8 @@ pub(crate) fn scan_blocks<'py>(
     if parts == 0 {
         return Err(value_error("parts: at least 1"));
     }
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords::normalized(switches))?;
     let seed_schema = int64_schema(&["hash", "doc", "pos", "g"]);
     let (seeds, counts) = py
         .detach(move || -> Result<_, ArrowError> {
@@ -384,7 +387,8 @@ pub(crate) fn feature_counts<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<(u64, Bound<'py, PyBytes>)> {
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords::normalized(switches))?;
     let (sentences, bytes) = py.detach(move || -> PyResult<_> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let (sentences, counts) = batch::feature_counts(&batch::feature_table(&refs, &opts)).map_err(value_error)?;
@@ -488,19 +492,8 @@ pub(crate) fn align_candidates<'py>(
     footnotes: bool,
     boilerplate: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = scan_options(
-        None,
-        None,
-        min_significance,
-        min_specificity,
-        all,
-        None,
-        script,
-        numbers,
-        footnotes,
-        boilerplate,
-        true,
-    )?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords { min_significance, min_specificity, all, switches, ..Default::default() })?;
     if a.len() != b.len() || a.len() != k.len() {
         return Err(value_error("a, b and k: one value per pair each"));
     }

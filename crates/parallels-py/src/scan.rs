@@ -1,51 +1,76 @@
 //! `parallels.scan`: a whole corpus scanned as `parallels scan` scans it,
 //! and the scan options from Python's keywords (checked by the library).
 
-use crate::convert::{interruptible, ipc, normalize, value_error};
+use crate::convert::{interruptible, ipc, value_error};
 use parallels::corpus::{resolve, CorpusOptions, CorpusReader, Input, Table};
+use parallels::normalize::Switches;
 use parallels::plumbing::Quiet;
 use parallels::scan::parquet_out::{clusters_batch, documents_batch, passages_batch};
-use parallels::scan::{scan as run_scan, write_jsonl, write_parquet, InputKey, ScanOptions, ScanSummary, Work};
+use parallels::scan::{scan as run_scan, InputKey, ScanOptions, ScanSummary, Work, TABLE_WRITERS};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
 
-/// The scan options from the keyword arguments.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn scan_options(
-    max_df: Option<u32>,
-    min_seeds: Option<u32>,
-    min_significance: Option<f64>,
-    min_specificity: Option<f64>,
-    all: bool,
-    memory_mib: Option<u64>,
-    script: bool,
-    numbers: bool,
-    footnotes: bool,
-    boilerplate: bool,
-    translations: bool,
-) -> PyResult<ScanOptions> {
+/// The scan keywords (those of `parallels.scan` that set [`ScanOptions`];
+/// the batch calls take some of them) as one value. `Default` is every
+/// keyword left out.
+pub(crate) struct ScanKeywords {
+    pub(crate) max_df: Option<u32>,
+    pub(crate) min_seeds: Option<u32>,
+    pub(crate) min_significance: Option<f64>,
+    pub(crate) min_specificity: Option<f64>,
+    pub(crate) all: bool,
+    pub(crate) memory_mib: Option<u64>,
+    /// `script`, `numbers`, `footnotes`, `boilerplate`.
+    pub(crate) switches: Switches,
+    pub(crate) translations: bool,
+}
+
+impl Default for ScanKeywords {
+    fn default() -> Self {
+        ScanKeywords {
+            max_df: None,
+            min_seeds: None,
+            min_significance: None,
+            min_specificity: None,
+            all: false,
+            memory_mib: None,
+            switches: Switches::default(),
+            translations: true,
+        }
+    }
+}
+
+impl ScanKeywords {
+    /// Every keyword left out but the normalization switches.
+    pub(crate) fn normalized(switches: Switches) -> ScanKeywords {
+        ScanKeywords { switches, ..ScanKeywords::default() }
+    }
+}
+
+/// The scan options from the keyword arguments, checked by the library.
+pub(crate) fn scan_options(k: ScanKeywords) -> PyResult<ScanOptions> {
     let mut opts = ScanOptions::default();
-    opts.align.normalize = normalize(script, numbers, footnotes, boilerplate);
+    opts.align.normalize = k.switches.options();
     // `scan --no-translations` is `translations=False`.
-    opts.across = translations;
-    if let Some(m) = max_df {
+    opts.across = k.translations;
+    if let Some(m) = k.max_df {
         opts.seeds.max_df = m;
     }
-    if let Some(m) = min_seeds {
+    if let Some(m) = k.min_seeds {
         opts.seeds.min_seeds = m;
     }
-    if let Some(s) = min_significance {
+    if let Some(s) = k.min_significance {
         opts.report = opts.report.with_min_significance(s);
     }
-    if let Some(s) = min_specificity {
+    if let Some(s) = k.min_specificity {
         opts.report.min_specificity = s;
     }
-    if all {
+    if k.all {
         opts.report = opts.report.every_passage();
     }
-    if let Some(m) = memory_mib {
+    if let Some(m) = k.memory_mib {
         opts.memory = m.saturating_mul(1 << 20);
     }
     // The library's bounds (its messages name the fields as the keywords
@@ -68,20 +93,17 @@ pub(crate) fn check_scan_options(
     memory_mib: Option<u64>,
     translations: bool,
 ) -> PyResult<()> {
-    scan_options(
+    let keywords = ScanKeywords {
         max_df,
         min_seeds,
         min_significance,
         min_specificity,
         all,
         memory_mib,
-        true,
-        true,
-        true,
-        true,
         translations,
-    )
-    .map(|_| ())
+        ..Default::default()
+    };
+    scan_options(keywords).map(|_| ())
 }
 
 /// The three scan tables as Arrow IPC streams, and the summary as JSON.
@@ -99,7 +121,8 @@ fn table_of_ipc(bytes: &[u8]) -> PyResult<Table> {
 /// Scan the corpus `inputs` (files, folders, globs), or a `table` in
 /// memory (an Arrow IPC stream), as `parallels scan` does. Returns the documents, passages and clusters tables as Arrow IPC
 /// streams and `summary.json` as JSON text; with `output`, also writes the
-/// CLI's tables there (`format` "jsonl" or "parquet").
+/// CLI's tables there (`format`: a name of the library's `TABLE_WRITERS`,
+/// "jsonl" or "parquet").
 #[pyfunction]
 #[pyo3(signature = (inputs, *, id="id".to_string(), text="text".to_string(), group=None, group_by_dir=false, strict=true, max_df=None, min_seeds=None, min_significance=None, min_specificity=None, all=false, memory_mib=None, script=true, numbers=true, footnotes=true, boilerplate=true, translations=true, output=None, format="jsonl".to_string(), work_dir=None, table=None))]
 #[allow(clippy::too_many_arguments)]
@@ -127,22 +150,21 @@ pub(crate) fn scan<'py>(
     work_dir: Option<PathBuf>,
     table: Option<Vec<u8>>,
 ) -> PyResult<ScanTables<'py>> {
-    let opts = scan_options(
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords {
         max_df,
         min_seeds,
         min_significance,
         min_specificity,
         all,
         memory_mib,
-        script,
-        numbers,
-        footnotes,
-        boilerplate,
+        switches,
         translations,
-    )?;
-    if !matches!(format.as_str(), "jsonl" | "parquet") {
-        return Err(value_error(format!("format={format:?}: \"jsonl\" or \"parquet\"")));
-    }
+    })?;
+    let Some(writer) = TABLE_WRITERS.iter().copied().find(|w| w.name() == format) else {
+        let names: Vec<String> = TABLE_WRITERS.iter().map(|w| format!("{:?}", w.name())).collect();
+        return Err(value_error(format!("format={format:?}: {}", names.join(" or "))));
+    };
     let (d, p, c, s) = interruptible(py, move || -> PyResult<_> {
         let inputs = match table {
             // A table in memory, as an Arrow IPC stream, read as it is.
@@ -184,11 +206,9 @@ pub(crate) fn scan<'py>(
             )));
         }
         if let Some(o) = &output {
-            match format.as_str() {
-                "parquet" => write_parquet(&result, o),
-                _ => write_jsonl(&result, o),
-            }
-            .map_err(|e| PyOSError::new_err(format!("{}: cannot write the results: {e}", o.display())))?;
+            writer
+                .write(&result, o)
+                .map_err(|e| PyOSError::new_err(format!("{}: cannot write the results: {e}", o.display())))?;
         }
         let passages = result.passages.to_vec().map_err(value_error)?;
         let documents = ipc(&[documents_batch(&result.documents).map_err(value_error)?]).map_err(value_error)?;

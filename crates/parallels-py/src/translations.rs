@@ -5,13 +5,14 @@
 //! of candidate pairs encoded and aligned), rows in and out as Arrow IPC.
 
 use crate::convert::{ipc, value_error};
-use crate::scan::scan_options;
+use crate::scan::{scan_options, ScanKeywords};
 use arrow_array::builder::{Float32Builder, Int16Builder, Int64Builder, ListBuilder, UInt32Builder};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int16Type, Int64Type, UInt32Type};
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::ArrowError;
 use parallels::encoder::DIM;
+use parallels::normalize::Switches;
 use parallels::scan::parquet_out::passages_batch;
 use parallels::scan::{batch, ScanPassage};
 use pyo3::prelude::*;
@@ -71,7 +72,8 @@ pub(crate) fn translation_units<'py>(
     if docs.len() != texts.len() {
         return Err(value_error("texts and docs: one document number per text"));
     }
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords::normalized(switches))?;
     let bytes = py.detach(move || -> Result<Vec<u8>, ArrowError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let langs: Vec<&str> = languages.iter().map(String::as_str).collect();
@@ -245,7 +247,8 @@ pub(crate) fn align_translations<'py>(
         let pairs = i.iter().zip(j).zip(m).map(|((&i, &j), &m)| (i, j, m)).collect();
         candidates.push(batch::TranslationCandidate { a: a[k], b: b[k], pairs, chain: chain[k] });
     }
-    let opts = scan_options(None, None, None, None, false, None, script, numbers, footnotes, boilerplate, true)?;
+    let switches = Switches { script, numbers, footnotes, boilerplate };
+    let opts = scan_options(ScanKeywords::normalized(switches))?;
     let bytes = py.detach(move || -> Result<Vec<u8>, String> {
         let docs: Vec<(i64, &str)> = docs.iter().copied().zip(texts.iter().map(String::as_str)).collect();
         let found = batch::align_translations(&candidates, &docs, &opts).map_err(|e| e.to_string())?;

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int64Array, ListArray, RecordBatch, StringArray};
 use parallels::corpus::{
-    resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Input, Position, Problem, ProblemKind, Source, Table,
+    resolve, CorpusDoc, CorpusError, CorpusOptions, CorpusReader, Format, Input, Position, Problem, ProblemKind,
+    Source, Table,
 };
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -671,7 +672,10 @@ fn a_glob_over_parquet_files_reads_them_in_sorted_order() {
     let inputs = resolve(std::slice::from_ref(&pattern)).unwrap();
     assert_eq!(
         inputs,
-        vec![Input::Parquet(dir.path().join("part-0.parquet")), Input::Parquet(dir.path().join("part-1.parquet"))]
+        vec![
+            Input::Records { path: dir.path().join("part-0.parquet"), format: Format::PARQUET },
+            Input::Records { path: dir.path().join("part-1.parquet"), format: Format::PARQUET }
+        ]
     );
     let docs: Vec<CorpusDoc> = reader(&[pattern], CorpusOptions::default()).map(Result::unwrap).collect();
     let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
@@ -715,16 +719,19 @@ fn resolve_sorts_out_arguments_and_refuses_bad_ones() {
     assert_eq!(
         resolve(&args).unwrap(),
         vec![
-            Input::Jsonl(path("a.jsonl")),
-            Input::Jsonl(path("b.ndjson")),
-            Input::Jsonl(path("c.JSON")),
-            Input::Parquet(path("d.parquet")),
+            Input::Records { path: path("a.jsonl"), format: Format::JSONL },
+            Input::Records { path: path("b.ndjson"), format: Format::JSONL },
+            Input::Records { path: path("c.JSON"), format: Format::JSONL },
+            Input::Records { path: path("d.parquet"), format: Format::PARQUET },
             Input::Text { path: path("e.txt"), root: dir.path().to_path_buf() },
             Input::Text { path: path("f.csv"), root: dir.path().to_path_buf() },
             Input::Dir { path: dir.path().to_path_buf(), root: dir.path().to_path_buf() },
         ]
     );
-    assert_eq!(resolve(&[arg(&path("g.jsonl.gz"))]).unwrap(), vec![Input::Jsonl(path("g.jsonl.gz"))]);
+    assert_eq!(
+        resolve(&[arg(&path("g.jsonl.gz"))]).unwrap(),
+        vec![Input::Records { path: path("g.jsonl.gz"), format: Format::JSONL }]
+    );
     for name in ["h.tar.gz", "i.jsonl.bz2", "j.parquet.gz", "k.zip"] {
         fs::write(path(name), "").unwrap();
         let error = resolve(&[arg(&path(name))]).unwrap_err();
@@ -893,7 +900,11 @@ fn every_origin_names_its_input_its_place_and_its_bytes() {
         assert_eq!(origin.input, 0);
         assert_eq!(
             origin.source,
-            Source { file: Path::new(&arg(&path)).into(), position: Position::Line(line as u64) }
+            Source {
+                file: Path::new(&arg(&path)).into(),
+                position: Position::Line(line as u64),
+                format: Some(Format::JSONL)
+            }
         );
         assert_eq!(origin.source.to_string(), format!("{}:{line}", arg(&path)));
         let bytes = origin.bytes.clone().unwrap();
@@ -909,9 +920,17 @@ fn every_origin_names_its_input_its_place_and_its_bytes() {
 fn sources_read_back_as_they_are_written() {
     let written = [
         Source::whole("corpus/2021/a.txt"),
-        Source { file: Path::new("data/crawl.jsonl").into(), position: Position::Line(12) },
-        Source { file: Path::new("x.NDJSON").into(), position: Position::Line(1) },
-        Source { file: Path::new("data/part-0.parquet").into(), position: Position::Row(0) },
+        Source {
+            file: Path::new("data/crawl.jsonl").into(),
+            position: Position::Line(12),
+            format: Some(Format::JSONL),
+        },
+        Source { file: Path::new("x.NDJSON").into(), position: Position::Line(1), format: Some(Format::JSONL) },
+        Source {
+            file: Path::new("data/part-0.parquet").into(),
+            position: Position::Row(0),
+            format: Some(Format::PARQUET),
+        },
         Source::whole("notes:12"),
         Source::whole("a#3.txt"),
     ];
@@ -981,7 +1000,7 @@ fn gzip_and_zstd_json_lines_read_as_the_plain_file_does() {
     ] {
         let path = dir.path().join(name);
         fs::write(&path, &bytes).unwrap();
-        assert_eq!(resolve(&[arg(&path)]).unwrap(), vec![Input::Jsonl(path.clone())]);
+        assert_eq!(resolve(&[arg(&path)]).unwrap(), vec![Input::Records { path: path.clone(), format: Format::JSONL }]);
         let items: Vec<_> = reader(&[arg(&path)], CorpusOptions::default()).collect();
         assert_eq!(described(&items, &path, CRAWL), expected, "{name}");
     }
@@ -1194,7 +1213,10 @@ fn a_json_lines_file_whose_name_is_not_utf8_keeps_its_name_in_every_source() {
     }
     let items: Vec<_> = reader(std::slice::from_ref(&path), CorpusOptions::default()).collect();
     let doc = items[0].as_ref().unwrap();
-    assert_eq!(doc.origin.source, Source { file: path.as_path().into(), position: Position::Line(1) });
+    assert_eq!(
+        doc.origin.source,
+        Source { file: path.as_path().into(), position: Position::Line(1), format: Some(Format::JSONL) }
+    );
     let json = serde_json::to_string(&doc.origin.source).unwrap();
     assert!(json.ends_with("/crawl-\\udce4.jsonl.gz:1\""), "{json}");
     assert_eq!(serde_json::from_str::<Source>(&json).unwrap(), doc.origin.source);
@@ -1229,8 +1251,12 @@ mod properties {
 
     /// Every item, with the file name taken out.
     fn read_all(path: &Path, options: &CorpusOptions) -> Vec<String> {
-        let items: Vec<_> =
-            CorpusReader::new(vec![Input::Jsonl(path.to_path_buf())], options.clone()).unwrap().collect();
+        let items: Vec<_> = CorpusReader::new(
+            vec![Input::Records { path: path.to_path_buf(), format: Format::JSONL }],
+            options.clone(),
+        )
+        .unwrap()
+        .collect();
         let file = arg(path);
         items
             .iter()
@@ -1340,7 +1366,7 @@ mod properties {
             let name: Vec<u8> = b"f".iter().copied().chain(name.into_iter().filter(|&b| b != b'/')).collect();
             let file = Path::new(std::ffi::OsStr::from_bytes(&name));
             let source = if line == 0 { Source::whole(file) } else {
-                Source { file: file.with_extension("jsonl").into(), position: Position::Line(line) }
+                Source { file: file.with_extension("jsonl").into(), position: Position::Line(line), format: Some(Format::JSONL) }
             };
             let json = serde_json::to_string(&source).unwrap();
             let back: Source = serde_json::from_str(&json).unwrap();

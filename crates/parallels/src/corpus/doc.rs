@@ -35,29 +35,42 @@ pub struct CorpusDoc {
     pub meta: Map<String, Value>,
 }
 
+/// The file format a record was read in: one of the formats registered in
+/// `corpus/formats/` (`jsonl`, `parquet`), by its name; see
+/// [`Format::all`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Format(pub(super) &'static str);
+
 /// Where in its file a document is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Position {
     /// The whole file: a text file.
     Whole,
-    /// A line of a JSON Lines file, 1-based.
+    /// A record numbered by line (JSON Lines), 1-based.
     Line(u64),
-    /// A row of a Parquet file, 0-based (as in Arrow and pandas).
+    /// A record numbered by row (Parquet), 0-based (as in Arrow and pandas).
     Row(u64),
 }
 
 /// The file a document came from and its place in it: what the outputs
 /// write as a document's `source`.
 ///
-/// Serialized as a string: `path` for a text file, `path:line` for a JSON
-/// Lines record and `path#row` for a Parquet row, the path as it was given
+/// Its [`format`](Source::format) is the file format the record was read
+/// in (none for a whole text file), recorded with it when it is read, so
+/// that a file is read back ([`Input::of_source`](super::Input::of_source))
+/// in the format it was read in, whatever the kind of its position.
+///
+/// Serialized as a string: `path` for a text file, `path:line` for a record
+/// numbered by line (JSON Lines) and `path#row` for one numbered by row
+/// (Parquet), the path as it was given
 /// or found by walking a folder, byte for byte. [`Source::parse`] reads
 /// that form back. A path that is not valid UTF-8 is written with each byte
 /// that is not part of valid UTF-8 as a lone surrogate escape, `\udc80` to
 /// `\udcff` for the bytes 80 to FF (Python's `surrogateescape`:
 /// `os.fsencode(json.loads(line)["source"])` gives the bytes back); the
 /// deserializer reads that back into the same bytes, so `report` finds the
-/// file again. Displayed (in messages) through
+/// file again, and its format is the one [`resolve`](super::resolve) gives
+/// the file's name (the written form holds no format). Displayed (in messages) through
 /// [`read::shown`](crate::read::shown): control characters and bytes that
 /// are not UTF-8 escaped.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -67,12 +80,14 @@ pub struct Source {
     pub file: Arc<Path>,
     /// The place in the file.
     pub position: Position,
+    /// The format of the file's records; `None` for a whole text file.
+    pub format: Option<Format>,
 }
 
 impl Source {
     /// A whole text file.
     pub fn whole(file: impl AsRef<Path>) -> Source {
-        Source { file: file.as_ref().into(), position: Position::Whole }
+        Source { file: file.as_ref().into(), position: Position::Whole, format: None }
     }
 }
 

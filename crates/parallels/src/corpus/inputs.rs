@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::VecDeque;
 
-use super::doc::{Position, Source};
+use super::doc::{Format, Position, Source};
 use super::error::CorpusError;
 use super::options::CorpusOptions;
 use super::summary::Summary;
@@ -38,10 +38,14 @@ pub enum Input {
         /// What its id is relative to.
         root: PathBuf,
     },
-    /// A JSON Lines file.
-    Jsonl(PathBuf),
-    /// A Parquet file.
-    Parquet(PathBuf),
+    /// A file of records, read in its format (by its name: [`resolve`];
+    /// by its documents' sources: [`Input::of_source`]).
+    Records {
+        /// The file.
+        path: PathBuf,
+        /// Its format.
+        format: Format,
+    },
     /// A table in memory, read as a Parquet file is.
     Table(Table),
 }
@@ -50,28 +54,38 @@ impl Input {
     /// The path of the folder or file.
     pub fn path(&self) -> &Path {
         match self {
-            Input::Dir { path, .. } | Input::Jsonl(path) | Input::Parquet(path) | Input::Text { path, .. } => path,
+            Input::Dir { path, .. } | Input::Records { path, .. } | Input::Text { path, .. } => path,
             Input::Table(table) => table.name(),
+        }
+    }
+
+    /// The format of a file of records (`None` for a folder or a text
+    /// file; a table in memory is read as Parquet rows).
+    pub fn format(&self) -> Option<Format> {
+        match self {
+            Input::Records { format, .. } => Some(*format),
+            Input::Table(_) => Some(Format::PARQUET),
+            Input::Dir { .. } | Input::Text { .. } => None,
         }
     }
 
     /// The input a document is read back from by its recorded `source`
     /// (`report`, `export`): a whole file is a text file; the file of a
-    /// record is read in the format [`resolve`] gives its name, the one the
-    /// scan read it in (its position says a record, not which format).
+    /// record is read in the format recorded with the source, the one the
+    /// scan read it in.
     pub fn of_source(source: &Source) -> Result<Input, CorpusError> {
         let path = source.file.to_path_buf();
-        if source.position == Position::Whole {
-            return Ok(Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path });
-        }
-        match classify(path.clone(), false, PathBuf::new())? {
-            Input::Text { .. } => Err(CorpusError::Unsupported {
+        match (source.position, source.format) {
+            (Position::Whole, _) => {
+                Ok(Input::Text { root: path.parent().map(Path::to_path_buf).unwrap_or_default(), path })
+            }
+            (_, Some(format)) => Ok(Input::Records { path, format }),
+            (_, None) => Err(CorpusError::Unsupported {
                 path,
                 reason: "its records were read from a file of another name; give the scan's inputs back their \
                          names (or scan again)"
                     .to_owned(),
             }),
-            input => Ok(input),
         }
     }
 }
@@ -256,15 +270,14 @@ fn glob_root(pattern: &str) -> PathBuf {
 }
 
 /// What a file given as input is read as, by its extension (compared
-/// without case); for a `.gz` or `.zst` file, by the extension before it.
+/// without case; for a `.gz` or `.zst` file, by the extension before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum FileKind {
-    Jsonl,
-    Parquet,
-    /// Compressed in a way that is not read, or an archive.
-    Compressed,
-    /// A compressed Parquet file (Parquet compresses inside).
-    CompressedParquet,
+    /// A file of records in a registered format.
+    Records(Format),
+    /// Not read, for this reason: a compressed file of a format that
+    /// refuses compression, another compression or an archive.
+    Refused(&'static str),
     Text,
 }
 
@@ -273,12 +286,19 @@ impl FileKind {
         let compressed = Compression::of(path).is_some();
         let inner = Compression::strip(path);
         let extension = inner.extension().map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match extension.as_deref() {
-            Some("jsonl" | "ndjson" | "json") => FileKind::Jsonl,
-            Some("parquet") if compressed => FileKind::CompressedParquet,
-            Some("parquet") => FileKind::Parquet,
-            Some("gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar" | "br" | "lzma") => {
-                FileKind::Compressed
+        let Some(extension) = extension else { return FileKind::Text };
+        if let Some(format) = Format::of_extension(&extension) {
+            return match format.reader().refuses_compressed() {
+                Some(reason) if compressed => FileKind::Refused(reason),
+                _ => FileKind::Records(format),
+            };
+        }
+        match extension.as_str() {
+            "gz" | "tgz" | "bz2" | "xz" | "zst" | "zstd" | "lz4" | "zip" | "7z" | "tar" | "br" | "lzma" => {
+                FileKind::Refused(
+                    "archives and compression other than gzip (.gz) and Zstandard (.zst) are not read; \
+                     decompress or unpack it first (e.g. `xz -dk`, `tar -xf`), or recompress it with gzip or zstd",
+                )
             }
             _ => FileKind::Text,
         }
@@ -290,25 +310,8 @@ fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusE
         return Ok(Input::Dir { root: path.clone(), path });
     }
     Ok(match FileKind::of(&path) {
-        FileKind::Jsonl => Input::Jsonl(path),
-        FileKind::Parquet => Input::Parquet(path),
-        FileKind::Compressed => {
-            return Err(CorpusError::Unsupported {
-                path,
-                reason: "archives and compression other than gzip (.gz) and Zstandard (.zst) are not read; \
-                         decompress or unpack it first (e.g. `xz -dk`, `tar -xf`), or recompress it with gzip \
-                         or zstd"
-                    .to_owned(),
-            })
-        }
-        FileKind::CompressedParquet => {
-            return Err(CorpusError::Unsupported {
-                path,
-                reason: "a compressed Parquet file is not read (Parquet compresses its columns itself); \
-                         decompress it first (e.g. `gunzip -k`)"
-                    .to_owned(),
-            })
-        }
+        FileKind::Records(format) => Input::Records { path, format },
+        FileKind::Refused(reason) => return Err(CorpusError::Unsupported { path, reason: reason.to_owned() }),
         FileKind::Text => Input::Text { path, root },
     })
 }
@@ -317,18 +320,21 @@ fn classify(path: PathBuf, is_dir: bool, root: PathBuf) -> Result<Input, CorpusE
 mod tests {
     use super::*;
 
-    /// A recorded source is read back in the format its file's name gives,
-    /// as the scan read it; a whole file is text, whatever its name.
+    /// A recorded source is read back in the format recorded with it (from
+    /// a written source, the one its file's name gives, as the scan read
+    /// it); a whole file is text, whatever its name.
     #[test]
     fn a_source_is_read_back_in_the_format_of_its_name() {
-        let at = |file: &str, position| Input::of_source(&Source { file: Path::new(file).into(), position });
-        assert_eq!(at("a/x.jsonl.gz", Position::Line(3)).unwrap().path(), Path::new("a/x.jsonl.gz"));
-        assert!(matches!(at("a/x.jsonl.gz", Position::Line(3)).unwrap(), Input::Jsonl(_)));
-        assert!(matches!(at("x.parquet", Position::Row(0)).unwrap(), Input::Parquet(_)));
-        assert!(
-            matches!(at("a/x.jsonl", Position::Whole).unwrap(), Input::Text { root, .. } if root == Path::new("a"))
+        let at = |written: &str| Input::of_source(&Source::parse(written));
+        assert_eq!(
+            at("a/x.jsonl.gz:3").unwrap(),
+            Input::Records { path: "a/x.jsonl.gz".into(), format: Format::JSONL }
         );
-        assert!(at("x.txt", Position::Row(2)).is_err());
+        assert_eq!(at("x.parquet#0").unwrap(), Input::Records { path: "x.parquet".into(), format: Format::PARQUET });
+        assert!(matches!(at("a/x.jsonl").unwrap(), Input::Text { root, .. } if root == Path::new("a")));
+        // A record whose format is not known (a source made by hand).
+        let unknown = Source { file: Path::new("x.txt").into(), position: Position::Row(2), format: None };
+        assert!(Input::of_source(&unknown).is_err());
     }
 
     #[test]

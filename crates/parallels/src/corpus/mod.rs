@@ -70,8 +70,9 @@
 //!
 //! Every document carries its [`Origin`]: the index of its input, its
 //! [`Source`] (the file and a [`Position`] in it: whole, line or row, the
-//! typed value behind the "source" column above) and, for a JSON Lines
-//! record, its byte range in the file. Later stages use these fields, never
+//! typed value behind the "source" column above, with the [`Format`] its
+//! records were read in) and, for a JSON Lines record, its byte range in
+//! the file. Later stages use these fields, never
 //! the written form: `dedup` copies kept records by their byte ranges, and
 //! `report` finds the file to read again in [`Source::file`].
 //!
@@ -123,13 +124,18 @@
 //! * `walk.rs`: the one walk of a folder (sorted, hidden entries and other
 //!   extensions skipped), used by the reader and the fingerprint, and how a
 //!   text file's path gives its id and group;
-//! * `jsonl.rs`: JSON Lines, line by line, each record's bytes kept; lone
-//!   surrogate escapes repaired;
+//! * `formats/`: the files of records, each read by its format:
+//!   `record.rs` the interface every format implements (a leaf), `mod.rs`
+//!   the registry of formats and their extensions (what a [`Format`]
+//!   names), `jsonl.rs` JSON Lines,
+//!   line by line, each record's bytes kept, lone surrogate escapes
+//!   repaired; `parquet.rs` Parquet, batch by batch, the columns planned
+//!   from the footer (and a [`Table`] in memory, read as Parquet rows).
+//!   A new format is a file there and its line in the registry;
 //! * `written.rs`: how a [`Source`] is written in JSON and read back
 //!   ([`Source::parse`]), losslessly for paths that are not UTF-8;
-//! * `parquet.rs`: Parquet, batch by batch, the columns planned from the
-//!   footer;
-//! * `reader.rs`: [`CorpusReader`], which opens each input by its kind and
+//! * `reader.rs`: [`CorpusReader`], which opens each input (a folder's
+//!   walk, or a file of records by its format) and
 //!   checks every record (empty, duplicate id), one item at a time
 //!   ([`Iterator`]), a batch at a time ([`CorpusReader::next_batch`], JSON
 //!   parsed in parallel) or on a thread of its own
@@ -148,10 +154,9 @@
 mod admit;
 mod doc;
 mod error;
+mod formats;
 mod inputs;
-mod jsonl;
 mod options;
-mod parquet;
 mod raw;
 mod reader;
 mod summary;
@@ -161,10 +166,11 @@ mod written;
 
 pub use crate::plumbing::problem::{Problem, ProblemKind};
 pub use admit::{is_blank, is_document};
-pub use doc::{CorpusDoc, Origin, Position, Source};
+pub use doc::{CorpusDoc, Format, Origin, Position, Source};
 pub use error::CorpusError;
+pub use formats::jsonl::repair_lone_surrogates;
+pub use formats::record_text;
 pub use inputs::{fingerprint, input_files, resolve, FileStamp, Input};
-pub use jsonl::{record_text, repair_lone_surrogates};
 pub use options::{CorpusOptions, DEFAULT_MAX_DOCUMENT_BYTES, PARQUET_BATCH_ROWS};
 pub use reader::{BatchStop, CorpusReader};
 pub use summary::Summary;

@@ -8,21 +8,21 @@ use serde_json::{Map, Value};
 use super::doc::Origin;
 
 /// A document before the empty and duplicate checks.
-pub(super) struct RawDoc {
-    pub(super) id: String,
+pub(crate) struct RawDoc {
+    pub(crate) id: String,
     /// Whether the id was a number (JSON number, numeric Parquet column):
     /// `42` and `"42"` are one id, and a clash between them is named.
-    pub(super) numeric_id: bool,
-    pub(super) text: String,
-    pub(super) encoding: String,
-    pub(super) replaced: usize,
-    pub(super) group: Option<String>,
-    pub(super) meta: Map<String, Value>,
-    pub(super) origin: Origin,
+    pub(crate) numeric_id: bool,
+    pub(crate) text: String,
+    pub(crate) encoding: String,
+    pub(crate) replaced: usize,
+    pub(crate) group: Option<String>,
+    pub(crate) meta: Map<String, Value>,
+    pub(crate) origin: Origin,
 }
 
 /// `message` without a leading `"{source}: "`.
-pub(super) fn without_prefix(message: String, source: &str) -> String {
+pub(crate) fn without_prefix(message: String, source: &str) -> String {
     match message.strip_prefix(source).and_then(|m| m.strip_prefix(": ")) {
         Some(rest) => rest.to_owned(),
         None => message,

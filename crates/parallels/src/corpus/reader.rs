@@ -2,18 +2,17 @@
 //! through the empty and duplicate checks, problems counted.
 
 use std::collections::VecDeque;
-use std::ops::Range;
 use std::path::Path;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::doc::{CorpusDoc, Origin, Position, Source};
+use super::doc::{CorpusDoc, Format, Origin, Source};
 use super::error::CorpusError;
+use super::formats::parquet::{check_table_columns, ParquetSource};
+use super::formats::{Record, Records};
 use super::inputs::Input;
-use super::jsonl::{parse_record, JsonlSource};
 use super::options::CorpusOptions;
-use super::parquet::{self, ParquetSource};
 use super::raw::{without_prefix, RawDoc};
 use super::summary::Summary;
 use super::walk::{folder_group, id_from_relative, relative_to, wanted_extensions, Walk};
@@ -52,9 +51,9 @@ impl CorpusReader {
         check_options(&inputs, &options)?;
         for input in &inputs {
             match input {
-                Input::Parquet(path) => parquet::check_columns(path, &options)?,
-                Input::Table(table) => parquet::check_table_columns(table, &options)?,
-                _ => {}
+                Input::Records { path, format } => format.reader().check(path, &options)?,
+                Input::Table(table) => check_table_columns(table, &options)?,
+                Input::Dir { .. } | Input::Text { .. } => {}
             }
         }
         let extensions = wanted_extensions(&options);
@@ -102,49 +101,39 @@ impl CorpusReader {
         match input {
             Input::Dir { path, root } => Ok(Reading::Walk(Walk::dir(path, root))),
             Input::Text { path, root } => Ok(Reading::Walk(Walk::file(path, root))),
-            Input::Jsonl(path) => JsonlSource::open(&path, &mut self.summary).map(Reading::Jsonl),
-            Input::Parquet(path) => ParquetSource::open(&path, &self.options, &mut self.summary).map(Reading::Parquet),
-            Input::Table(table) => {
-                ParquetSource::of_table(&table, &self.options, &mut self.summary).map(Reading::Parquet)
+            Input::Records { path, format } => {
+                format.reader().open(&path, &self.options, &mut self.summary).map(Reading::Records)
             }
+            Input::Table(table) => ParquetSource::of_table(&table, &self.options, &mut self.summary)
+                .map(|table| Reading::Records(Box::new(table))),
         }
     }
 
     /// The next item of `reading`, input `input` (a JSON line's bytes
     /// appended to `bytes`, to be parsed later), or `None` when it is
     /// exhausted.
-    fn step(&mut self, reading: &mut Reading, input: usize, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+    fn step(&mut self, reading: &mut Reading, input: usize, bytes: &mut Vec<u8>) -> Option<Record> {
         match reading {
             Reading::Walk(walk) => {
                 let path = match walk.next(&self.extensions, &mut self.summary, &mut self.pending)? {
                     Ok(path) => path,
-                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
+                    Err(problem) => return Some(Record::Read(Err(problem))),
                 };
-                Some(Unparsed::Done(self.read_text(&path, &walk.root, input)))
+                Some(Record::Read(self.read_text(&path, &walk.root, input)))
             }
-            Reading::Jsonl(jsonl) => Some(match jsonl.next_line(&self.options, &mut self.summary)? {
-                Ok((line, range)) => {
-                    let start = bytes.len();
-                    bytes.extend_from_slice(&jsonl.buf[jsonl.record.clone()]);
-                    let source = Source { file: jsonl.file.clone(), position: Position::Line(line) };
-                    let origin = Origin { input, source, bytes: Some(range) };
-                    Unparsed::Line { bytes: start..bytes.len(), origin }
-                }
-                Err(problem) => Unparsed::Done(Err(problem)),
-            }),
-            Reading::Parquet(parquet) => Some(Unparsed::Done(parquet.next(input, &self.options)?)),
+            Reading::Records(records) => records.next(input, &self.options, &mut self.summary, bytes),
         }
     }
 
     /// The next item of the corpus before JSON parsing, or `None` at the
     /// end.
-    fn next_unparsed(&mut self, bytes: &mut Vec<u8>) -> Option<Unparsed> {
+    fn next_unparsed(&mut self, bytes: &mut Vec<u8>) -> Option<Record> {
         loop {
             if self.finished {
                 return None;
             }
             if let Some(problem) = self.pending.pop_front() {
-                return Some(Unparsed::Done(Err(problem)));
+                return Some(Record::Read(Err(problem)));
             }
             let Some((mut reading, input)) = self.current.take() else {
                 let Some((index, input)) = self.inputs.next() else {
@@ -153,7 +142,7 @@ impl CorpusReader {
                 };
                 match self.open(input) {
                     Ok(reading) => self.current = Some((reading, index)),
-                    Err(problem) => return Some(Unparsed::Done(Err(problem))),
+                    Err(problem) => return Some(Record::Read(Err(problem))),
                 }
                 continue;
             };
@@ -191,7 +180,7 @@ impl CorpusReader {
         }
         self.seen.insert(raw.id.as_str().into(), (raw.origin.source.clone(), raw.numeric_id));
         self.summary.documents += 1;
-        if raw.replaced > 0 && matches!(raw.origin.source.position, Position::Line(_)) {
+        if raw.replaced > 0 && raw.origin.source.format == Some(Format::JSONL) {
             // Lone surrogates read as U+FFFD.
             self.summary.repaired += 1;
             self.summary.first_repaired.get_or_insert_with(|| raw.origin.source.to_string());
@@ -240,22 +229,6 @@ impl CorpusReader {
         })
     }
 }
-/// An item before parsing: a result, or the bytes of a JSON line still to
-/// parse (a range of a buffer).
-enum Unparsed {
-    Done(Result<RawDoc, Problem>),
-    Line { bytes: Range<usize>, origin: Origin },
-}
-
-impl Unparsed {
-    fn parse(self, bytes: &[u8], options: &CorpusOptions) -> Result<RawDoc, Problem> {
-        match self {
-            Unparsed::Done(result) => result,
-            Unparsed::Line { bytes: range, origin } => parse_record(&bytes[range], origin, options),
-        }
-    }
-}
-
 impl CorpusReader {
     /// The next items, in input order, exactly as [`Iterator::next`] would
     /// give them one by one: at most `max_items`, fewer once they hold
@@ -266,13 +239,13 @@ impl CorpusReader {
     pub fn next_batch(&mut self, max_items: usize, max_bytes: usize) -> Vec<Result<CorpusDoc, Problem>> {
         let mut bytes = std::mem::take(&mut self.batch_bytes);
         bytes.clear();
-        let mut items: Vec<Unparsed> = Vec::new();
+        let mut items: Vec<Record> = Vec::new();
         while items.len() < max_items.max(1) && bytes.len() < max_bytes {
             let Some(item) = self.next_unparsed(&mut bytes) else {
                 break;
             };
             // With --strict the first problem ends the reading.
-            let stop = self.options.strict && matches!(item, Unparsed::Done(Err(_)));
+            let stop = self.options.strict && matches!(item, Record::Read(Err(_)));
             items.push(item);
             if stop {
                 break;
@@ -385,7 +358,7 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
         return fail("the id field and the text field must be different fields");
     }
     let has_text = inputs.iter().any(|i| matches!(i, Input::Dir { .. } | Input::Text { .. }));
-    let has_records = inputs.iter().any(|i| matches!(i, Input::Jsonl(_) | Input::Parquet(_) | Input::Table(_)));
+    let has_records = inputs.iter().any(|i| matches!(i, Input::Records { .. } | Input::Table(_)));
     if let Some(group) = &options.group_field {
         if options.group_by_dir {
             return fail("`group` and `group_by_dir` cannot be used together");
@@ -403,11 +376,11 @@ fn check_options(inputs: &[Input], options: &CorpusOptions) -> Result<(), Corpus
     Ok(())
 }
 
-/// An input being read.
+/// An input being read: a folder's (or one file's) text files, or a file
+/// of records in its format.
 enum Reading {
     Walk(Walk),
-    Jsonl(JsonlSource),
-    Parquet(ParquetSource),
+    Records(Box<dyn Records>),
 }
 
 #[cfg(test)]

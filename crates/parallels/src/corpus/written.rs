@@ -125,9 +125,11 @@ fn deserialize_written<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Res
 
 impl Source {
     /// A source as [`Display`](std::fmt::Display) writes it, read back: `path:N`
-    /// is line `N` of a JSON Lines file and `path#N` row `N` of a Parquet
-    /// file when `path` has the extension that makes [`resolve`](super::resolve) read it as
-    /// one; anything else is a whole text file. A text file whose own name
+    /// is line `N` and `path#N` row `N` of a file of records when `path`
+    /// has the extension that makes [`resolve`](super::resolve) read it in
+    /// a format whose records are numbered so (JSON Lines by line, Parquet
+    /// by row), that format recorded with it; anything else is a whole text
+    /// file. A text file whose own name
     /// ends in `.jsonl:7` or `.parquet#7` reads back as a record: the
     /// written form cannot tell them apart.
     pub fn parse(written: &str) -> Source {
@@ -139,12 +141,13 @@ impl Source {
     pub fn parse_path(written: &Path) -> Source {
         let number = |n: &[u8]| (!n.is_empty() && n.iter().all(|b| b.is_ascii_digit())).then(|| decimal(n)).flatten();
         let bytes = written.as_os_str().as_encoded_bytes();
-        for (mark, kind) in [(b'#', FileKind::Parquet), (b':', FileKind::Jsonl)] {
+        for (mark, rows) in [(b'#', true), (b':', false)] {
             let Some(at) = bytes.iter().rposition(|&b| b == mark) else { continue };
             let file = prefix(written, at);
-            if let (Some(n), true) = (number(&bytes[at + 1..]), FileKind::of(&file) == kind) {
-                let position = if mark == b'#' { Position::Row(n) } else { Position::Line(n) };
-                return Source { file: file.into(), position };
+            let FileKind::Records(format) = FileKind::of(&file) else { continue };
+            if let (Some(n), true) = (number(&bytes[at + 1..]), format.rows() == rows) {
+                let position = if rows { Position::Row(n) } else { Position::Line(n) };
+                return Source { file: file.into(), position, format: Some(format) };
             }
         }
         Source::whole(written)

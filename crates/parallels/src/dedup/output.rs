@@ -44,7 +44,7 @@ use serde_json::{Map, Value};
 
 use super::outcome::{DedupResult, Fate};
 use super::paragraphs::without_lines;
-use crate::corpus::{CorpusOptions, CorpusReader, Input, Position, Source};
+use crate::corpus::{CorpusOptions, CorpusReader, Format, Input, Position, Source};
 use crate::plumbing::parquet::writer_properties;
 use crate::plumbing::AtomicFile;
 
@@ -188,7 +188,9 @@ pub fn write_jsonl(inputs: &[Input], corpus: &CorpusOptions, result: &DedupResul
     let run = (|| -> io::Result<()> {
         for (k, input) in inputs.iter().enumerate() {
             match input {
-                Input::Jsonl(path) => copy_jsonl(path, &docs[k], result, &corpus.text_field, &mut w, &mut written)?,
+                Input::Records { path, format } if *format == Format::JSONL => {
+                    copy_jsonl(path, &docs[k], result, &corpus.text_field, &mut w, &mut written)?
+                }
                 _ => objects(input, &docs[k], corpus, result, &mut w, &mut written)?,
             }
         }
@@ -476,8 +478,9 @@ pub fn parquet_outputs(inputs: &[Input], dir: &Path) -> Result<Vec<PathBuf>, Par
     let mut names: FxHashMap<std::ffi::OsString, &Path> = FxHashMap::default();
     let mut outs = Vec::with_capacity(inputs.len());
     for input in inputs {
-        let Input::Parquet(path) = input else {
-            return Err(ParquetOutError::NotParquet(input.path().to_path_buf()));
+        let path = match input {
+            Input::Records { path, format } if *format == Format::PARQUET => path,
+            _ => return Err(ParquetOutError::NotParquet(input.path().to_path_buf())),
         };
         let name = path.file_name().unwrap_or_default().to_os_string();
         outs.push(dir.join(&name));

@@ -232,7 +232,8 @@ pub(crate) fn shingle_sets(
         // A compressed file has no byte offsets to seek to: it is read
         // again from its start, below.
         origin.bytes.is_some()
-            && matches!(inputs.get(origin.input), Some(Input::Jsonl(path)) if crate::read::Compression::of(path).is_none())
+            && matches!(inputs.get(origin.input), Some(Input::Records { path, format })
+                if format.rereads_bytes() && crate::read::Compression::of(path).is_none())
     };
     // One document's set, from its text, checked against the first pass.
     let make = |d: u32, text: &str| -> Made {
@@ -250,7 +251,7 @@ pub(crate) fn shingle_sets(
             // A batch of records of one file, read in order, then shingled
             // in parallel.
             let input = docs[needed[at] as usize].origin.input;
-            let Some(Input::Jsonl(path)) = inputs.get(input) else { unreachable!("checked above") };
+            let Some(Input::Records { path, .. }) = inputs.get(input) else { unreachable!("checked above") };
             let mut file = File::open(path).map_err(|source| DedupError::Io { path: path.clone(), source })?;
             let mut batch: Vec<(u32, Vec<u8>)> = Vec::new();
             let mut bytes = 0;

@@ -451,7 +451,7 @@ pub fn align_page(docs: &[ReportDoc], out: &AlignOutput, table: Option<&Table>) 
             a_id: p.a.clone(),
             b_id: p.b.clone(),
             summary: format!(
-                "{} passage(s), {} link(s); {}% of {} and {}% of {} shared",
+                "{} passage(s), {} link(s); {}% of {} and {}% of {} in passages",
                 p.passages.len(),
                 linked,
                 pct(share(ca, &chars[x])),

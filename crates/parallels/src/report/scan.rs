@@ -512,7 +512,7 @@ pub fn scan_site(input: &SiteInput) -> Result<Vec<Page>, minijinja::Error> {
                     a_id: a.clone(),
                     b_id: b.clone(),
                     summary: format!(
-                        "{} passage(s), {} link(s); {} characters of {} shared; significance {:.1}",
+                        "{} passage(s), {} link(s); {} characters of {} in passages; significance {:.1}",
                         ks.len(),
                         linked,
                         shared,

@@ -86,7 +86,7 @@ impl TextView<'_> {
                 self.paint(
                     BOLD,
                     &format!(
-                        "{} ↔ {}: {} passage(s) ({} verbatim, {} parallel), {} link(s); shared: {} {:.1}% ({} of {} chars), {} {:.1}% ({} of {} chars)",
+                        "{} ↔ {}: {} passage(s) ({} verbatim, {} parallel), {} link(s); linked: {} {:.1}% ({} of {} chars), {} {:.1}% ({} of {} chars)",
                         pair.a,
                         pair.b,
                         pair.passages.len(),

@@ -1,11 +1,29 @@
 //! The scan tables as JSON Lines (the default `--format`): one row a
 //! line, written as a set with `summary.json`.
 
+use super::table_writer::TableWriter;
 use super::{ScanResult, ScanSummary};
 use crate::plumbing::{commit_all, AtomicFile};
 use serde::Serialize;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+
+/// The tables as JSON Lines: the `jsonl` of [`TABLE_WRITERS`](super::TABLE_WRITERS).
+pub(super) struct Jsonl;
+
+impl TableWriter for Jsonl {
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn extension(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn write(&self, result: &ScanResult, dir: &Path) -> io::Result<()> {
+        write_jsonl(result, dir)
+    }
+}
 
 /// Write `documents.jsonl`, `passages.jsonl`, `clusters.jsonl` and
 /// `summary.json` into `dir` as a set ([`commit_all`]): each under a

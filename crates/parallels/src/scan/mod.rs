@@ -84,7 +84,8 @@
 //!   passages, as TSV or TMX (`parallels export`);
 //! * `cluster`: clusters of passages by overlapping spans;
 //! * `jsonl_out` and [`parquet_out`]: the writers of the tables
-//!   ([`write_jsonl`], [`write_parquet`]); `results`, their reader
+//!   ([`write_jsonl`], [`write_parquet`]), each a [`TableWriter`]
+//!   (`table_writer`) listed in [`TABLE_WRITERS`]; `results`, their reader
 //!   ([`ScanTables::read`], the texts again from the recorded inputs:
 //!   [`ScanTables::texts`]);
 //! * [`batch`]: the same steps over one batch, for a distributed driver;
@@ -104,6 +105,7 @@ mod schema;
 pub mod seeds;
 pub mod significance;
 mod store;
+mod table_writer;
 mod work;
 mod zero_runs;
 
@@ -129,6 +131,12 @@ pub use options::{ScanOptions, MAX_DF_BITS, MIN_CHAIN, MIN_DF_BITS, MIN_MEMORY, 
 pub use pairs::{align_prepared, can_reach, ChunkDoc};
 pub use parquet_out::write_parquet;
 pub use results::{ResultsError, ScanTables, SourceTexts};
+pub use table_writer::{TableWriter, TABLES};
+
+/// Every format of the scan tables (see [`TableWriter`]); the first is the
+/// default.
+pub static TABLE_WRITERS: &[&dyn TableWriter] = &[&jsonl_out::Jsonl, &parquet_out::Parquet];
+
 pub use schema::{
     Aligned, ClusterMember, InputFile, Passages, Resumed, ScanCluster, ScanDocument, ScanFields, ScanPassage,
     ScanResult, ScanStats, ScanSummary, Template, SCAN_SCHEMA, TEMPLATES_LISTED,

@@ -23,6 +23,7 @@
 //! renamed together by [`commit_all`] once all are written, with the
 //! crate's Parquet settings (zstd).
 
+use super::table_writer::TableWriter;
 use super::{ClusterMember, ScanCluster, ScanDocument, ScanPassage, ScanResult};
 use crate::align::{Link, PassageKind};
 use crate::plumbing::parquet::writer_properties;
@@ -200,6 +201,24 @@ pub fn clusters_batch(c: &[ScanCluster]) -> Result<RecordBatch, ArrowError> {
         strings(c.iter().map(|x| x.excerpt.as_str())),
     ];
     RecordBatch::try_new(clusters_schema(), columns)
+}
+
+/// The tables as Parquet: the `parquet` of
+/// [`TABLE_WRITERS`](super::TABLE_WRITERS).
+pub(super) struct Parquet;
+
+impl TableWriter for Parquet {
+    fn name(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn extension(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn write(&self, result: &ScanResult, dir: &Path) -> io::Result<()> {
+        write_parquet(result, dir)
+    }
 }
 
 /// One table, written under its temporary name (committed with the set).

@@ -16,17 +16,63 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use serde_json::{Number, Value};
 
-use super::doc::{Origin, Position, Source};
-use super::error::{null, wrong_type, CorpusError};
-use super::options::{CorpusOptions, PARQUET_BATCH_ROWS};
-use super::raw::{without_prefix, RawDoc};
-use super::summary::Summary;
-use super::table::Table;
+use super::record::{Record, RecordFormat, Records};
+use crate::corpus::doc::{Format, Origin, Position, Source};
+use crate::corpus::error::{null, wrong_type, CorpusError};
+use crate::corpus::options::{CorpusOptions, PARQUET_BATCH_ROWS};
+use crate::corpus::raw::{without_prefix, RawDoc};
+use crate::corpus::summary::Summary;
+use crate::corpus::table::Table;
 use crate::plumbing::problem::{Problem, ProblemKind};
+
+/// The format: Parquet, records numbered by row; its columns are checked
+/// from the footer before reading.
+pub(super) struct Parquet;
+
+impl RecordFormat for Parquet {
+    fn name(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["parquet"]
+    }
+
+    fn rows(&self) -> bool {
+        true
+    }
+
+    fn refuses_compressed(&self) -> Option<&'static str> {
+        Some(
+            "a compressed Parquet file is not read (Parquet compresses its columns itself); decompress it first \
+             (e.g. `gunzip -k`)",
+        )
+    }
+
+    fn check(&self, path: &Path, options: &CorpusOptions) -> Result<(), CorpusError> {
+        check_columns(path, options)
+    }
+
+    fn open(&self, path: &Path, options: &CorpusOptions, summary: &mut Summary) -> Result<Box<dyn Records>, Problem> {
+        Ok(Box::new(ParquetSource::open(path, options, summary)?))
+    }
+}
+
+impl Records for ParquetSource {
+    fn next(
+        &mut self,
+        input: usize,
+        options: &CorpusOptions,
+        _summary: &mut Summary,
+        _bytes: &mut Vec<u8>,
+    ) -> Option<Record> {
+        self.next_row(input, options).map(Record::Read)
+    }
+}
 
 /// Check the columns of the Parquet file at `path` against `options` (its
 /// footer only); a file that cannot be opened is reported when it is read.
-pub(super) fn check_columns(path: &Path, options: &CorpusOptions) -> Result<(), CorpusError> {
+fn check_columns(path: &Path, options: &CorpusOptions) -> Result<(), CorpusError> {
     if let Ok(builder) =
         File::open(path).map_err(drop).and_then(|file| ParquetRecordBatchReaderBuilder::try_new(file).map_err(drop))
     {
@@ -36,7 +82,7 @@ pub(super) fn check_columns(path: &Path, options: &CorpusOptions) -> Result<(), 
 }
 
 /// Check the columns of a table in memory against `options`.
-pub(super) fn check_table_columns(table: &Table, options: &CorpusOptions) -> Result<(), CorpusError> {
+pub(crate) fn check_table_columns(table: &Table, options: &CorpusOptions) -> Result<(), CorpusError> {
     ParquetPlan::new(table.name(), table.schema(), options).map(drop)
 }
 
@@ -243,7 +289,7 @@ impl ParquetColumns {
 }
 
 /// A Parquet file (or a table in memory) being read batch by batch.
-pub(super) struct ParquetSource {
+pub(crate) struct ParquetSource {
     file: Arc<Path>,
     /// The path as messages show it.
     display: String,
@@ -259,7 +305,7 @@ pub(super) struct ParquetSource {
 impl ParquetSource {
     /// Open a Parquet file and plan which columns to read (counted in
     /// `summary`, with the columns not read).
-    pub(super) fn open(path: &Path, options: &CorpusOptions, summary: &mut Summary) -> Result<ParquetSource, Problem> {
+    fn open(path: &Path, options: &CorpusOptions, summary: &mut Summary) -> Result<ParquetSource, Problem> {
         let display = crate::read::shown(path).to_string();
         let unreadable = |message: String| Problem::new(display.as_str(), ProblemKind::Unreadable, message);
         let file = File::open(path).map_err(|e| unreadable(format!("cannot open it: {e}")))?;
@@ -291,7 +337,7 @@ impl ParquetSource {
     /// Read the record batches of `table` as the rows of a Parquet file
     /// named as the table is (counted in `summary`, with the columns not
     /// read).
-    pub(super) fn of_table(
+    pub(crate) fn of_table(
         table: &Table,
         options: &CorpusOptions,
         summary: &mut Summary,
@@ -316,14 +362,18 @@ impl ParquetSource {
     }
 
     /// The next row of input `input`, a problem, or `None` at the end.
-    pub(super) fn next(&mut self, input: usize, options: &CorpusOptions) -> Option<Result<RawDoc, Problem>> {
+    fn next_row(&mut self, input: usize, options: &CorpusOptions) -> Option<Result<RawDoc, Problem>> {
         loop {
             if let Some(batch) = &self.batch {
                 if self.row_in_batch < batch.num_rows() {
                     let row = self.row_in_batch;
                     self.row_in_batch += 1;
                     let number = self.batch_start + row as u64;
-                    let source = Source { file: self.file.clone(), position: Position::Row(number) };
+                    let source = Source {
+                        file: self.file.clone(),
+                        position: Position::Row(number),
+                        format: Some(Format::PARQUET),
+                    };
                     let origin = Origin { input, source, bytes: None };
                     return Some(parquet_row(batch, row, &self.columns, origin, options));
                 }

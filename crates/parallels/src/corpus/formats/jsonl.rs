@@ -23,20 +23,69 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::doc::Origin;
-use super::error::{missing, null, wrong_type};
-use super::options::CorpusOptions;
-use super::raw::RawDoc;
-use super::summary::Summary;
+use super::record::{Parse, Record, RecordFormat, Records};
+use crate::corpus::doc::{Format, Origin, Position, Source};
+use crate::corpus::error::{missing, null, wrong_type};
+use crate::corpus::options::CorpusOptions;
+use crate::corpus::raw::RawDoc;
+use crate::corpus::summary::Summary;
 use crate::plumbing::problem::{Problem, ProblemKind};
 use crate::read::{open_decompressed, shown};
 
 /// Buffer size of the JSON Lines reader.
 const JSONL_BUFFER_BYTES: usize = 64 * 1024;
 
+/// The format: JSON Lines, one object a line, records numbered by line.
+pub(super) struct Jsonl;
+
+impl RecordFormat for Jsonl {
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["jsonl", "ndjson", "json"]
+    }
+
+    fn rows(&self) -> bool {
+        false
+    }
+
+    fn open(&self, path: &Path, _options: &CorpusOptions, summary: &mut Summary) -> Result<Box<dyn Records>, Problem> {
+        Ok(Box::new(JsonlSource::open(path, summary)?))
+    }
+
+    fn reparse(&self) -> Option<Parse> {
+        Some(parse_record)
+    }
+}
+
+impl Records for JsonlSource {
+    /// A line's record, deferred: its bytes are parsed with the batch's.
+    fn next(
+        &mut self,
+        input: usize,
+        options: &CorpusOptions,
+        summary: &mut Summary,
+        bytes: &mut Vec<u8>,
+    ) -> Option<Record> {
+        Some(match self.next_line(options, summary)? {
+            Ok((line, range)) => {
+                let start = bytes.len();
+                bytes.extend_from_slice(&self.buf[self.record.clone()]);
+                let source =
+                    Source { file: self.file.clone(), position: Position::Line(line), format: Some(Format::JSONL) };
+                let origin = Origin { input, source, bytes: Some(range) };
+                Record::Deferred { bytes: start..bytes.len(), origin, parse: parse_record }
+            }
+            Err(problem) => Record::Read(Err(problem)),
+        })
+    }
+}
+
 /// A JSON Lines file being read line by line.
 pub(super) struct JsonlSource {
-    pub(super) file: Arc<Path>,
+    file: Arc<Path>,
     /// The path as messages show it.
     display: String,
     reader: BufReader<Box<dyn Read + Send>>,
@@ -46,16 +95,16 @@ pub(super) struct JsonlSource {
     offset: u64,
     /// Whether a non-blank line has been seen.
     any_record: bool,
-    pub(super) buf: Vec<u8>,
+    buf: Vec<u8>,
     /// The bytes of the current record in `buf`.
-    pub(super) record: Range<usize>,
+    record: Range<usize>,
     done: bool,
 }
 
 impl JsonlSource {
     /// Open a JSON Lines file (counted in `summary`), decompressing a
     /// `.gz` or `.zst` file.
-    pub(super) fn open(path: &Path, summary: &mut Summary) -> Result<JsonlSource, Problem> {
+    fn open(path: &Path, summary: &mut Summary) -> Result<JsonlSource, Problem> {
         let display = shown(path).to_string();
         let file = open_decompressed(path)
             .map_err(|e| Problem::new(display.as_str(), ProblemKind::Unreadable, format!("cannot open it: {e}")))?;
@@ -76,7 +125,7 @@ impl JsonlSource {
     /// The next line that holds a record: its number and its bytes in the
     /// file (see [`Origin::bytes`]), with those bytes (without line ending
     /// and BOM) in `self.buf[self.record]`; a problem; or `None` at the end.
-    pub(super) fn next_line(
+    fn next_line(
         &mut self,
         options: &CorpusOptions,
         summary: &mut Summary,
@@ -265,14 +314,6 @@ pub(super) fn parse_record(line: &[u8], origin: Origin, options: &CorpusOptions)
         },
     };
     Ok(RawDoc { id, numeric_id, text, encoding: "utf-8".to_owned(), replaced: repaired, group, meta: map, origin })
-}
-
-/// The text of one JSON Lines record (without its line ending) as the
-/// reader reads it — lone surrogates repaired, the same checks and
-/// messages: for a second pass over records the first pass read (`dedup`'s
-/// exact check), which must read what the first read.
-pub fn record_text(line: &[u8], origin: Origin, options: &CorpusOptions) -> Result<String, Problem> {
-    parse_record(line, origin, options).map(|d| d.text)
 }
 
 /// `line` with every escape of a lone surrogate (`\ud800`–`\udfff` not
