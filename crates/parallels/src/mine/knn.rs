@@ -5,16 +5,18 @@
 //! keeping each row's `k` best on both sides in one pass ([`nearest`]):
 //! the margin of a candidate pair needs both its sides' neighbourhoods.
 //! Past [`EXACT_UP_TO`] products, rows are searched through lists of
-//! the other set ([`by_lists`], [`search_rows`], an inverted file: the rows grouped by the
-//! nearest of `n /` [`LIST_ROWS`] centroids, each row searching the
-//! [`PROBES`] lists nearest to it, found through a coarser level of
-//! centroids, [`Lists`]): what one row costs hardly grows with the set,
-//! so the whole grows near-linearly with the corpus (BENCHMARKS.md).
+//! the other set ([`by_lists`], [`search_rows`], an inverted file: the
+//! rows grouped by the nearest of `n /` [`LIST_ROWS`] centroids, each row
+//! searching the [`PROBES`] (or [`WIDE_PROBES`]) lists nearest to it,
+//! found through a coarser level of centroids, [`Lists`]): what one row
+//! costs hardly grows with the set, so the whole grows near-linearly with
+//! the corpus (BENCHMARKS.md).
 //!
 //! Lists miss neighbours: on the sentences of a 10 M-character crawl
 //! (15,535 English against 176,667 Chinese), the nearest Chinese sentence
 //! of an English one is found for 90 % of those whose nearest is at a
-//! cosine of 0.5 or more, 75 % at 0.4 (97 % and 90 % the other way).
+//! cosine of 0.5 or more, 75 % at 0.4, through 32 lists (94 % and 84 %
+//! through 128; 97 % and 90 % the other way through 32).
 //! A missed neighbour lowers a row's mean and so raises the margins of
 //! its pairs a little; the chains that make candidates are what keeps
 //! that from making false ones (EVALUATION.md, "Lists at scale").

@@ -199,61 +199,6 @@ pub fn units(seg: &Segmented, min_tokens: u32) -> Vec<u32> {
         .collect()
 }
 
-/// What encoding a document leaves ([`encode`]).
-#[derive(Clone, Debug)]
-pub struct Encoded {
-    /// Every sentence's pooled row, in order: what the aligner reads when
-    /// the document's pair is aligned ([`crate::align::Aligner::align_encoded`]).
-    pub pooled: Pooled,
-    /// Its units ([`units`]), by sentence number.
-    pub units: Vec<u32>,
-    /// The units' vectors, in the same order.
-    pub vectors: Embeddings,
-}
-
-/// Encode every sentence of several documents (text and segmentation
-/// each) in one call to the encoder, so that its batches are full
-/// whatever the documents' lengths: the pooled rows of all sentences and
-/// the vectors of the units of `min_tokens` tokens or more.
-pub fn encode(docs: &[(&str, &Segmented)], min_tokens: u32) -> Vec<Encoded> {
-    let encoder = Encoder::shared();
-    let mut texts: Vec<&str> = Vec::new();
-    let mut counts = Vec::with_capacity(docs.len());
-    for (text, seg) in docs {
-        let ix = CharIndex::new(text);
-        texts.extend(seg.sentences.iter().map(|s| ix.slice(s.start, s.end)));
-        counts.push(seg.sentences.len());
-    }
-    let pooled = encoder.encode_pooled(&texts);
-    let all_units: Vec<Vec<u32>> = docs.iter().map(|(_, seg)| units(seg, min_tokens)).collect();
-    // The units' vectors, in one call too.
-    let (mut rows, mut tokens) = (Vec::new(), Vec::new());
-    let mut first = 0;
-    for (n, u) in counts.iter().zip(&all_units) {
-        for &i in u {
-            rows.extend_from_slice(pooled.row(first + i as usize));
-            tokens.push(pooled.tokens()[first + i as usize]);
-        }
-        first += n;
-    }
-    let vectors = encoder.finish(rows, &tokens);
-    let (mut first, mut unit) = (0, 0);
-    counts
-        .into_iter()
-        .zip(all_units)
-        .map(|(n, units)| {
-            let part = Pooled::from_parts(
-                pooled.flat()[first * DIM..(first + n) * DIM].to_vec(),
-                pooled.tokens()[first..first + n].to_vec(),
-            );
-            let mine: Vec<f32> = (unit..unit + units.len()).flat_map(|k| vectors.row(k).iter().copied()).collect();
-            first += n;
-            unit += units.len();
-            Encoded { pooled: part, units, vectors: Embeddings::from_rows(mine) }
-        })
-        .collect()
-}
-
 /// The units ([`units`]) of several documents and their cheap vectors
 /// ([`Encoder::encode_bag`]: each unit a bag of its tokens read alone),
 /// in one call, in order. `rows` keeps the tokens' rows for the next call.

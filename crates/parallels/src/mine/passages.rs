@@ -9,7 +9,7 @@ use crate::align::{Aligner, Link, Passage, PassageKind, Prepared, Span};
 use crate::encoder::Pooled;
 
 /// Align a candidate pair: each document prepared by `aligner` with its
-/// pooled rows (every sentence's, as [`super::encode`] gives them); the
+/// pooled rows (every sentence's, as [`super::pooled`] gives them); the
 /// passages the evidence supports, each with its significance
 /// ([`significance`]).
 pub fn align_candidate(
