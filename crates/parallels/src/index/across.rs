@@ -225,37 +225,22 @@ fn mine_against(
         .map(|b| if b.is_empty() { 0.0 } else { b.iter().map(|x| x.2).sum::<f32>() / b.len() as f32 })
         .collect();
     let row_of: FxHashMap<u32, usize> = near.iter().enumerate().map(|(r, &j)| (j, r)).collect();
-    let margin = |i: usize, r: usize, c: f32| {
-        let d = (knn_asked[i] + knn_near[r]) / 2.0;
-        if d > 0.0 {
-            c / d
-        } else {
-            0.0
-        }
-    };
     // Each side's best by margin (ties: the smaller number), as `mine`.
     let mut best: FxHashMap<(u32, u32), (f32, f32)> = FxHashMap::default();
-    for i in 0..forward.len() {
-        let top = forward
-            .of(i)
-            .map(|(j, c)| (j, c, margin(i, row_of[&j], c)))
-            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)));
-        if let Some((j, c, m)) = top.filter(|t| t.2 >= p.margin) {
+    for (i, &mean) in knn_asked.iter().enumerate() {
+        let of = |j: u32, c: f32| mine::ratio_margin(c, mean, knn_near[row_of[&j]]);
+        if let Some((j, c, m)) = mine::best_by_margin(forward.of(i), of, p.margin) {
             best.insert((i as u32, j), (c, m));
         }
     }
     for (r, b) in backward.iter().enumerate() {
-        // The best of the whole neighbourhood; a pair only when it is a
-        // unit of the text.
-        let top = b
-            .iter()
-            .map(|&(is_asked, i, c)| (is_asked, i, c, if is_asked { margin(i as usize, r, c) } else { 0.0 }))
-            .filter(|t| t.0)
-            .max_by(|a, b| a.3.total_cmp(&b.3).then(b.1.cmp(&a.1)));
-        // A library unit of the text's language may stand out more: its
+        // The best among the units of the text in the neighbourhood. A
+        // library unit of the text's language may stand out more: its
         // margin needs its own neighbourhood, which this query does not
         // compute; the text's best is taken instead (see Weak spots).
-        if let Some((_, i, c, m)) = top.filter(|t| t.3 >= p.margin) {
+        let asked = b.iter().filter(|t| t.0).map(|&(_, i, c)| (i, c));
+        let of = |i: u32, c: f32| mine::ratio_margin(c, knn_asked[i as usize], knn_near[r]);
+        if let Some((i, c, m)) = mine::best_by_margin(asked, of, p.margin) {
             best.insert((i, near[r]), (c, m));
         }
     }

@@ -447,40 +447,48 @@ fn found(n: &Neighbours) -> Vec<u32> {
     rows
 }
 
+/// The ratio margin of a sentence pair at cosine `c` whose sentences'
+/// neighbours lie at the mean cosines `mean_x` and `mean_y` (0 when those
+/// add up to 0 or less).
+pub fn ratio_margin(c: f32, mean_x: f32, mean_y: f32) -> f32 {
+    let d = (mean_x + mean_y) / 2.0;
+    if d > 0.0 {
+        c / d
+    } else {
+        0.0
+    }
+}
+
+/// The best of a sentence's neighbours (number, cosine) by the margin
+/// `margin` gives each (ties: the smaller number), with its cosine and
+/// margin, when that margin reaches `least`.
+pub fn best_by_margin(
+    neighbours: impl Iterator<Item = (u32, f32)>,
+    margin: impl Fn(u32, f32) -> f32,
+    least: f32,
+) -> Option<(u32, f32, f32)> {
+    neighbours
+        .map(|(j, c)| (j, c, margin(j, c)))
+        .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
+        .filter(|t| t.2 >= least)
+}
+
 /// The mined pairs of two languages from their neighbours.
 fn mine_pair(x: &Shelf, y: &Shelf, nx: &Neighbours, ny: &Neighbours, p: &MineParams, out: &mut Vec<Mined>) {
     let (mx, my): (Vec<f32>, Vec<f32>) =
         ((0..nx.len()).map(|i| nx.mean(i)).collect(), (0..ny.len()).map(|j| ny.mean(j)).collect());
-    let margin = |i: usize, j: usize, c: f32| {
-        let d = (mx[i] + my[j]) / 2.0;
-        if d > 0.0 {
-            c / d
-        } else {
-            0.0
-        }
-    };
     // Each sentence's best counterpart by margin, both ways.
     let mut best: FxHashMap<(u32, u32), (f32, f32)> = FxHashMap::default();
-    for i in 0..nx.len() {
-        if let Some((j, c, m)) = nx
-            .of(i)
-            .map(|(j, c)| (j, c, margin(i, j as usize, c)))
-            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
-        {
-            if m >= p.margin {
-                best.insert((i as u32, j), (c, m));
-            }
+    for (i, &mean) in mx.iter().enumerate() {
+        let of = |j: u32, c: f32| ratio_margin(c, mean, my[j as usize]);
+        if let Some((j, c, m)) = best_by_margin(nx.of(i), of, p.margin) {
+            best.insert((i as u32, j), (c, m));
         }
     }
-    for j in 0..ny.len() {
-        if let Some((i, c, m)) = ny
-            .of(j)
-            .map(|(i, c)| (i, c, margin(i as usize, j, c)))
-            .max_by(|a, b| a.2.total_cmp(&b.2).then(b.0.cmp(&a.0)))
-        {
-            if m >= p.margin {
-                best.insert((i, j as u32), (c, m));
-            }
+    for (j, &mean) in my.iter().enumerate() {
+        let of = |i: u32, c: f32| ratio_margin(c, mx[i as usize], mean);
+        if let Some((i, c, m)) = best_by_margin(ny.of(j), of, p.margin) {
+            best.insert((i, j as u32), (c, m));
         }
     }
     let mut pairs: Vec<((u32, u32), (f32, f32))> = best.into_iter().collect();
