@@ -708,13 +708,60 @@ mod tests {
         assert_eq!(reported_but_turned_away(&d), None);
     }
 
+    /// Cases a longer search finds (seeds 109 and 110, 3,000 cases each,
+    /// 2026-12-06): a paraphrase of 63 and of 147 characters (38 % edits)
+    /// reported as a `parallel` passage under low bars (5 and a pair bar of
+    /// 10) with no seed the two documents share inside it. A paraphrase
+    /// needs no shared n-gram, so no bound from seeds holds for it; the
+    /// parallel side of `can_reach` is measured, not proven. This test
+    /// keeps the limit in sight: when it fails, the bound has grown to
+    /// take such passages.
+    #[test]
+    fn a_paraphrase_sharing_no_seed_is_beyond_the_bound() {
+        for (seed, alphabet, len, copy_share) in
+            [(5789507375944803955, 2887, 63, 0.004971332675648084), (6641096258129212893, 111, 147, 0.8193297669672799)]
+        {
+            let d = Drawn {
+                seed,
+                alphabet,
+                copies: 1,
+                len,
+                edits: 38,
+                spread: 1,
+                bar: 5.0,
+                pair_bar: 10.0,
+                copy_share,
+                specificity: 0.0,
+            };
+            let found = reported_but_turned_away(&d);
+            assert!(found.as_deref().is_some_and(|f| f.contains("Parallel")), "{found:?}");
+            // No seed the two share lies inside the passage on A.
+            let opts = ScanOptions::default();
+            let (a, b) = related_pair(d.seed, d.alphabet, d.copies, d.len, d.edits);
+            let (da, db, _, _) = prepared_pair(&a, &b, d.spread, &opts);
+            let f = found.unwrap();
+            let span: Vec<u32> = f
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|x| !x.is_empty())
+                .take(2)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let inside = da.p.seg.tokens_within(span[0], span[1]);
+            let seeds_inside = shared_matches(&da, &db).iter().filter(|m| inside.contains(&(m.0 as usize))).count();
+            assert_eq!(seeds_inside, 0, "{f}");
+        }
+    }
+
     proptest::proptest! {
-        // A fixed seed, so that a run of CI is repeatable: 40 cases drawn
-        // the same way every time (a new seed is a new search:
-        // `PARALLELS_PROPTEST_SEED=7 PARALLELS_PROPTEST_CASES=400 cargo
-        // nextest run -p parallels --lib can_reach_never` searches again).
+        // A fixed seed, so that a run of CI is repeatable: 300 cases drawn
+        // the same way every time, half a second (a new seed is a new
+        // search: `PARALLELS_PROPTEST_SEED=7 PARALLELS_PROPTEST_CASES=400
+        // cargo nextest run -p parallels --lib can_reach_never` searches
+        // again). Seeds 1–20, 777, 2026, 12699 and 31337 pass at 300 cases;
+        // a search of 3,000 finds paraphrases that share no seed (the test
+        // above), which no bound from seeds takes.
         #![proptest_config(proptest::prelude::ProptestConfig {
-            cases: std::env::var("PARALLELS_PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(40),
+            cases: std::env::var("PARALLELS_PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(300),
             failure_persistence: None,
             rng_seed: proptest::test_runner::RngSeed::Fixed(
                 std::env::var("PARALLELS_PROPTEST_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or(46),
