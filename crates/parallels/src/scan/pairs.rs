@@ -243,9 +243,11 @@ const TEMPLATE_CHARS: usize = 80;
 /// least [`TIGHT_COPY`]) keeps its own spans, pushed out only over
 /// characters that agree on both sides: the bound pushes its tokens out
 /// over the tokens equal on both sides. A loose copy takes over the
-/// sentence links it meets, whole: a link holds at most
-/// [`beads::MAX_SIDE`] sentences a side, so the passage lies within the
-/// copy's sentences widened by `MAX_SIDE − 1` sentences each side. The
+/// sentence links it meets, whole: a link groups at most
+/// [`beads::MAX_SIDE`] sentences a side, and completion may join it the
+/// sentences of a one-sided slot on either side (at most the chain's
+/// `gap` each), so the passage lies within the copy's sentences widened
+/// by `MAX_SIDE − 1 + 2·gap` sentences each side. The
 /// heaviest copy so weighed is at least any verbatim passage's
 /// significance; the pair is aligned when it reaches the lower of
 /// [`Reporting::min_significance`] and [`Reporting::min_copy_significance`]
@@ -299,7 +301,7 @@ const ROUNDING: f64 = 0.005;
 /// passage can span (see [`can_reach`]).
 fn heaviest_copy(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> f64 {
     let (ta, tb) = (&a.p.seg.tokens, &b.p.seg.tokens);
-    let spread = beads::MAX_SIDE as usize - 1;
+    let spread = beads::MAX_SIDE as usize - 1 + 2 * opts.align.parallel.gap as usize;
     verbatim::find(ta, tb, &opts.align.verbatim)
         .iter()
         .map(|c| {
