@@ -1,7 +1,8 @@
 //! The pair aligner `scan`, the index's queries and Spark's batches share:
 //! each document of a chunk prepared once ([`ChunkDoc`]: its text, seeds,
 //! token weights), the bound that tells which pairs can reach the
-//! reporting bars before any alignment ([`can_reach`]), and the alignment,
+//! reporting bars before their sentences are aligned ([`can_reach`]: a
+//! bound for copies, a measured guess for paraphrases), and the alignment,
 //! weighing and filtering of the pairs that can ([`align_prepared`]).
 
 use rayon::prelude::*;
