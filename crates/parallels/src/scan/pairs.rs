@@ -265,8 +265,10 @@ const TEMPLATE_CHARS: usize = 80;
 /// n-gram at all, so nothing short of their alignment bounds them. They
 /// are taken, more loosely, by the sentences that hold the seeds the pair
 /// shares: such sentences, runs of them no more than a chain's sentence
-/// gap apart joined with the sentences between, widened by that gap on
-/// both sides, weighed on each side; the lighter side must reach
+/// gap apart joined with the sentences between, widened by
+/// [`PARALLEL_WIDEN`] sentences on both sides, weighed on each side (a
+/// paraphrase sharing no seed is beyond it: the tests keep two); the
+/// lighter side must reach
 /// [`Reporting::min_parallel_pair`] (and `min_significance`, as a reported
 /// pair holds a passage that does). A pair is aligned always when every
 /// passage is reported (a bar of 0).
@@ -293,6 +295,13 @@ pub fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
     let pair_bar = if bars.min_parallel_pair > 0.0 { bars.min_parallel_pair.max(bars.min_significance) } else { 0.0 };
     x.min(y) >= pair_bar - ROUNDING
 }
+
+/// Sentences the parallel side of [`can_reach`] adds on each side of a run
+/// of sentences holding shared seeds: measured, one is enough for the
+/// property test's paraphrases (24 seeds of 300 cases), while widening by
+/// the chain's gap (3) let 2.6 times the CPU into a scan of the planted
+/// 10 MB corpus (BENCHMARKS.md).
+const PARALLEL_WIDEN: usize = 1;
 
 /// What rounding a significance to two decimals can add to it.
 const ROUNDING: f64 = 0.005;
@@ -376,8 +385,8 @@ fn shared_matches(a: &ChunkDoc, b: &ChunkDoc) -> Vec<(u32, u32)> {
 
 /// The weight of the sentences of `seg` that hold seeds at `pos` (sorted
 /// token positions): runs of them at most `gap` sentences apart, joined
-/// with the sentences between and widened by `gap` sentences on both
-/// sides.
+/// with the sentences between and widened by [`PARALLEL_WIDEN`] sentences
+/// on both sides.
 fn sentence_runs_weight(pos: &[u32], seg: &Segmented, w: &TokenWeights, gap: usize) -> f64 {
     let s = &seg.sentences;
     if s.is_empty() {
@@ -386,7 +395,7 @@ fn sentence_runs_weight(pos: &[u32], seg: &Segmented, w: &TokenWeights, gap: usi
     let mut held: Vec<usize> = pos.iter().map(|&q| s.partition_point(|x| x.tok_end <= q).min(s.len() - 1)).collect();
     held.dedup();
     let weigh = |(first, last): (usize, usize)| {
-        let (first, last) = (first.saturating_sub(gap), (last + gap).min(s.len() - 1));
+        let (first, last) = (first.saturating_sub(PARALLEL_WIDEN), (last + PARALLEL_WIDEN).min(s.len() - 1));
         w.tokens(s[first].tok_start as usize, s[last].tok_end as usize)
     };
     let mut total = 0f64;
