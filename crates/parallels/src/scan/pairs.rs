@@ -298,9 +298,12 @@ pub fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
 
 /// Sentences the parallel side of [`can_reach`] adds on each side of a run
 /// of sentences holding shared seeds: measured, one is enough for the
-/// property test's paraphrases (24 seeds of 300 cases), while widening by
-/// the chain's gap (3) let 2.6 times the CPU into a scan of the planted
-/// 10 MB corpus (BENCHMARKS.md).
+/// property test's paraphrases (24 seeds of 300 cases; none fails 0
+/// sentences on four of them). Its cost is the weak spot of the bound: the
+/// parallel side weighed by sentences lets 2.7 times the CPU into a scan
+/// of the planted 10 MB corpus, widened by 1 or by 3 alike, where weighed
+/// by the 12 tokens around each seed it let in what the copy side does
+/// (BENCHMARKS.md, 2026-12-06).
 const PARALLEL_WIDEN: usize = 1;
 
 /// What rounding a significance to two decimals can add to it.
