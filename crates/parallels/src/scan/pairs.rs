@@ -301,9 +301,9 @@ pub fn can_reach(a: &ChunkDoc, b: &ChunkDoc, opts: &ScanOptions) -> bool {
 /// property test's paraphrases (24 seeds of 300 cases; none fails 0
 /// sentences on four of them). Its cost is the weak spot of the bound: the
 /// parallel side weighed by sentences lets 2.7 times the CPU into a scan
-/// of the planted 10 MB corpus, widened by 1 or by 3 alike, where weighed
-/// by the 12 tokens around each seed it let in what the copy side does
-/// (BENCHMARKS.md, 2026-12-06).
+/// of the planted 10 MB corpus, widened by 1 or by 3 alike; the copy side
+/// alone aligns in the time the bound of chains did (BENCHMARKS.md,
+/// 2026-12-06).
 const PARALLEL_WIDEN: usize = 1;
 
 /// What rounding a significance to two decimals can add to it.
