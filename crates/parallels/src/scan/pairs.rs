@@ -266,7 +266,7 @@ const TEMPLATE_CHARS: usize = 80;
 /// are taken, more loosely, by the sentences that hold the seeds the pair
 /// shares: such sentences, runs of them no more than a chain's sentence
 /// gap apart joined with the sentences between, widened by
-/// [`PARALLEL_WIDEN`] sentences on both sides, weighed on each side (a
+/// one sentence on both sides (`PARALLEL_WIDEN`), weighed on each side (a
 /// paraphrase sharing no seed is beyond it: the tests keep two); the
 /// lighter side must reach
 /// [`Reporting::min_parallel_pair`] (and `min_significance`, as a reported
