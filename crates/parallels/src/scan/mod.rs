@@ -22,10 +22,9 @@
 //! 3. **Align.** Candidate pairs are aligned in chunks: the documents a chunk
 //!    needs are read back from the store and prepared once, then the pairs
 //!    are aligned in parallel with the same [`Aligner`] as `parallels align`,
-//!    but for the pairs that cannot give a reported passage (`can_reach`:
-//!    the copies between them, or the surroundings of the seeds they
-//!    share, weigh too little; most candidate pairs of a newspaper share
-//!    only formula). The pair aligner is `pairs` (shared with the index's
+//!    but for the pairs whose shared seeds cannot add up to a reported
+//!    passage (`can_reach`: most candidate pairs of a newspaper share only
+//!    formula). The pair aligner is `pairs` (shared with the index's
 //!    queries and Spark's batches).
 //!    Preparing again was chosen over storing tokens (a token would take
 //!    about 14 bytes on disk, its character 3): a deliberate exception to

@@ -430,9 +430,9 @@ pub struct Reporting {
     /// seeds cover [`TIGHT_COPY`](crate::align::TIGHT_COPY) of it, at least
     /// [`VerbatimParams::copy_chars`](crate::align::verbatim::VerbatimParams::copy_chars)
     /// characters a side) is reported under `min_significance`, when its
-    /// words are the two documents' own ([`own_copy`]); the bound
-    /// ([`can_reach`](super::can_reach)) weighs such a copy as any verbatim
-    /// passage, against this bar when it is lower. `scan` asks the same of
+    /// words are the two documents' own ([`own_copy`]); the bound takes
+    /// such a copy by what its shared seeds cover, seeds in more than
+    /// [`COPY_MAX_DF`] documents weighing nothing. `scan` asks the same of
     /// every passage (this is [`MIN_SIGNIFICANCE`] too); a query asks less
     /// ([`crate::index::MIN_QUERY_COPY`]), as `align` reports a quotation
     /// of 20 characters between two texts. Written into a manifest only
