@@ -403,12 +403,14 @@ pub struct Mined {
 /// lists, and not in full both ways: every sentence of the language with
 /// fewer sentences searches the other's lists ([`knn::WIDE_PROBES`] of
 /// them), and only the sentences it found search back ([`knn::PROBES`]
-/// lists, for their own neighbourhoods, which their margins need). A sentence of the larger language that no sentence of the
-/// smaller one counts among its nearest is never the forward best of any,
-/// and is mined only if it would be its own best's backward pair: rare
-/// (its counterpart must have `k` closer sentences) and left out, so that
-/// the search grows with the smaller language, not with the larger
-/// (BENCHMARKS.md, EVALUATION.md "Lists at scale").
+/// lists, for their own neighbourhoods, which their margins need). A
+/// sentence of the larger language that no sentence of the smaller one
+/// counts among its nearest is never the forward best of any, and is
+/// mined only if it would be its own best's backward pair: rare (its
+/// counterpart must have `k` closer sentences) and left out, so that the
+/// search grows with the smaller language, not with the larger
+/// (BENCHMARKS.md, EVALUATION.md "The smaller language searched in
+/// full").
 pub fn mine(bank: &Bank, p: &MineParams) -> Vec<Mined> {
     assert!(bank.finished, "mine a finished bank");
     let mut out = Vec::new();
