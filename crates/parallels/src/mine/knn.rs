@@ -1,5 +1,5 @@
 //! Nearest neighbours of sentence vectors, in 16-bit integers: exactly
-//! while two sets are small enough, through lists beyond ([`neighbours`]).
+//! while two sets are small enough ([`exact`]), through lists beyond.
 //!
 //! Exactly: every row of one set against every row of another, in blocks,
 //! keeping each row's `k` best on both sides in one pass ([`nearest`]):
@@ -290,9 +290,9 @@ pub fn nearest(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours)
     (of_x, of_y)
 }
 
-/// The most products of two sets' rows that [`neighbours`] takes exactly
-/// (a few seconds on two cores); above it, it searches through lists
-/// ([`by_lists`]).
+/// The most products of two sets' rows that are taken exactly
+/// (a few seconds on two cores); above it, rows are searched through
+/// lists ([`search_rows`]).
 pub const EXACT_UP_TO: u64 = 1_000_000_000;
 
 /// The lists of the other set each row searches ([`by_lists`]).
@@ -323,20 +323,9 @@ const TRAIN_PER_LIST: usize = 16;
 /// in the cache while the block's queries are scored against them.
 const QUERY_BLOCK: usize = 64;
 
-/// Each row's `k` nearest rows of the other set, both ways: exactly
-/// ([`nearest`]) while the two sets' product is at most [`EXACT_UP_TO`],
-/// through lists otherwise ([`by_lists`]), so that the cost grows about
-/// as the sets' sizes rather than as their product. Deterministic either
-/// way.
-pub fn neighbours(x: &QVectors, y: &QVectors, k: usize) -> (Neighbours, Neighbours) {
-    if exact(x, y) {
-        nearest(x, y, k)
-    } else {
-        (by_lists(x, y, k), by_lists(y, x, k))
-    }
-}
-
-/// Whether [`neighbours`] takes `x` and `y` exactly.
+/// Whether `x` and `y` are searched exactly ([`nearest`]): their product
+/// is at most [`EXACT_UP_TO`] (beyond, [`crate::mine::mine`] searches
+/// through lists).
 pub fn exact(x: &QVectors, y: &QVectors) -> bool {
     (x.len() as u64) * (y.len() as u64) <= EXACT_UP_TO
 }
@@ -809,7 +798,7 @@ mod tests {
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| by_lists(&x, &y, 4));
         assert_eq!(one, listed);
         // Small sets are searched exactly.
-        assert_eq!(neighbours(&x, &y, 4), nearest(&x, &y, 4));
+        assert!(super::exact(&x, &y));
     }
 
     #[test]
